@@ -1,0 +1,54 @@
+// The one interface every output format implements: an array described up front, then its
+// rows streamed in order. Writers know matrices and labels, nothing of attention.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "io/dtype.hpp"
+
+namespace attn::io {
+
+/// One label field of every row, e.g. {"position", i -> "17"} or {"token", i -> "Life"}.
+/// Text formats print the label fields first on each row; npy/npz do not store them.
+struct LabelColumn {
+    std::string name;
+    std::function<std::string(std::size_t row)> value;
+};
+
+/// What a writer needs to know before the first row arrives.
+///   shape: the array's full shape; rows = product of all but the last, columns = the last.
+///          (a 3-d (b, n, d) array streams b*n rows of d values, labelled per row.)
+struct ArrayInfo {
+    std::string name;                        // npz member / json key / file stem, e.g. "P"
+    std::string title;                       // human caption, e.g. "positional encoding P"
+    std::vector<LabelColumn> labels;         // row label fields, outermost first
+    std::vector<std::string> column_labels;  // one per column, e.g. "0", "1", ...
+    std::vector<std::size_t> shape;
+    Dtype dtype = Dtype::float32;
+
+    std::size_t columns() const { return shape.empty() ? 1 : shape.back(); }
+    std::size_t rows() const {
+        std::size_t r = 1;
+        for (std::size_t k = 0; k + 1 < shape.size(); ++k) r *= shape[k];
+        return r;
+    }
+};
+
+/// A streaming writer. Calls: (begin rows* end)+ finish. Values arrive as double, row-major,
+/// and are rounded once to info.dtype by the writer. Formats that hold a single array
+/// (csv, tsv, npy) refuse a second begin() with std::invalid_argument.
+class ArraySink {
+public:
+    virtual ~ArraySink() = default;
+    virtual void begin(const ArrayInfo& info) = 0;
+    /// n_rows complete rows starting at row index first_row; values has n_rows * columns().
+    virtual void rows(std::size_t first_row, const double* values, std::size_t n_rows) = 0;
+    virtual void end() = 0;
+    /// After the last array: write trailers (npz central directory, json closing brace).
+    virtual void finish() {}
+};
+
+}  // namespace attn::io
