@@ -1,0 +1,43 @@
+// Output formats: their names, inference from a file name, and the writer for each.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "io/array_sink.hpp"
+#include "io/output_file.hpp"
+
+namespace attn::io {
+
+enum class Format { csv, tsv, table, npy, npz, json, svg, heatmap };
+
+/// "csv" -> Format::csv, ...; nullopt for an unknown name.
+std::optional<Format> parse_format(std::string_view name);
+std::string_view format_name(Format f);
+/// The list users may type, for messages: "csv|tsv|table|npy|npz|json|svg|heatmap".
+std::string format_names();
+/// By extension: .csv .tsv .txt(table) .npy .npz .json .svg; nullopt otherwise.
+std::optional<Format> format_from_extension(std::string_view path);
+/// The extension a format's files get when written into a directory (-o DIR/).
+std::string_view format_extension(Format f);
+/// Binary formats are refused on a terminal.
+bool is_binary(Format f);
+/// Formats whose single output holds several arrays (npz, json, table, heatmap).
+bool holds_several_arrays(Format f);
+
+/// How text formats print numbers and what the table fits into.
+struct TextStyle {
+    std::optional<int> precision;   // significant digits; nullopt = shortest round-trip
+    bool header = true;             // csv/tsv header row
+    std::size_t width = 80;         // table: characters per line
+    std::size_t height = 0;         // table: lines per array, 0 = no limit
+    std::size_t threads = 1;        // text formatting threads
+};
+
+/// The streaming writer for f onto out. svg and heatmap come with the picture writers.
+std::unique_ptr<ArraySink> make_writer(Format f, OutputFile& out, const TextStyle& style);
+
+}  // namespace attn::io

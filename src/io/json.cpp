@@ -1,0 +1,96 @@
+#include "io/json.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "io/number_format.hpp"
+
+namespace attn::io {
+
+std::string json_string(std::string_view text) {
+    std::string s = "\"";
+    for (unsigned char c : text) {
+        switch (c) {
+            case '"': s += "\\\""; break;
+            case '\\': s += "\\\\"; break;
+            case '\n': s += "\\n"; break;
+            case '\r': s += "\\r"; break;
+            case '\t': s += "\\t"; break;
+            default:
+                if (c < 0x20)
+                    s += fmt::format("\\u{:04x}", c);
+                else
+                    s += static_cast<char>(c);
+        }
+    }
+    return s + "\"";
+}
+
+JsonWriter::JsonWriter(OutputFile& out, const TextStyle& style) : out_(out), style_(style) {}
+
+void JsonWriter::begin(const ArrayInfo& info) {
+    info_ = info;
+    fmt::memory_buffer b;
+    auto it = std::back_inserter(b);
+    fmt::format_to(it, "{}\n{}: {{\"title\": {}, \"dtype\": \"{}\", \"shape\": [", arrays_++ ? "," : "{",
+                   json_string(info.name), json_string(info.title), dtype_name(info.dtype));
+    for (std::size_t k = 0; k < info.shape.size(); ++k)
+        fmt::format_to(it, "{}{}", k ? ", " : "", info.shape[k]);
+    fmt::format_to(it, "],\n \"labels\": {{");
+    for (std::size_t l = 0; l < info.labels.size(); ++l) {
+        fmt::format_to(it, "{}{}: [", l ? ", " : "", json_string(info.labels[l].name));
+        for (std::size_t r = 0; r < info.rows(); ++r)
+            fmt::format_to(it, "{}{}", r ? ", " : "", json_string(info.labels[l].value(r)));
+        b.push_back(']');
+        if (b.size() > (1u << 20)) {
+            out_.write(b.data(), b.size());
+            b.clear();
+        }
+    }
+    fmt::format_to(it, "}},\n \"columns\": [");
+    for (std::size_t j = 0; j < info.column_labels.size(); ++j)
+        fmt::format_to(it, "{}{}", j ? ", " : "", json_string(info.column_labels[j]));
+    fmt::format_to(it, "],\n \"data\": ");
+    // Bracket level m (outermost first) opens every periods_[m] rows.
+    periods_.clear();
+    for (std::size_t m = 0; m + 1 < info.shape.size(); ++m) {
+        std::size_t p = 1;
+        for (std::size_t k = m; k + 1 < info.shape.size(); ++k) p *= info.shape[k];
+        periods_.push_back(p);
+    }
+    if (info.rows() == 0 || info.columns() == 0) {
+        if (info.rows() == 0) fmt::format_to(it, "[]");
+    }
+    out_.write(b.data(), b.size());
+}
+
+void JsonWriter::rows(std::size_t first_row, const double* values, std::size_t n_rows) {
+    const std::size_t d = info_.columns();
+    fmt::memory_buffer b;
+    for (std::size_t i = 0; i < n_rows; ++i) {
+        const std::size_t r = first_row + i;
+        if (r > 0) b.append(std::string_view(",\n  "));
+        for (std::size_t p : periods_)
+            if (r % p == 0) b.push_back('[');
+        b.push_back('[');
+        for (std::size_t j = 0; j < d; ++j) {
+            if (j) b.append(std::string_view(", "));
+            const double v = values[i * d + j];
+            if (std::isfinite(v))
+                append_number(b, v, info_.dtype, style_.precision);
+            else
+                b.append(std::string_view("null"));
+        }
+        b.push_back(']');
+        for (std::size_t p : periods_)
+            if ((r + 1) % p == 0) b.push_back(']');
+    }
+    out_.write(b.data(), b.size());
+}
+
+void JsonWriter::end() { out_.write(std::string_view("}")); }
+
+void JsonWriter::finish() { out_.write(std::string_view(arrays_ ? "\n}\n" : "{}\n")); }
+
+}  // namespace attn::io
