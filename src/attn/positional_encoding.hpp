@@ -1,0 +1,61 @@
+// Sinusoidal positional encoding (d2l "Self-Attention and Positional Encoding";
+// Vaswani et al. 2017, sec. 3.5).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include <xtensor/xtensor.hpp>
+
+namespace attn {
+
+/// Column order of P. For d = 8 (s = sine of pair j, c = cosine of pair j):
+///   Layout::interleaved -> [s0 c0 s1 c1 s2 c2 s3 c3]   (the book, Vaswani et al.)
+///   Layout::split       -> [s0 s1 s2 s3 c0 c1 c2 c3]   (all sines, then all cosines)
+/// With odd d the last column is the sine of pair (d-1)/2, which has no cosine:
+///   interleaved d = 5 -> [s0 c0 s1 c1 s2],  split d = 5 -> [s0 s1 s2 c0 c1].
+enum class Layout { interleaved, split };
+
+/// Frequency of column pair j: w_j = base^(-2j/d), j in [0, ceil(d/2)).
+double pair_frequency(std::size_t j, std::size_t d, double base);
+
+/// Rows of P, generated block by block so memory does not depend on n.
+///   P[i, 2j]   = sin(i * w_j)
+///   P[i, 2j+1] = cos(i * w_j),   i = start + row.
+/// Accuracy: sin/cos(i w_j) = sin/cos((i0 + k) w_j) are combined by the angle-addition
+/// formulas from sin/cos(i0 w_j) and sin/cos(k w_j), both evaluated in long double (64-bit
+/// mantissa) for each block start i0 and each offset k < block_rows(); the combination is
+/// in double, so every value is within ~4e-16 of the exact closed form and rounds to float32
+/// within 1 ulp of the correctly rounded value.
+class PositionalEncoder {
+public:
+    /// d >= 1, base > 1 and finite; throws std::invalid_argument otherwise.
+    PositionalEncoder(std::size_t d, double base = 10000.0, Layout layout = Layout::interleaved);
+
+    std::size_t dim() const { return d_; }
+    /// Rows per block: tables are block_rows() x ceil(d/2).
+    std::size_t block_rows() const { return block_; }
+
+    /// Writes rows for positions first .. first+count-1 (count <= block_rows()) into out,
+    /// count x d, row-major.
+    void fill(std::int64_t first, std::size_t count, double* out) const;
+
+private:
+    std::size_t d_, pairs_, block_;
+    Layout layout_;
+    std::vector<long double> freq_;          // w_j, (pairs,)
+    std::vector<double> sin_k_, cos_k_;      // sin/cos(k w_j), (block, pairs)
+};
+
+/// The whole P, shape (n, d), positions start .. start+n-1.
+xt::xtensor<double, 2> positional_encoding(std::size_t n, std::size_t d, double base = 10000.0,
+                                           std::int64_t start = 0,
+                                           Layout layout = Layout::interleaved);
+
+/// Column index of sine/cosine of pair j in a layout (the cosine of the last pair of an odd d
+/// does not exist).
+std::size_t sine_column(std::size_t j, std::size_t d, Layout layout);
+std::size_t cosine_column(std::size_t j, std::size_t d, Layout layout);
+
+}  // namespace attn
