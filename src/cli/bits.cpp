@@ -1,0 +1,109 @@
+// attn bits: 0..n-1 in binary beside the period of each bit and, with -d, the wavelength
+// of each encoding column pair.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attn/bits.hpp"
+#include "cli/command.hpp"
+#include "cli/common_options.hpp"
+#include "cli/exit_code.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+struct BitsOptions {
+    std::int64_t positions = 8;
+    std::int64_t dim = 0;  // 0 = no encoding columns
+    double base = 10000.0;
+    std::string show;      // bits|periods|all; "" = all where the format holds several
+    OutputOptions out;
+};
+
+void write_bits(io::ArraySink& sink, io::Dtype dtype, std::size_t n, std::size_t width) {
+    io::ArrayInfo info;
+    info.name = "bits";
+    info.title = "positions in binary";
+    info.labels.push_back({"position", [](std::size_t r) { return std::to_string(r); }});
+    info.labels.push_back({"binary", [width](std::size_t r) { return binary_string(r, width); }});
+    for (std::size_t c = 0; c < width; ++c) info.column_labels.push_back(fmt::format("bit{}", width - 1 - c));
+    info.shape = {n, width};
+    info.dtype = dtype;
+    sink.begin(info);
+    std::vector<double> row(width);
+    for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t c = 0; c < width; ++c) row[c] = bit(i, width - 1 - c);
+        sink.rows(i, row.data(), 1);
+    }
+    sink.end();
+}
+
+// Row k: the period of bit k and, with d, the wavelength of column pair k.
+void write_periods(io::ArraySink& sink, io::Dtype dtype, std::size_t width, std::size_t d,
+                   double base) {
+    const std::size_t pairs = (d + 1) / 2;
+    const std::size_t rows = d > 0 ? pairs : width;
+    io::ArrayInfo info;
+    info.name = "periods";
+    info.title = d > 0 ? fmt::format("bit periods and column-pair wavelengths (d = {}, base {})", d, base)
+                       : "bit periods";
+    info.labels.push_back({"k", [](std::size_t r) { return std::to_string(r); }});
+    info.column_labels = {"bit_period"};
+    if (d > 0) info.column_labels.push_back("wavelength");
+    info.shape = {rows, info.column_labels.size()};
+    info.dtype = dtype;
+    sink.begin(info);
+    for (std::size_t k = 0; k < rows; ++k) {
+        const double row[2] = {bit_period(k), d > 0 ? pair_wavelength(k, d, base) : 0.0};
+        sink.rows(k, row, 1);
+    }
+    sink.end();
+}
+
+int run_bits(const BitsOptions& opt) {
+    if (!std::isfinite(opt.base) || !(opt.base > 1.0))
+        throw UsageError(fmt::format("--base: {} is not a finite number greater than 1", opt.base));
+    const auto n = static_cast<std::size_t>(opt.positions);
+    const auto d = static_cast<std::size_t>(opt.dim);
+    const io::Format format = resolve_format(opt.out);
+    const bool several = io::holds_several_arrays(format) || opt.out.output.ends_with('/');
+    const std::string show = opt.show.empty() ? (several ? "all" : "bits") : opt.show;
+    const std::size_t width = binary_width(n);
+
+    Output output(opt.out, show == "all" ? 2 : 1);
+    if (show != "periods") write_bits(output.sink(), output.dtype(), n, width);
+    if (show != "bits") write_periods(output.sink(), output.dtype(), width, d, opt.base);
+    output.commit();
+    return kOk;
+}
+
+}  // namespace
+
+Command add_bits(CLI::App& root) {
+    auto opt = std::make_shared<BitsOptions>();
+    CLI::App* sub = root.add_subcommand(
+        "bits", "Positions 0..n-1 in binary beside bit periods and encoding wavelengths");
+    sub->add_option("-n,--positions", opt->positions, "Number of positions")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 32))
+        ->capture_default_str();
+    sub->add_option("-d,--dim", opt->dim, "Encoding dimension d: adds the wavelength of each column pair")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
+    sub->add_option("--base", opt->base, "Base of the wavelengths, > 1")->capture_default_str();
+    sub->add_option("--show", opt->show,
+                    "bits, periods, or all (default: all where the format holds several arrays, "
+                    "else bits)")
+        ->check(CLI::IsMember({"bits", "periods", "all"}));
+    add_output_options(*sub, opt->out);
+    sub->footer(
+        "Examples:\n"
+        "  attn bits -n 8            0 to 7 in binary, and the period of each bit\n"
+        "  attn bits -n 8 -d 8       beside the wavelengths 2*pi*base^(2j/d) of P's column pairs\n"
+        "  attn bits -n 16 --show bits -f csv");
+    return {sub, [opt] { return run_bits(*opt); }};
+}
+
+}  // namespace attn::cli
