@@ -28,13 +28,14 @@ std::size_t cosine_column(std::size_t j, std::size_t d, Layout layout) {
     return layout == Layout::interleaved ? 2 * j + 1 : (d + 1) / 2 + j;
 }
 
-PositionalEncoder::PositionalEncoder(std::size_t d, double base, Layout layout)
+PositionalEncoder::PositionalEncoder(std::size_t d, double base, Layout layout,
+                                     std::size_t max_block)
     : d_(d), pairs_((d + 1) / 2), layout_(layout) {
     if (d < 1) throw std::invalid_argument("d must be at least 1");
     if (!(base > 1.0) || !std::isfinite(base))
         throw std::invalid_argument("base must be a finite number greater than 1");
     // Tables of block x pairs doubles, two of them: at most ~32 MiB whatever d is.
-    block_ = std::clamp<std::size_t>((std::size_t{1} << 21) / pairs_, 1, 256);
+    block_ = std::clamp<std::size_t>((std::size_t{1} << 21) / pairs_, 1, std::max<std::size_t>(1, max_block));
     freq_.resize(pairs_);
     for (std::size_t j = 0; j < pairs_; ++j) freq_[j] = pair_frequency_l(j, d, base);
     sin_k_.resize(block_ * pairs_);
@@ -82,7 +83,7 @@ void PositionalEncoder::fill(std::int64_t first, std::size_t count, double* out)
 
 xt::xtensor<double, 2> positional_encoding(std::size_t n, std::size_t d, double base,
                                            std::int64_t start, Layout layout) {
-    const PositionalEncoder encoder(d, base, layout);
+    const PositionalEncoder encoder(d, base, layout, std::max<std::size_t>(n, 1));
     xt::xtensor<double, 2> P = xt::zeros<double>({n, d});
     for (std::size_t r = 0; r < n; r += encoder.block_rows()) {
         const std::size_t count = std::min(encoder.block_rows(), n - r);

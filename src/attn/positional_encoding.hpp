@@ -30,8 +30,10 @@ double pair_frequency(std::size_t j, std::size_t d, double base);
 /// within 1 ulp of the correctly rounded value.
 class PositionalEncoder {
 public:
-    /// d >= 1, base > 1 and finite; throws std::invalid_argument otherwise.
-    PositionalEncoder(std::size_t d, double base = 10000.0, Layout layout = Layout::interleaved);
+    /// d >= 1, base > 1 and finite; throws std::invalid_argument otherwise. max_block caps
+    /// block_rows() (a short P needs short tables).
+    PositionalEncoder(std::size_t d, double base = 10000.0, Layout layout = Layout::interleaved,
+                      std::size_t max_block = 256);
 
     std::size_t dim() const { return d_; }
     /// Rows per block: tables are block_rows() x ceil(d/2).

@@ -41,7 +41,7 @@ int run_encode(const EncodeOptions& opt) {
         }
     }
     const Layout layout = opt.layout == "split" ? Layout::split : Layout::interleaved;
-    const PositionalEncoder encoder(d, opt.base, layout);
+    const PositionalEncoder encoder(d, opt.base, layout, std::max<std::size_t>(n, 1));
 
     Output output(opt.out, 1);
     io::ArrayInfo info;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "io/number_format.hpp"
 
@@ -56,7 +57,11 @@ void TableWriter::rows(std::size_t first_row, const double* values, std::size_t 
 void TableWriter::end() {
     const std::size_t d = info_.columns();
     const std::size_t n_labels = info_.labels.size();
-    const int decimals = style_.precision.value_or(4);
+    // Whole numbers (bits, counts) print without decimals unless --precision asks.
+    bool whole = !kept_values_.empty();
+    for (double v : kept_values_)
+        whole = whole && std::isfinite(v) && v == std::trunc(v) && std::fabs(v) < 1e15;
+    const int decimals = style_.precision.value_or(whole ? 0 : 4);
 
     // Cells as text: label fields first, then values.
     std::vector<std::vector<std::string>> cells(kept_rows_.size());
@@ -97,7 +102,7 @@ void TableWriter::end() {
     }
     const bool cols_elided = left + right < d;
 
-    auto render = [&](const std::vector<std::string>& row, bool is_header) {
+    auto render = [&](const std::vector<std::string>& row) {
         std::string line;
         for (std::size_t c = 0; c < n_labels; ++c) {
             pad_to(line, row[c], width[c], false);
@@ -112,7 +117,6 @@ void TableWriter::end() {
             pad_to(line, row[n_labels + j], width[n_labels + j], true);
             line += "  ";
         }
-        (void)is_header;
         while (!line.empty() && line.back() == ' ') line.pop_back();
         line += '\n';
         return line;
@@ -125,10 +129,10 @@ void TableWriter::end() {
         shape += (k ? " x " : "") + std::to_string(info_.shape[k]);
     text += fmt::format("{} ({}, {})\n", info_.title.empty() ? info_.name : info_.title, shape,
                         dtype_name(info_.dtype));
-    if (!info_.column_labels.empty() || n_labels > 0) text += render(header, true);
+    if (!info_.column_labels.empty() || n_labels > 0) text += render(header);
     for (std::size_t r = 0; r < cells.size(); ++r) {
         if (tail_ > 0 && r == head_) text += "...\n";
-        text += render(cells[r], false);
+        text += render(cells[r]);
     }
     out_.write(text);
 }

@@ -1,0 +1,113 @@
+#include "attn/positional_encoding.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace {
+
+// The closed form in long double (64-bit mantissa): the reference every value is held to.
+long double exact(std::int64_t i, std::size_t j, std::size_t d, bool cosine, double base = 10000.0) {
+    const long double w = std::pow(static_cast<long double>(base), -static_cast<long double>(2 * j) / d);
+    const long double a = static_cast<long double>(i) * w;
+    return cosine ? std::cos(a) : std::sin(a);
+}
+
+// Distance in float32 ulps between two floats (same sign handling as IEEE ordering).
+std::int64_t ulp_distance(float a, float b) {
+    std::int32_t ia, ib;
+    std::memcpy(&ia, &a, 4);
+    std::memcpy(&ib, &b, 4);
+    if (ia < 0) ia = std::int32_t(0x80000000u) - ia;
+    if (ib < 0) ib = std::int32_t(0x80000000u) - ib;
+    return std::llabs(std::int64_t(ia) - std::int64_t(ib));
+}
+
+}  // namespace
+
+TEST_CASE("positional_encoding: columns are sin/cos of i / base^(2j/d)") {
+    const auto P = attn::positional_encoding(4, 5);
+    CHECK(P.shape(0) == 4);
+    CHECK(P.shape(1) == 5);
+    CHECK(P(0, 0) == 0.0);
+    CHECK(P(0, 1) == 1.0);
+    CHECK(P(1, 0) == doctest::Approx(std::sin(1.0)).epsilon(1e-15));
+    CHECK(P(1, 1) == doctest::Approx(std::cos(1.0)).epsilon(1e-15));
+    CHECK(P(3, 2) == doctest::Approx(std::sin(3 * std::pow(10000.0, -2.0 / 5))).epsilon(1e-15));
+    SUBCASE("odd d ends with a sine column") {
+        CHECK(P(0, 4) == 0.0);
+        CHECK(P(3, 4) == doctest::Approx(std::sin(3 * std::pow(10000.0, -4.0 / 5))).epsilon(1e-15));
+    }
+}
+
+TEST_CASE("positional_encoding: within 1 float32 ulp of the long-double closed form") {
+    // Positions up to 2e5 cross many blocks; every value is checked.
+    for (std::size_t d : {1u, 7u, 32u, 128u}) {
+        const std::int64_t start = d == 7 ? 199000 : 0;
+        const std::size_t n = d == 128 ? 3000 : 1000;
+        const auto P = attn::positional_encoding(n, d, 10000.0, start);
+        std::int64_t worst = 0;
+        double worst_abs = 0;
+        for (std::size_t r = 0; r < n; ++r)
+            for (std::size_t c = 0; c < d; ++c) {
+                const long double want = exact(start + std::int64_t(r), c / 2, d, c % 2 == 1);
+                worst = std::max(worst, ulp_distance(float(P(r, c)), float(want)));
+                worst_abs = std::max(worst_abs, double(std::fabs(P(r, c) - want)));
+            }
+        INFO("d = " << d << ", worst ulp = " << worst << ", worst |double - exact| = " << worst_abs);
+        CHECK(worst <= 1);
+        CHECK(worst_abs < 1e-15);
+    }
+}
+
+TEST_CASE("positional_encoding: split layout holds the same values, sines then cosines") {
+    for (std::size_t d : {6u, 7u}) {
+        const auto I = attn::positional_encoding(50, d, 100.0, 3, attn::Layout::interleaved);
+        const auto S = attn::positional_encoding(50, d, 100.0, 3, attn::Layout::split);
+        const std::size_t pairs = (d + 1) / 2;
+        for (std::size_t r = 0; r < 50; ++r)
+            for (std::size_t j = 0; j < pairs; ++j) {
+                CHECK(S(r, j) == I(r, 2 * j));
+                CHECK(attn::sine_column(j, d, attn::Layout::split) == j);
+                if (2 * j + 1 < d) {
+                    CHECK(S(r, pairs + j) == I(r, 2 * j + 1));
+                    CHECK(attn::cosine_column(j, d, attn::Layout::split) == pairs + j);
+                }
+            }
+    }
+}
+
+TEST_CASE("positional_encoding: start shifts the rows; blocks do not change values") {
+    const auto P = attn::positional_encoding(600, 16);
+    const auto Q = attn::positional_encoding(100, 16, 10000.0, 500);
+    for (std::size_t r = 0; r < 100; ++r)
+        for (std::size_t c = 0; c < 16; ++c) CHECK(std::fabs(Q(r, c) - P(500 + r, c)) < 1e-15);
+    const attn::PositionalEncoder small(16, 10000.0, attn::Layout::interleaved, 7);
+    CHECK(small.block_rows() == 7);
+    std::vector<double> rows(7 * 16);
+    small.fill(500, 7, rows.data());
+    for (std::size_t k = 0; k < 7; ++k)
+        for (std::size_t c = 0; c < 16; ++c) CHECK(std::fabs(rows[k * 16 + c] - P(500 + k, c)) < 1e-15);
+}
+
+TEST_CASE("positional_encoding: negative positions are odd in sine, even in cosine") {
+    const auto P = attn::positional_encoding(10, 8, 10000.0, -5);
+    const auto Q = attn::positional_encoding(6, 8, 10000.0, 0);
+    for (std::size_t k = 0; k <= 5; ++k)
+        for (std::size_t j = 0; j < 4; ++j) {
+            CHECK(std::fabs(P(5 - k, 2 * j) + Q(k, 2 * j)) < 1e-15);
+            CHECK(std::fabs(P(5 - k, 2 * j + 1) - Q(k, 2 * j + 1)) < 1e-15);
+        }
+}
+
+TEST_CASE("positional_encoding: bad parameters are refused") {
+    CHECK_THROWS_AS(attn::PositionalEncoder(0), std::invalid_argument);
+    CHECK_THROWS_AS(attn::PositionalEncoder(4, 1.0), std::invalid_argument);
+    CHECK_THROWS_AS(attn::PositionalEncoder(4, std::nan("")), std::invalid_argument);
+    CHECK_THROWS_AS(attn::PositionalEncoder(4, INFINITY), std::invalid_argument);
+    const attn::PositionalEncoder e(4);
+    std::vector<double> out(4 * 300);
+    CHECK_THROWS_AS(e.fill(0, e.block_rows() + 1, out.data()), std::invalid_argument);
+}
