@@ -17,6 +17,9 @@ namespace attn {
 ///   interleaved d = 5 -> [s0 c0 s1 c1 s2],  split d = 5 -> [s0 s1 s2 c0 c1].
 enum class Layout { interleaved, split };
 
+/// The arithmetic of the last step (see PositionalEncoder).
+enum class Combine { fast, extended };
+
 /// Frequency of column pair j: w_j = base^(-2j/d), j in [0, ceil(d/2)).
 double pair_frequency(std::size_t j, std::size_t d, double base);
 
@@ -25,15 +28,17 @@ double pair_frequency(std::size_t j, std::size_t d, double base);
 ///   P[i, 2j+1] = cos(i * w_j),   i = start + row.
 /// Accuracy: sin/cos(i w_j) = sin/cos((i0 + k) w_j) are combined by the angle-addition
 /// formulas from sin/cos(i0 w_j) and sin/cos(k w_j), both evaluated in long double (64-bit
-/// mantissa) for each block start i0 and each offset k < block_rows(); the combination is
-/// in double, so every value is within ~4e-16 of the exact closed form and rounds to float32
-/// within 1 ulp of the correctly rounded value.
+/// mantissa) for each block start i0 and each offset k < block_rows().
+///   Combine::fast      combines in double: within ~4e-16 of the exact closed form, so a
+///                      float32 result is within 1 ulp of the correctly rounded value.
+///   Combine::extended  combines in long double (about 3x slower): float64 results are the
+///                      correctly rounded closed form but for rare last-bit ties.
 class PositionalEncoder {
 public:
     /// d >= 1, base > 1 and finite; throws std::invalid_argument otherwise. max_block caps
     /// block_rows() (a short P needs short tables).
     PositionalEncoder(std::size_t d, double base = 10000.0, Layout layout = Layout::interleaved,
-                      std::size_t max_block = 256);
+                      std::size_t max_block = 256, Combine combine = Combine::fast);
 
     std::size_t dim() const { return d_; }
     /// Rows per block: tables are block_rows() x ceil(d/2).
@@ -44,16 +49,23 @@ public:
     void fill(std::int64_t first, std::size_t count, double* out) const;
 
 private:
+    template <typename T>
+    void combine_rows(const std::vector<T>& sin_k, const std::vector<T>& cos_k,
+                      std::int64_t first, std::size_t count, double* out) const;
+
     std::size_t d_, pairs_, block_;
     Layout layout_;
-    std::vector<long double> freq_;          // w_j, (pairs,)
-    std::vector<double> sin_k_, cos_k_;      // sin/cos(k w_j), (block, pairs)
+    Combine combine_;
+    std::vector<long double> freq_;              // w_j, (pairs,)
+    std::vector<double> sin_k_, cos_k_;          // sin/cos(k w_j), (block, pairs), fast
+    std::vector<long double> sin_kl_, cos_kl_;   // the same in long double, extended
 };
 
 /// The whole P, shape (n, d), positions start .. start+n-1.
 xt::xtensor<double, 2> positional_encoding(std::size_t n, std::size_t d, double base = 10000.0,
                                            std::int64_t start = 0,
-                                           Layout layout = Layout::interleaved);
+                                           Layout layout = Layout::interleaved,
+                                           Combine combine = Combine::fast);
 
 /// Column index of sine/cosine of pair j in a layout (the cosine of the last pair of an odd d
 /// does not exist).

@@ -41,9 +41,11 @@ int run_encode(const EncodeOptions& opt) {
         }
     }
     const Layout layout = opt.layout == "split" ? Layout::split : Layout::interleaved;
-    const PositionalEncoder encoder(d, opt.base, layout, std::max<std::size_t>(n, 1));
-
     Output output(opt.out, 1);
+    // float64 output gets the long-double combination: float32 is within 1 ulp either way.
+    const PositionalEncoder encoder(
+        d, opt.base, layout, std::max<std::size_t>(n, 1),
+        output.dtype() == io::Dtype::float64 ? Combine::extended : Combine::fast);
     io::ArrayInfo info;
     info.name = "P";
     info.title = fmt::format("positional encoding P, base {}, {}", opt.base, opt.layout);

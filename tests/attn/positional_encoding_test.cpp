@@ -79,7 +79,7 @@ TEST_CASE("positional_encoding: split layout holds the same values, sines then c
     }
 }
 
-TEST_CASE("positional_encoding: start shifts the rows; blocks do not change values") {
+TEST_CASE("positional_encoding: start shifts the rows, blocks do not change values") {
     const auto P = attn::positional_encoding(600, 16);
     const auto Q = attn::positional_encoding(100, 16, 10000.0, 500);
     for (std::size_t r = 0; r < 100; ++r)
@@ -110,4 +110,21 @@ TEST_CASE("positional_encoding: bad parameters are refused") {
     const attn::PositionalEncoder e(4);
     std::vector<double> out(4 * 300);
     CHECK_THROWS_AS(e.fill(0, e.block_rows() + 1, out.data()), std::invalid_argument);
+}
+
+TEST_CASE("positional_encoding: the extended combination is the correctly rounded float64") {
+    const std::size_t n = 3000, d = 64;
+    const auto P = attn::positional_encoding(n, d, 10000.0, 0, attn::Layout::interleaved,
+                                             attn::Combine::extended);
+    std::size_t off = 0;
+    double worst = 0;
+    for (std::size_t r = 0; r < n; ++r)
+        for (std::size_t c = 0; c < d; ++c) {
+            const long double want = exact(std::int64_t(r), c / 2, d, c % 2 == 1);
+            off += P(r, c) != static_cast<double>(want);
+            worst = std::max(worst, double(std::fabs(P(r, c) - want)));
+        }
+    INFO("values not correctly rounded: " << off << " of " << n * d << ", worst " << worst);
+    CHECK(off <= n * d / 1000);
+    CHECK(worst < 2e-16);
 }
