@@ -195,7 +195,8 @@ double fit_exponent(std::span<const double> xs, std::span<const double> ys);
 
 // ---------------------------------------------------------------------------------------
 // Kernels: each runs one layer in float32 on owning row-major matrices (BLAS via
-// xt::linalg). They exist to be timed; weights are inputs, no biases.
+// xt::linalg::dot for sgemm, xt::blas::gemv for the recurrent steps). They exist to be
+// timed; weights are inputs, no biases.
 
 /// "Same" 1-D convolution by im2col + sgemm. X (n, d), W (k*d, d_out) with
 /// W(t*d + c, o) the weight of tap t, input channel c, output channel o. Tap t of output i
