@@ -102,7 +102,7 @@ Command add_bits(CLI::App& root) {
         "Examples:\n"
         "  attn bits -n 8            0 to 7 in binary, and the period of each bit\n"
         "  attn bits -n 8 -d 8       beside the wavelengths 2*pi*base^(2j/d) of P's column pairs\n"
-        "  attn bits -n 16 --show bits -f csv");
+        "  attn bits -n 16 --show bits -f csv\n");
     return {sub, [opt] { return run_bits(*opt); }};
 }
 

@@ -105,7 +105,7 @@ Command add_encode(CLI::App& root) {
         "Examples:\n"
         "  attn encode -n 60 -d 32 --columns 6:10   columns 6 to 9, the book's figure\n"
         "  attn encode -n 1000000 -d 128 -o P.npy   streamed: memory does not grow with n\n"
-        "  attn encode -n 4 -d 6 -f csv --precision 6");
+        "  attn encode -n 4 -d 6 -f csv --precision 6\n");
     return {sub, [opt] { return run_encode(*opt); }};
 }
 

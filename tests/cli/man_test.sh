@@ -1,0 +1,28 @@
+# The man page renders without a warning and documents every command and long option.
+. "$(dirname "$0")/lib.sh"
+MAN=$ATTN_SOURCE_DIR/man/attn.1
+
+if ! command -v groff >/dev/null; then
+    echo "skipped: groff is not installed" >&2
+    exit 77
+fi
+# groff exits 0 even when it warns: any output on stderr is a failure.
+groff -man -Tutf8 -ww -z "$MAN" 2>"$ERR"
+checks=$((checks + 1))
+[ ! -s "$ERR" ] || fail "groff warns: $(cat "$ERR")"
+
+# The commands attn --help lists, and each command's long options.
+run "$ATTN" --help
+commands=$(sed -n '/^Subcommands:/,/^$/p' "$OUT" | awk 'NF > 0 && !/Subcommands/ {print $1}')
+[ -n "$commands" ] || fail "attn --help lists no commands"
+rendered=$(MANWIDTH=200 groff -man -Tutf8 "$MAN" 2>/dev/null | sed 's/.\x08//g')
+for cmd in $commands; do
+    checks=$((checks + 1))
+    grep -qE "^   $cmd\$" <<<"$rendered" || fail "man page has no section for '$cmd'"
+    run "$ATTN" "$cmd" --help
+    for opt in $(grep -oE -- '--[a-z][a-z0-9-]+' "$OUT" | sort -u); do
+        checks=$((checks + 1))
+        grep -qF -- "$opt" <<<"$rendered" || fail "man page does not mention $cmd $opt"
+    done
+done
+finish
