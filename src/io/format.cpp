@@ -6,11 +6,8 @@
 
 #include "io/csv.hpp"
 #include "io/json.hpp"
-#if __has_include("io/npy.hpp")
 #include "io/npy.hpp"
 #include "io/npz.hpp"
-#define ATTN_HAVE_NPY 1
-#endif
 #include "io/table.hpp"
 
 namespace attn::io {
@@ -82,13 +79,8 @@ std::unique_ptr<ArraySink> make_writer(Format f, OutputFile& out, const TextStyl
         case Format::tsv: return std::make_unique<CsvWriter>(out, '\t', style);
         case Format::table: return std::make_unique<TableWriter>(out, style);
         case Format::json: return std::make_unique<JsonWriter>(out, style);
-#ifdef ATTN_HAVE_NPY
         case Format::npy: return std::make_unique<NpyWriter>(out);
         case Format::npz: return std::make_unique<NpzWriter>(out);
-#else
-        case Format::npy:
-        case Format::npz:
-#endif
         case Format::svg:
         case Format::heatmap: break;
     }
