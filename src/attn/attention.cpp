@@ -1,5 +1,6 @@
 #include "attn/attention.hpp"
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
