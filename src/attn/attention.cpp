@@ -1,0 +1,208 @@
+#include "attn/attention.hpp"
+
+#include <array>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+#include <xtensor-blas/xlinalg.hpp>
+#include <xtensor/xview.hpp>
+
+// Matrix products go through xt::linalg::dot with owning row-major xt::xtensor operands only:
+// in xtensor-blas 0.20 it rejects column views and mis-sizes aliased operands (style.md 3.3).
+
+namespace attn {
+namespace {
+
+using Shape2 = std::array<std::size_t, 2>;
+
+std::string shape_str(const Shape2& s) {
+    return fmt::format("({}, {})", s[0], s[1]);
+}
+
+template <class T>
+Shape2 shape_of(const xt::xtensor<T, 2>& m) {
+    return {m.shape(0), m.shape(1)};
+}
+
+template <class T>
+void require_nonempty(const xt::xtensor<T, 2>& m, const char* what) {
+    if (m.shape(0) == 0 || m.shape(1) == 0)
+        throw std::invalid_argument(
+            fmt::format("{} has an empty dimension: {}", what, shape_str(shape_of(m))));
+}
+
+// A @ B for owning row-major containers, (n, m) x (m, p) -> (n, p).
+template <class T>
+xt::xtensor<T, 2> matmul(const xt::xtensor<T, 2>& a, const xt::xtensor<T, 2>& b, const char* what) {
+    if (a.shape(1) != b.shape(0))
+        throw std::invalid_argument(fmt::format("{}: cannot multiply {} by {}", what,
+                                                shape_str(shape_of(a)), shape_str(shape_of(b))));
+    xt::xtensor<T, 2> out = xt::linalg::dot(a, b);
+    return out;
+}
+
+}  // namespace
+
+xt::xtensor<bool, 2> causal_mask(std::size_t q, std::size_t k) {
+    xt::xtensor<bool, 2> mask = xt::xtensor<bool, 2>::from_shape({q, k});
+    for (std::size_t i = 0; i < q; ++i)
+        for (std::size_t j = 0; j < k; ++j) mask(i, j) = j > i;
+    return mask;
+}
+
+xt::xtensor<bool, 2> valid_length_mask(std::size_t q, std::size_t k, std::size_t valid_len) {
+    xt::xtensor<bool, 2> mask = xt::xtensor<bool, 2>::from_shape({q, k});
+    for (std::size_t i = 0; i < q; ++i)
+        for (std::size_t j = 0; j < k; ++j) mask(i, j) = j >= valid_len;
+    return mask;
+}
+
+xt::xtensor<bool, 2> attention_mask(std::size_t q, std::size_t k, const MaskOptions& options) {
+    xt::xtensor<bool, 2> mask = xt::xtensor<bool, 2>::from_shape({q, k});
+    for (std::size_t i = 0; i < q; ++i)
+        for (std::size_t j = 0; j < k; ++j)
+            mask(i, j) =
+                (options.causal && j > i) || (options.valid_len && j >= *options.valid_len);
+    return mask;
+}
+
+template <class T>
+xt::xtensor<T, 2> masked_softmax(const xt::xtensor<T, 2>& scores, const xt::xtensor<bool, 2>& mask,
+                                 std::optional<double> fill) {
+    if (mask.shape(0) != scores.shape(0) || mask.shape(1) != scores.shape(1))
+        throw std::invalid_argument(fmt::format("masked_softmax: mask {} does not match scores {}",
+                                                shape_str({mask.shape(0), mask.shape(1)}),
+                                                shape_str(shape_of(scores))));
+    if (fill && (std::isnan(*fill) || *fill == std::numeric_limits<double>::infinity()))
+        throw std::invalid_argument(
+            fmt::format("masked_softmax: fill value must be a number or -inf, got {}", *fill));
+    const std::size_t q = scores.shape(0);
+    const std::size_t k = scores.shape(1);
+    // Row i takes part where taken(i, j): unmasked entries, or all entries in fill mode with
+    // masked ones replaced by the fill value.
+    const T fill_t = fill ? static_cast<T>(*fill) : T(0);
+    const auto value = [&](std::size_t i, std::size_t j) {
+        return fill && mask(i, j) ? fill_t : scores(i, j);
+    };
+    const auto taken = [&](std::size_t i, std::size_t j) { return fill || !mask(i, j); };
+
+    xt::xtensor<T, 2> weights = xt::zeros<T>({q, k});  // (q, k)
+    for (std::size_t i = 0; i < q; ++i) {
+        T row_max = -std::numeric_limits<T>::infinity();
+        for (std::size_t j = 0; j < k; ++j)
+            if (taken(i, j) && value(i, j) > row_max) row_max = value(i, j);
+        if (!std::isfinite(row_max)) continue;  // nothing to attend to: the row stays 0
+        T sum = 0;
+        for (std::size_t j = 0; j < k; ++j) {
+            if (!taken(i, j)) continue;
+            weights(i, j) = std::exp(value(i, j) - row_max);
+            sum += weights(i, j);
+        }
+        for (std::size_t j = 0; j < k; ++j) weights(i, j) /= sum;  // sum >= 1 (the max term)
+    }
+    return weights;
+}
+
+template <class T>
+xt::xtensor<T, 2> masked_softmax(const xt::xtensor<T, 2>& scores) {
+    const xt::xtensor<bool, 2> none = xt::zeros<bool>({scores.shape(0), scores.shape(1)});
+    return masked_softmax(scores, none, std::nullopt);
+}
+
+template <class T>
+AttentionResult<T> scaled_dot_product_attention(const xt::xtensor<T, 2>& Q,
+                                                const xt::xtensor<T, 2>& K,
+                                                const xt::xtensor<T, 2>& V,
+                                                const MaskOptions& mask) {
+    require_nonempty(Q, "Q");
+    require_nonempty(K, "K");
+    require_nonempty(V, "V");
+    if (Q.shape(1) != K.shape(1))
+        throw std::invalid_argument(fmt::format("attention: Q {} and K {} differ in d_k",
+                                                shape_str(shape_of(Q)), shape_str(shape_of(K))));
+    if (K.shape(0) != V.shape(0))
+        throw std::invalid_argument(
+            fmt::format("attention: K {} and V {} differ in the number of keys",
+                        shape_str(shape_of(K)), shape_str(shape_of(V))));
+    const std::size_t q = Q.shape(0);
+    const std::size_t k = K.shape(0);
+    const std::size_t d_k = Q.shape(1);
+
+    AttentionResult<T> r;
+    r.scores = xt::linalg::dot(Q, xt::transpose(K));  // (q, d_k) x (d_k, k) -> (q, k)
+    const T scale = static_cast<T>(std::sqrt(static_cast<double>(d_k)));
+    const xt::xtensor<T, 2> scaled = r.scores / scale;                          // (q, k)
+    r.weights = masked_softmax(scaled, attention_mask(q, k, mask), mask.fill);  // (q, k)
+    r.context = xt::linalg::dot(r.weights, V);  // (q, k) x (k, d_v) -> (q, d_v)
+    return r;
+}
+
+template <class T>
+HeadResult<T> attention_head(const xt::xtensor<T, 2>& x_query, const xt::xtensor<T, 2>& x_key,
+                             const xt::xtensor<T, 2>& x_value, const HeadWeights<T>& weights,
+                             const MaskOptions& mask) {
+    HeadResult<T> h;
+    h.queries = matmul(x_query, weights.w_query, "queries = X_q W_q");  // (q, d_in) x (d_in, d_k)
+    h.keys = matmul(x_key, weights.w_key, "keys = X_k W_k");            // (k, d_in) x (d_in, d_k)
+    h.values = matmul(x_value, weights.w_value, "values = X_v W_v");    // (k, d_in) x (d_in, d_v)
+    h.attention = scaled_dot_product_attention(h.queries, h.keys, h.values, mask);
+    return h;
+}
+
+template <class T>
+MultiHeadResult<T> multi_head_attention(
+    const xt::xtensor<T, 2>& x_query, const xt::xtensor<T, 2>& x_key,
+    const xt::xtensor<T, 2>& x_value, const std::vector<HeadWeights<T>>& heads,
+    const std::type_identity_t<std::optional<xt::xtensor<T, 2>>>& w_out, const MaskOptions& mask) {
+    if (heads.empty()) throw std::invalid_argument("multi_head_attention: no heads");
+    MultiHeadResult<T> r;
+    r.heads.reserve(heads.size());
+    std::size_t width = 0;
+    for (const auto& w : heads) {
+        r.heads.push_back(attention_head(x_query, x_key, x_value, w, mask));
+        width += r.heads.back().attention.context.shape(1);
+    }
+    const std::size_t q = x_query.shape(0);
+    r.concat = xt::xtensor<T, 2>::from_shape({q, width});  // (q, sum_h d_v)
+    std::size_t col = 0;
+    for (const auto& h : r.heads) {
+        const std::size_t d_v = h.attention.context.shape(1);
+        xt::view(r.concat, xt::all(), xt::range(col, col + d_v)) = h.attention.context;
+        col += d_v;
+    }
+    if (w_out) {
+        if (w_out->shape(0) != width)
+            throw std::invalid_argument(
+                fmt::format("multi_head_attention: W_o {} needs {} rows (the heads' total d_v)",
+                            shape_str(shape_of(*w_out)), width));
+        r.output =
+            matmul(r.concat, *w_out, "output = concat W_o");  // (q, sum d_v) x (sum d_v, d_out)
+    } else {
+        r.output = r.concat;
+    }
+    return r;
+}
+
+#define ATTN_INSTANTIATE(T)                                                                      \
+    template xt::xtensor<T, 2> masked_softmax<T>(                                                \
+        const xt::xtensor<T, 2>&, const xt::xtensor<bool, 2>&, std::optional<double>);           \
+    template xt::xtensor<T, 2> masked_softmax<T>(const xt::xtensor<T, 2>&);                      \
+    template AttentionResult<T> scaled_dot_product_attention<T>(                                 \
+        const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&,            \
+        const MaskOptions&);                                                                     \
+    template HeadResult<T> attention_head<T>(const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&, \
+                                             const xt::xtensor<T, 2>&, const HeadWeights<T>&,    \
+                                             const MaskOptions&);                                \
+    template MultiHeadResult<T> multi_head_attention<T>(                                         \
+        const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&,            \
+        const std::vector<HeadWeights<T>>&, const std::optional<xt::xtensor<T, 2>>&,             \
+        const MaskOptions&);
+
+ATTN_INSTANTIATE(float)
+ATTN_INSTANTIATE(double)
+#undef ATTN_INSTANTIATE
+
+}  // namespace attn

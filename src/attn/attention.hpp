@@ -1,0 +1,113 @@
+// Scaled dot-product attention, masks, masked softmax and multi-head attention
+// (Vaswani et al. 2017, sec. 3.2; d2l 11.3-11.6; the "self-attention from scratch" notebook).
+//
+// Row-vector convention, as the notebook: a token is a row, projections multiply on the
+// right (Q = X W_q). A torch nn.Linear weight (out, in) is the transpose of such a W.
+// Every function is instantiated for float (PyTorch's default dtype) and double.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+#include <xtensor/xtensor.hpp>
+
+namespace attn {
+
+/// Which keys each query may not see. mask(i, j) == true means "key j is hidden from query i".
+///   causal:    j > i masked (a query sees itself and earlier keys).
+///   valid_len: j >= L masked for every query (d2l's valid_lens for one sequence).
+///   fill:      nullopt -> masked weights are exactly 0: softmax over the unmasked entries
+///              only, and a fully masked row is all zeros (never NaN).
+///              value   -> d2l's masked_softmax: masked *scaled* scores are replaced by the
+///              value (the book uses -1e6), then an ordinary softmax runs over the whole row.
+///              With a finite value a fully masked row is uniform, 1/k each, as in the book;
+///              with -inf it is all zeros. NaN and +inf are rejected.
+struct MaskOptions {
+    bool causal = false;
+    std::optional<std::size_t> valid_len;
+    std::optional<double> fill;
+};
+
+/// (q, k) mask, true where j > i.
+xt::xtensor<bool, 2> causal_mask(std::size_t q, std::size_t k);
+/// (q, k) mask, true where j >= valid_len (valid_len may exceed k: nothing masked).
+xt::xtensor<bool, 2> valid_length_mask(std::size_t q, std::size_t k, std::size_t valid_len);
+/// (q, k) union of the masks that `options` asks for (all false if none).
+xt::xtensor<bool, 2> attention_mask(std::size_t q, std::size_t k, const MaskOptions& options);
+
+/// Row-wise softmax with max subtraction, (q, k) -> (q, k):
+///   w[i, j] = exp(s[i, j] - m_i) / sum_{j' unmasked} exp(s[i, j'] - m_i),  m_i = max unmasked s[i,
+///   :]
+/// Masked entries are exactly 0; a row with every entry masked (or every score -inf) is all
+/// zeros. With `fill`, masked scores are replaced by *fill first and every entry takes part
+/// (see MaskOptions). mask must have the shape of scores; throws std::invalid_argument if not.
+template <class T>
+xt::xtensor<T, 2> masked_softmax(const xt::xtensor<T, 2>& scores, const xt::xtensor<bool, 2>& mask,
+                                 std::optional<double> fill = std::nullopt);
+/// Unmasked row-wise softmax (q, k) -> (q, k).
+template <class T>
+xt::xtensor<T, 2> masked_softmax(const xt::xtensor<T, 2>& scores);
+
+/// The three matrices of one scaled dot-product attention.
+template <class T>
+struct AttentionResult {
+    xt::xtensor<T, 2> scores;   // omega = Q K^T, unscaled and unmasked, (q, k)
+    xt::xtensor<T, 2> weights;  // masked_softmax(omega / sqrt(d_k)), (q, k); rows sum to 1
+    xt::xtensor<T, 2> context;  // weights V, (q, d_v)
+};
+
+/// softmax(Q K^T / sqrt(d_k), mask) V with Q (q, d_k), K (k, d_k), V (k, d_v).
+/// Throws std::invalid_argument on mismatched shapes or an empty dimension.
+template <class T>
+AttentionResult<T> scaled_dot_product_attention(const xt::xtensor<T, 2>& Q,
+                                                const xt::xtensor<T, 2>& K,
+                                                const xt::xtensor<T, 2>& V,
+                                                const MaskOptions& mask = {});
+
+/// One head's projections: W_q (d_in, d_k), W_k (d_in, d_k), W_v (d_in, d_v).
+template <class T>
+struct HeadWeights {
+    xt::xtensor<T, 2> w_query;
+    xt::xtensor<T, 2> w_key;
+    xt::xtensor<T, 2> w_value;
+};
+
+/// One head applied to inputs: the projections and the attention over them.
+template <class T>
+struct HeadResult {
+    xt::xtensor<T, 2> queries;  // X_q W_q, (q, d_k)
+    xt::xtensor<T, 2> keys;     // X_k W_k, (k, d_k)
+    xt::xtensor<T, 2> values;   // X_v W_v, (k, d_v)
+    AttentionResult<T> attention;
+};
+
+/// Q = X_q W_q, K = X_k W_k, V = X_v W_v, then scaled_dot_product_attention(Q, K, V, mask).
+/// X_q (q, d_in), X_k and X_v (k, d_in). Self-attention passes X three times (the notebook's
+/// SelfAttention(d_in, d_k, d_v) is one head).
+template <class T>
+HeadResult<T> attention_head(const xt::xtensor<T, 2>& x_query, const xt::xtensor<T, 2>& x_key,
+                             const xt::xtensor<T, 2>& x_value, const HeadWeights<T>& weights,
+                             const MaskOptions& mask = {});
+
+template <class T>
+struct MultiHeadResult {
+    std::vector<HeadResult<T>> heads;  // head h = attention_head(..., heads[h], mask)
+    xt::xtensor<T, 2> concat;  // [context_0 | context_1 | ... | context_{H-1}], (q, sum d_v)
+    xt::xtensor<T, 2> output;  // concat W_o, (q, d_out); = concat without W_o
+};
+
+/// H heads, each with its own W_q, W_k, W_v; contexts concatenated along columns, head 0
+/// first, then optionally projected by W_o (sum_h d_v_h, d_out). d2l's MultiHeadAttention
+/// (bias=False, no dropout) is this with head h's matrices = column block h of its
+/// W_q^T, W_k^T, W_v^T. Throws std::invalid_argument if there are no heads or shapes
+/// mismatch. w_out does not take part in deducing T, so std::nullopt can be passed as is.
+template <class T>
+MultiHeadResult<T> multi_head_attention(
+    const xt::xtensor<T, 2>& x_query, const xt::xtensor<T, 2>& x_key,
+    const xt::xtensor<T, 2>& x_value, const std::vector<HeadWeights<T>>& heads,
+    const std::type_identity_t<std::optional<xt::xtensor<T, 2>>>& w_out,
+    const MaskOptions& mask = {});
+
+}  // namespace attn
