@@ -128,3 +128,49 @@ TEST_CASE("positional_encoding: the extended combination is the correctly rounde
     CHECK(off <= n * d / 1000);
     CHECK(worst < 2e-16);
 }
+
+// The book's matrices, from ../shared/data/d2l (README there).
+#include "io/npy.hpp"
+
+TEST_CASE("positional_encoding: the book's 60 x 32 exact P, to 1 float32 ulp") {
+    const auto exact_p = attn::io::read_npy(std::string(ATTN_SHARED_DIR) + "/data/d2l/exact_P_60x32_float64.npy");
+    REQUIRE(exact_p.shape == std::vector<std::size_t>{60, 32});
+    const auto P = attn::positional_encoding(60, 32);
+    std::int64_t worst = 0;
+    double worst_abs = 0;
+    for (std::size_t k = 0; k < 60 * 32; ++k) {
+        worst = std::max(worst, ulp_distance(float(P.data()[k]), float(exact_p.values[k])));
+        worst_abs = std::max(worst_abs, std::fabs(P.data()[k] - exact_p.values[k]));
+    }
+    INFO("worst float32 ulp " << worst << ", worst |P - exact| " << worst_abs);
+    CHECK(worst <= 1);
+    // The file's angles i * w_j are rounded in double (x < 60): |error| <= 60 * 2^-52.
+    CHECK(worst_abs < 60 * std::ldexp(1.0, -52));
+}
+
+TEST_CASE("positional_encoding: the book's PyTorch P (float32 angles) within its own error bound") {
+    // The book computes X = i / 10000^(2j/d) in float32 (pow and divide: two roundings of
+    // relative size 2^-24 each, so |X - x| <= 2 * 2^-24 * x) and takes float32 sin/cos (one
+    // more rounding, <= 2^-24 absolute for |values| <= 1). Since |d sin/dx| <= 1:
+    //   |P_book - P| <= 2^-24 * (2 x + 1) + 2^-24 (our float32 rounding),  x = i * w_j.
+    for (const std::string file : {"book_P_60x32_float32.npy", "book_P_1000x32_float32.npy"}) {
+        const auto book = attn::io::read_npy(std::string(ATTN_SHARED_DIR) + "/data/d2l/" + file);
+        REQUIRE(book.shape.size() == 2);
+        const std::size_t n = book.shape[0], d = book.shape[1];
+        const auto P = attn::positional_encoding(n, d);
+        double worst = 0, worst_ratio = 0;
+        std::size_t violations = 0;
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t c = 0; c < d; ++c) {
+                const double x = double(i) * attn::pair_frequency(c / 2, d, 10000.0);
+                const double bound = std::ldexp(1.0, -24) * (2 * x + 2);
+                const double diff = std::fabs(double(float(P(i, c))) - book.values[i * d + c]);
+                worst = std::max(worst, diff);
+                worst_ratio = std::max(worst_ratio, diff / bound);
+                violations += diff > bound;
+            }
+        INFO(file << ": worst |diff| " << worst << ", worst diff / bound " << worst_ratio);
+        CHECK(violations == 0);
+        CHECK(worst > 0);  // the book really is off: this is not the same computation
+    }
+}
