@@ -112,21 +112,32 @@ TEST_CASE("positional_encoding: bad parameters are refused") {
     CHECK_THROWS_AS(e.fill(0, e.block_rows() + 1, out.data()), std::invalid_argument);
 }
 
-TEST_CASE("positional_encoding: the extended combination is the correctly rounded float64") {
+TEST_CASE("positional_encoding: the extended combination is float64 to the last bit") {
+    // Angles i * w_j carry a long-double rounding of about |angle| * 2^-64, in this
+    // implementation and in the reference alike. Below 64 rad that is under 2^-58, so the
+    // reference decides the correctly rounded double but for rare ties; beyond, both are
+    // within about |angle| * 2^-63 of the truth.
     const std::size_t n = 3000, d = 64;
     const auto P = attn::positional_encoding(n, d, 10000.0, 0, attn::Layout::interleaved,
                                              attn::Combine::extended);
-    std::size_t off = 0;
-    double worst = 0;
+    std::size_t small = 0, off = 0;
+    double worst_excess = 0;
     for (std::size_t r = 0; r < n; ++r)
         for (std::size_t c = 0; c < d; ++c) {
             const long double want = exact(std::int64_t(r), c / 2, d, c % 2 == 1);
-            off += P(r, c) != static_cast<double>(want);
-            worst = std::max(worst, double(std::fabs(P(r, c) - want)));
+            const double angle = double(r) * attn::pair_frequency(c / 2, d, 10000.0);
+            if (angle < 64) {
+                ++small;
+                off += P(r, c) != static_cast<double>(want);
+            }
+            const double allowed = std::ldexp(1.0, -53) + angle * std::ldexp(1.0, -62);
+            worst_excess = std::max(worst_excess, double(std::fabs(P(r, c) - want)) / allowed);
         }
-    INFO("values not correctly rounded: " << off << " of " << n * d << ", worst " << worst);
-    CHECK(off <= n * d / 1000);
-    CHECK(worst < 2e-16);
+    INFO("angles below 64 rad: " << off << " of " << small << " not correctly rounded; worst error / allowed "
+                                 << worst_excess);
+    CHECK(small > 50000);
+    CHECK(off <= small / 100);  // misrounded: ties, and small values after cancellation
+    CHECK(worst_excess <= 1.0);
 }
 
 // The book's matrices, from ../shared/data/d2l (README there).
