@@ -7,6 +7,7 @@
 #include <future>
 #include <memory>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "attn/positional_encoding.hpp"
@@ -41,6 +42,8 @@ io::NpyArray read_addend(const EncodeOptions& opt) {
     try {
         x = io::read_npy(opt.add);
     } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--add: ") + e.what());
+    } catch (const std::system_error& e) {  // missing or unreadable: a bad option value
         throw UsageError(std::string("--add: ") + e.what());
     }
     if (x.shape.size() != 2 && x.shape.size() != 3)
