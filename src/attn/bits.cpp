@@ -19,7 +19,9 @@ std::string binary_string(std::uint64_t i, std::size_t width) {
     return s;
 }
 
-double bit_period(std::size_t k) { return std::ldexp(1.0, static_cast<int>(k) + 1); }
+double bit_period(std::size_t k) {
+    return std::ldexp(1.0, static_cast<int>(k) + 1);
+}
 
 double pair_wavelength(std::size_t j, std::size_t d, double base) {
     return 2.0 * std::numbers::pi * std::pow(base, 2.0 * double(j) / double(d));

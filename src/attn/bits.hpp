@@ -16,7 +16,9 @@ std::size_t binary_width(std::uint64_t n);
 std::string binary_string(std::uint64_t i, std::size_t width);
 
 /// Bit k of i (k = 0 is the least significant).
-inline int bit(std::uint64_t i, std::size_t k) { return k < 64 ? int((i >> k) & 1u) : 0; }
+inline int bit(std::uint64_t i, std::size_t k) {
+    return k < 64 ? int((i >> k) & 1u) : 0;
+}
 
 /// Bit k repeats every 2^(k+1) positions.
 double bit_period(std::size_t k);

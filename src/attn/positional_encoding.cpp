@@ -87,7 +87,8 @@ void PositionalEncoder::combine_rows(const std::vector<T>& sin_k, const std::vec
 }
 
 void PositionalEncoder::fill(std::int64_t first, std::size_t count, double* out) const {
-    if (count > block_) throw std::invalid_argument("PositionalEncoder::fill: count > block_rows()");
+    if (count > block_)
+        throw std::invalid_argument("PositionalEncoder::fill: count > block_rows()");
     if (combine_ == Combine::fast)
         combine_rows(sin_k_, cos_k_, first, count, out);
     else

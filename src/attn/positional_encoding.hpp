@@ -36,7 +36,7 @@ double pair_frequency(std::size_t j, std::size_t d, double base);
 ///                      itself is rounded in long double): below ~64 rad over 99% of values are
 ///                      correctly rounded and the rest 1 ulp off; within 1-2 ulps beyond.
 class PositionalEncoder {
-public:
+  public:
     /// d >= 1, base > 1 and finite; throws std::invalid_argument otherwise. block_rows() is
     /// at most 256 and at most max_block (a short P needs short tables).
     PositionalEncoder(std::size_t d, double base = 10000.0, Layout layout = Layout::interleaved,
@@ -50,17 +50,17 @@ public:
     /// count x d, row-major.
     void fill(std::int64_t first, std::size_t count, double* out) const;
 
-private:
+  private:
     template <typename T>
-    void combine_rows(const std::vector<T>& sin_k, const std::vector<T>& cos_k,
-                      std::int64_t first, std::size_t count, double* out) const;
+    void combine_rows(const std::vector<T>& sin_k, const std::vector<T>& cos_k, std::int64_t first,
+                      std::size_t count, double* out) const;
 
     std::size_t d_, pairs_, block_;
     Layout layout_;
     Combine combine_;
-    std::vector<long double> freq_;              // w_j, (pairs,)
-    std::vector<double> sin_k_, cos_k_;          // sin/cos(k w_j), (block, pairs), fast
-    std::vector<long double> sin_kl_, cos_kl_;   // the same in long double, extended
+    std::vector<long double> freq_;             // w_j, (pairs,)
+    std::vector<double> sin_k_, cos_k_;         // sin/cos(k w_j), (block, pairs), fast
+    std::vector<long double> sin_kl_, cos_kl_;  // the same in long double, extended
 };
 
 /// The whole P, shape (n, d), positions start .. start+n-1.

@@ -26,8 +26,7 @@ Slice parse_slice(std::string_view text, std::size_t length) {
     const bool single = colon == std::string_view::npos;
     const std::string_view a = single ? text : text.substr(0, colon);
     const std::string_view b = single ? std::string_view{} : text.substr(colon + 1);
-    if (single && a.empty())
-        throw std::invalid_argument("'' is not a slice A:B of whole numbers");
+    if (single && a.empty()) throw std::invalid_argument("'' is not a slice A:B of whole numbers");
     std::int64_t begin = a.empty() ? 0 : parse_index(a, text);
     std::int64_t end = single ? begin + 1 : (b.empty() ? n : parse_index(b, text));
     if (single && begin < 0) end = begin + 1 == 0 ? n : begin + 1;

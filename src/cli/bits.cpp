@@ -20,7 +20,7 @@ struct BitsOptions {
     std::int64_t positions = 8;
     std::int64_t dim = 0;  // 0 = no encoding columns
     double base = 10000.0;
-    std::string show;      // bits|periods|all; "" = all where the format holds several
+    std::string show;  // bits|periods|all; "" = all where the format holds several
     OutputOptions out;
 };
 
@@ -30,7 +30,8 @@ void write_bits(io::ArraySink& sink, io::Dtype dtype, std::size_t n, std::size_t
     info.title = "positions in binary";
     info.labels.push_back({"position", [](std::size_t r) { return std::to_string(r); }});
     info.labels.push_back({"binary", [width](std::size_t r) { return binary_string(r, width); }});
-    for (std::size_t c = 0; c < width; ++c) info.column_labels.push_back(fmt::format("bit{}", width - 1 - c));
+    for (std::size_t c = 0; c < width; ++c)
+        info.column_labels.push_back(fmt::format("bit{}", width - 1 - c));
     info.shape = {n, width};
     info.dtype = dtype;
     sink.begin(info);
@@ -49,8 +50,9 @@ void write_periods(io::ArraySink& sink, io::Dtype dtype, std::size_t width, std:
     const std::size_t rows = d > 0 ? pairs : width;
     io::ArrayInfo info;
     info.name = "periods";
-    info.title = d > 0 ? fmt::format("bit periods and column-pair wavelengths (d = {}, base {})", d, base)
-                       : "bit periods";
+    info.title =
+        d > 0 ? fmt::format("bit periods and column-pair wavelengths (d = {}, base {})", d, base)
+              : "bit periods";
     info.labels.push_back({"k", [](std::size_t r) { return std::to_string(r); }});
     info.column_labels = {"bit_period"};
     if (d > 0) info.column_labels.push_back("wavelength");
@@ -90,7 +92,8 @@ Command add_bits(CLI::App& root) {
     sub->add_option("-n,--positions", opt->positions, "Number of positions")
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 32))
         ->capture_default_str();
-    sub->add_option("-d,--dim", opt->dim, "Encoding dimension d: adds the wavelength of each column pair")
+    sub->add_option("-d,--dim", opt->dim,
+                    "Encoding dimension d: adds the wavelength of each column pair")
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
     sub->add_option("--base", opt->base, "Base of the wavelengths, > 1")->capture_default_str();
     sub->add_option("--show", opt->show,

@@ -10,10 +10,9 @@
 #include <limits>
 #include <thread>
 
+#include "attn/blas.hpp"
 #include "cli/command.hpp"
 #include "io/directory_sink.hpp"
-
-extern "C" void openblas_set_num_threads(int);
 
 namespace attn::cli {
 
@@ -136,7 +135,7 @@ Output::Output(const OutputOptions& opt, std::size_t arrays) {
     if (opt.precision > 0) style.precision = opt.precision;
     style.header = !opt.no_header;
     style.threads = thread_count(opt);
-    openblas_set_num_threads(static_cast<int>(style.threads));
+    blas::set_threads(static_cast<int>(style.threads));
 
     const bool to_stdout = opt.output == "-" || opt.output.empty();
     if (to_stdout && io::is_terminal(STDOUT_FILENO)) {

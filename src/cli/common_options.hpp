@@ -21,8 +21,8 @@ struct OutputOptions {
     std::string dtype = "float32";
     int precision = 0;  // 0 = shortest round-trip
     bool no_header = false;
-    std::size_t threads = 0;   // 0 = every core
-    std::string max_memory;    // "" = half the physical memory
+    std::size_t threads = 0;  // 0 = every core
+    std::string max_memory;   // "" = half the physical memory
 };
 
 void add_output_options(CLI::App& app, OutputOptions& opt);
@@ -39,7 +39,7 @@ std::uint64_t checked_product(std::initializer_list<std::uint64_t> factors,
 
 /// The resolved destination of one run: format, dtype, writer; commit() at the end.
 class Output {
-public:
+  public:
     /// arrays: how many arrays the run will write (a single-array format refuses more).
     /// Throws UsageError for a format that cannot be used here.
     Output(const OutputOptions& opt, std::size_t arrays);
@@ -51,7 +51,7 @@ public:
     /// Writes trailers and moves the file(s) into place.
     void commit();
 
-private:
+  private:
     io::Format format_;
     io::Dtype dtype_;
     std::unique_ptr<io::OutputFile> file_;

@@ -47,13 +47,15 @@ io::NpyArray read_addend(const EncodeOptions& opt) {
         throw UsageError(std::string("--add: ") + e.what());
     }
     if (x.shape.size() != 2 && x.shape.size() != 3)
-        throw UsageError(fmt::format("--add: {}: X has {} dimensions; it must be (n, d) or (b, n, d)",
-                                     opt.add, x.shape.size()));
+        throw UsageError(
+            fmt::format("--add: {}: X has {} dimensions; it must be (n, d) or (b, n, d)", opt.add,
+                        x.shape.size()));
     const std::size_t n = x.shape[x.shape.size() - 2], d = x.shape.back();
     if ((opt.positions_given && n != static_cast<std::size_t>(opt.positions)) ||
         (opt.dim_given && d != static_cast<std::size_t>(opt.dim)))
-        throw UsageError(fmt::format("--add: {}: X has {} rows and {} columns, but -n {} -d {} was asked",
-                                     opt.add, n, d, opt.positions, opt.dim));
+        throw UsageError(
+            fmt::format("--add: {}: X has {} rows and {} columns, but -n {} -d {} was asked",
+                        opt.add, n, d, opt.positions, opt.dim));
     return x;
 }
 
@@ -63,7 +65,8 @@ int run_encode(const EncodeOptions& opt) {
     // X + P: X is read whole (it is the user's data); n and d default to X's.
     const io::NpyArray x = opt.add.empty() ? io::NpyArray{} : read_addend(opt);
     const std::size_t batch = x.shape.size() == 3 ? x.shape[0] : 1;
-    const auto n = x.shape.empty() ? static_cast<std::size_t>(opt.positions) : x.shape[x.shape.size() - 2];
+    const auto n =
+        x.shape.empty() ? static_cast<std::size_t>(opt.positions) : x.shape[x.shape.size() - 2];
     const auto d = x.shape.empty() ? static_cast<std::size_t>(opt.dim) : x.shape.back();
     Slice cols{0, d};
     if (!opt.columns.empty()) {
@@ -89,7 +92,8 @@ int run_encode(const EncodeOptions& opt) {
     info.labels.push_back({"position", [start, n](std::size_t r) {
                                return std::to_string(start + static_cast<std::int64_t>(r % n));
                            }});
-    for (std::size_t j = cols.begin; j < cols.end; ++j) info.column_labels.push_back(std::to_string(j));
+    for (std::size_t j = cols.begin; j < cols.end; ++j)
+        info.column_labels.push_back(std::to_string(j));
     info.shape = {n, cols.size()};
     if (x.shape.size() == 3) info.shape.insert(info.shape.begin(), batch);
     info.dtype = output.dtype();
@@ -146,8 +150,8 @@ int run_encode(const EncodeOptions& opt) {
 
 Command add_encode(CLI::App& root) {
     auto opt = std::make_shared<EncodeOptions>();  // bound addresses must outlive parse()
-    CLI::App* sub = root.add_subcommand(
-        "encode", "Sinusoidal positional-encoding matrix P (n x d), or X + P");
+    CLI::App* sub =
+        root.add_subcommand("encode", "Sinusoidal positional-encoding matrix P (n x d), or X + P");
     sub->add_option("--add", opt->add,
                     "Print X + P for X in an .npy file, (n, d) or (b, n, d); - reads stdin")
         ->type_name("FILE");

@@ -41,7 +41,7 @@ struct ArrayInfo {
 /// and are rounded once to info.dtype by the writer. Formats that hold a single array
 /// (csv, tsv, npy) refuse a second begin() with std::invalid_argument.
 class ArraySink {
-public:
+  public:
     virtual ~ArraySink() = default;
     virtual void begin(const ArrayInfo& info) = 0;
     /// n_rows complete rows starting at row index first_row; values has n_rows * columns().

@@ -19,14 +19,14 @@ std::string csv_field(std::string_view text);
 std::string tsv_field(std::string_view text);
 
 class CsvWriter : public ArraySink {
-public:
+  public:
     /// separator ',' for csv, '\t' for tsv.
     CsvWriter(OutputFile& out, char separator, const TextStyle& style);
     void begin(const ArrayInfo& info) override;
     void rows(std::size_t first_row, const double* values, std::size_t n_rows) override;
     void end() override;
 
-private:
+  private:
     std::string field(std::string_view text) const;
     void format_rows(fmt::memory_buffer& out, std::size_t first_row, const double* values,
                      std::size_t n_rows) const;

@@ -12,8 +12,8 @@ DirectorySink::DirectorySink(std::string dir, Format format, const TextStyle& st
 void DirectorySink::begin(const ArrayInfo& info) {
     for (char c : info.name)
         if (c == '/') throw std::invalid_argument("array name '" + info.name + "' has a '/'");
-    files_.push_back(std::make_unique<OutputFile>(dir_ + info.name +
-                                                  std::string(format_extension(format_))));
+    files_.push_back(
+        std::make_unique<OutputFile>(dir_ + info.name + std::string(format_extension(format_))));
     writer_ = make_writer(format_, *files_.back(), style_);
     writer_->begin(info);
 }

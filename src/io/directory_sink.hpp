@@ -13,7 +13,7 @@
 namespace attn::io {
 
 class DirectorySink : public ArraySink {
-public:
+  public:
     /// dir must exist; format is the format of each file (one array per file).
     DirectorySink(std::string dir, Format format, const TextStyle& style);
     void begin(const ArrayInfo& info) override;
@@ -21,7 +21,7 @@ public:
     void end() override;
     void finish() override;
 
-private:
+  private:
     std::string dir_;
     Format format_;
     TextStyle style_;

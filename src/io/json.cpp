@@ -12,11 +12,21 @@ std::string json_string(std::string_view text) {
     std::string s = "\"";
     for (unsigned char c : text) {
         switch (c) {
-            case '"': s += "\\\""; break;
-            case '\\': s += "\\\\"; break;
-            case '\n': s += "\\n"; break;
-            case '\r': s += "\\r"; break;
-            case '\t': s += "\\t"; break;
+            case '"':
+                s += "\\\"";
+                break;
+            case '\\':
+                s += "\\\\";
+                break;
+            case '\n':
+                s += "\\n";
+                break;
+            case '\r':
+                s += "\\r";
+                break;
+            case '\t':
+                s += "\\t";
+                break;
             default:
                 if (c < 0x20)
                     s += fmt::format("\\u{:04x}", c);
@@ -33,8 +43,9 @@ void JsonWriter::begin(const ArrayInfo& info) {
     info_ = info;
     fmt::memory_buffer b;
     auto it = std::back_inserter(b);
-    fmt::format_to(it, "{}\n{}: {{\"title\": {}, \"dtype\": \"{}\", \"shape\": [", arrays_++ ? "," : "{",
-                   json_string(info.name), json_string(info.title), dtype_name(info.dtype));
+    fmt::format_to(it, "{}\n{}: {{\"title\": {}, \"dtype\": \"{}\", \"shape\": [",
+                   arrays_++ ? "," : "{", json_string(info.name), json_string(info.title),
+                   dtype_name(info.dtype));
     for (std::size_t k = 0; k < info.shape.size(); ++k)
         fmt::format_to(it, "{}{}", k ? ", " : "", info.shape[k]);
     fmt::format_to(it, "],\n \"labels\": {{");
@@ -89,8 +100,12 @@ void JsonWriter::rows(std::size_t first_row, const double* values, std::size_t n
     out_.write(b.data(), b.size());
 }
 
-void JsonWriter::end() { out_.write(std::string_view("}")); }
+void JsonWriter::end() {
+    out_.write(std::string_view("}"));
+}
 
-void JsonWriter::finish() { out_.write(std::string_view(arrays_ ? "\n}\n" : "{}\n")); }
+void JsonWriter::finish() {
+    out_.write(std::string_view(arrays_ ? "\n}\n" : "{}\n"));
+}
 
 }  // namespace attn::io

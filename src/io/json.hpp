@@ -19,14 +19,14 @@ namespace attn::io {
 std::string json_string(std::string_view text);
 
 class JsonWriter : public ArraySink {
-public:
+  public:
     JsonWriter(OutputFile& out, const TextStyle& style);
     void begin(const ArrayInfo& info) override;
     void rows(std::size_t first_row, const double* values, std::size_t n_rows) override;
     void end() override;
     void finish() override;
 
-private:
+  private:
     OutputFile& out_;
     TextStyle style_;
     ArrayInfo info_;

@@ -33,7 +33,9 @@ void write_fully(int fd, const char* data, std::size_t size, const std::string& 
 
 }  // namespace
 
-bool is_terminal(int fd) { return ::isatty(fd) == 1; }
+bool is_terminal(int fd) {
+    return ::isatty(fd) == 1;
+}
 
 OutputFile::OutputFile(const std::string& path) {
     buffer_.reserve(kBufferSize);

@@ -11,7 +11,7 @@
 namespace attn::io {
 
 class OutputFile {
-public:
+  public:
     /// path "-" (or "") is standard output. Otherwise creates "<dir>/.<name>.XXXXXX" now;
     /// throws std::system_error naming the path when it cannot.
     explicit OutputFile(const std::string& path);
@@ -29,7 +29,7 @@ public:
     const std::string& path() const { return path_; }  // "" for standard output
     std::uint64_t bytes_written() const { return written_ + buffer_.size(); }
 
-private:
+  private:
     void flush_buffer();
 
     std::string path_;       // target; "" = stdout

@@ -85,7 +85,8 @@ void TableWriter::end() {
             width[c] = std::max(width[c], display_width(row[c]));
     // Values share one width, as PyTorch prints a tensor.
     std::size_t value_width = 0;
-    for (std::size_t c = n_labels; c < width.size(); ++c) value_width = std::max(value_width, width[c]);
+    for (std::size_t c = n_labels; c < width.size(); ++c)
+        value_width = std::max(value_width, width[c]);
     for (std::size_t c = n_labels; c < width.size(); ++c) width[c] = value_width;
 
     // Columns that fit: all, or the first `left` and the last `right` around "...".
@@ -94,7 +95,8 @@ void TableWriter::end() {
     const std::size_t cell = value_width + 2;
     std::size_t left = d, right = 0;
     if (label_width + d * cell > style_.width) {
-        const std::size_t room = style_.width > label_width + 5 ? style_.width - label_width - 5 : 0;
+        const std::size_t room =
+            style_.width > label_width + 5 ? style_.width - label_width - 5 : 0;
         const std::size_t fit = std::max<std::size_t>(2, room / cell);
         left = (fit + 1) / 2;
         right = fit - left;

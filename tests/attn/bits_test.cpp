@@ -27,7 +27,8 @@ TEST_CASE("bits: width, digits and periods as in the chapter's loop") {
 }
 
 TEST_CASE("bits: column-pair wavelengths run from 2 pi to 2 pi base^((d-1)/d)") {
-    CHECK(attn::pair_wavelength(0, 8, 10000.0) == doctest::Approx(2 * std::numbers::pi).epsilon(1e-15));
+    CHECK(attn::pair_wavelength(0, 8, 10000.0) ==
+          doctest::Approx(2 * std::numbers::pi).epsilon(1e-15));
     CHECK(attn::pair_wavelength(3, 8, 10000.0) ==
           doctest::Approx(2 * std::numbers::pi * std::pow(10000.0, 0.75)).epsilon(1e-15));
 }

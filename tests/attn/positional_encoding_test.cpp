@@ -9,8 +9,10 @@
 namespace {
 
 // The closed form in long double (64-bit mantissa): the reference every value is held to.
-long double exact(std::int64_t i, std::size_t j, std::size_t d, bool cosine, double base = 10000.0) {
-    const long double w = std::pow(static_cast<long double>(base), -static_cast<long double>(2 * j) / d);
+long double exact(std::int64_t i, std::size_t j, std::size_t d, bool cosine,
+                  double base = 10000.0) {
+    const long double w =
+        std::pow(static_cast<long double>(base), -static_cast<long double>(2 * j) / d);
     const long double a = static_cast<long double>(i) * w;
     return cosine ? std::cos(a) : std::sin(a);
 }
@@ -56,7 +58,8 @@ TEST_CASE("positional_encoding: within 1 float32 ulp of the long-double closed f
                 worst = std::max(worst, ulp_distance(float(P(r, c)), float(want)));
                 worst_abs = std::max(worst_abs, double(std::fabs(P(r, c) - want)));
             }
-        INFO("d = " << d << ", worst ulp = " << worst << ", worst |double - exact| = " << worst_abs);
+        INFO("d = " << d << ", worst ulp = " << worst
+                    << ", worst |double - exact| = " << worst_abs);
         CHECK(worst <= 1);
         CHECK(worst_abs < 1e-15);
     }
@@ -89,7 +92,8 @@ TEST_CASE("positional_encoding: start shifts the rows, blocks do not change valu
     std::vector<double> rows(7 * 16);
     small.fill(500, 7, rows.data());
     for (std::size_t k = 0; k < 7; ++k)
-        for (std::size_t c = 0; c < 16; ++c) CHECK(std::fabs(rows[k * 16 + c] - P(500 + k, c)) < 1e-15);
+        for (std::size_t c = 0; c < 16; ++c)
+            CHECK(std::fabs(rows[k * 16 + c] - P(500 + k, c)) < 1e-15);
 }
 
 TEST_CASE("positional_encoding: negative positions are odd in sine, even in cosine") {
@@ -133,7 +137,8 @@ TEST_CASE("positional_encoding: the extended combination is float64 to the last 
             const double allowed = std::ldexp(1.0, -53) + angle * std::ldexp(1.0, -62);
             worst_excess = std::max(worst_excess, double(std::fabs(P(r, c) - want)) / allowed);
         }
-    INFO("angles below 64 rad: " << off << " of " << small << " not correctly rounded; worst error / allowed "
+    INFO("angles below 64 rad: " << off << " of " << small
+                                 << " not correctly rounded; worst error / allowed "
                                  << worst_excess);
     CHECK(small > 50000);
     CHECK(off <= small / 100);  // misrounded: ties, and small values after cancellation
@@ -144,7 +149,8 @@ TEST_CASE("positional_encoding: the extended combination is float64 to the last 
 #include "io/npy.hpp"
 
 TEST_CASE("positional_encoding: the book's 60 x 32 exact P, to 1 float32 ulp") {
-    const auto exact_p = attn::io::read_npy(std::string(ATTN_SHARED_DIR) + "/data/d2l/exact_P_60x32_float64.npy");
+    const auto exact_p =
+        attn::io::read_npy(std::string(ATTN_SHARED_DIR) + "/data/d2l/exact_P_60x32_float64.npy");
     REQUIRE(exact_p.shape == std::vector<std::size_t>{60, 32});
     const auto P = attn::positional_encoding(60, 32);
     std::int64_t worst = 0;

@@ -56,12 +56,13 @@ TEST_CASE("csv: header, RFC 4180 quoting, shortest round-trip values") {
 
 TEST_CASE("csv: float64, precision, no header, tsv escaping") {
     const std::vector<double> v{0.1, 1.0 / 3, 2, 3, 4, 5};
-    CHECK(write_csv(tokens_info(attn::io::Dtype::float64), v, ',').find("Life,0.1,0.3333333333333333\n") !=
-          std::string::npos);
+    CHECK(write_csv(tokens_info(attn::io::Dtype::float64), v, ',')
+              .find("Life,0.1,0.3333333333333333\n") != std::string::npos);
     attn::io::TextStyle style;
     style.precision = 3;
     style.header = false;
-    CHECK(write_csv(tokens_info(attn::io::Dtype::float64), v, ',', style).substr(0, 15) == "Life,0.1,0.333\n");
+    CHECK(write_csv(tokens_info(attn::io::Dtype::float64), v, ',', style).substr(0, 15) ==
+          "Life,0.1,0.333\n");
     CHECK(attn::io::tsv_field("a\tb\nc\\") == "a\\tb\\nc\\\\");
     CHECK(attn::io::csv_field("plain") == "plain");
     CHECK(attn::io::csv_field("line\nbreak") == "\"line\nbreak\"");
@@ -75,7 +76,8 @@ TEST_CASE("csv: values parse back bit-exact, whatever the thread count") {
     info.shape = {2000, 7};
     for (int j = 0; j < 7; ++j) info.column_labels.push_back(std::to_string(j));
     std::vector<double> v(2000 * 7);
-    for (std::size_t k = 0; k < v.size(); ++k) v[k] = std::sin(double(k) * 1.7) * std::pow(10.0, double(k % 41) - 20);
+    for (std::size_t k = 0; k < v.size(); ++k)
+        v[k] = std::sin(double(k) * 1.7) * std::pow(10.0, double(k % 41) - 20);
     for (auto dtype : {attn::io::Dtype::float32, attn::io::Dtype::float64})
         for (std::size_t threads : {1u, 2u, 3u}) {
             info.dtype = dtype;
@@ -90,7 +92,8 @@ TEST_CASE("csv: values parse back bit-exact, whatever the thread count") {
                 std::size_t pos = line.find(',') + 1;
                 while (pos <= line.size() && pos != 0) {
                     const std::size_t next = line.find(',', pos);
-                    const std::string field = line.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
+                    const std::string field = line.substr(
+                        pos, next == std::string::npos ? std::string::npos : next - pos);
                     if (dtype == attn::io::Dtype::float32) {
                         float f = 0;
                         std::from_chars(field.data(), field.data() + field.size(), f);

@@ -2,10 +2,10 @@
 // the whole content of a file.
 #pragma once
 
+#include <unistd.h>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 
 namespace attn::test {
 
@@ -20,6 +20,8 @@ inline std::string read_file(const std::string& path) {
     return s.str();
 }
 
-inline bool file_exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
+inline bool file_exists(const std::string& path) {
+    return ::access(path.c_str(), F_OK) == 0;
+}
 
 }  // namespace attn::test
