@@ -25,8 +25,8 @@ TEST_CASE("blas: the core type asked for follows the CPU, and the user's choice 
 // Every forwarded entry point against a plain loop: the signatures must match OpenBLAS's.
 template <class T>
 void check_products() {
-    xt::xtensor<T, 2> A({5, 3}), B({3, 4});
-    xt::xtensor<T, 1> x({3}), y({3});
+    auto A = xt::xtensor<T, 2>::from_shape({5, 3}), B = xt::xtensor<T, 2>::from_shape({3, 4});
+    auto x = xt::xtensor<T, 1>::from_shape({3}), y = xt::xtensor<T, 1>::from_shape({3});
     for (std::size_t k = 0; k < A.size(); ++k) A.data()[k] = T(std::sin(1.0 + k));
     for (std::size_t k = 0; k < B.size(); ++k) B.data()[k] = T(std::cos(2.0 + k));
     for (std::size_t k = 0; k < 3; ++k) x(k) = T(0.5 - k), y(k) = T(k * k + 0.25);
