@@ -6,16 +6,12 @@
 set -eu
 ATTN=${1:-${ATTN:-build/release/attn}}
 [ $# -gt 0 ] && shift
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
 echo "# $("$ATTN" --version), $(nproc) cores, OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-unset}"
 echo "# $ATTN complexity --sweep n=256:4096:x2 -d 64 --measure $*"
-"$ATTN" complexity --sweep n=256:4096:x2 -d 64 --measure -f csv "$@" |
-    cut -d, -f1,5,9,13,14 | column -t -s,
+"$ATTN" complexity --sweep n=256:4096:x2 -d 64 --measure -o "$dir/" "$@"
+# layer, n, multiply_adds, seconds, gflops
+cut -d, -f1,5,9,13,14 "$dir/complexity.csv" | column -t -s,
 echo
-"$ATTN" complexity --sweep n=256:4096:x2 -d 64 --measure -f json "$@" |
-    /usr/bin/python3 -c '
-import json, sys
-e = json.load(sys.stdin)["exponents"]["labels"]
-print("exponent of n        asymptotic  counts  measured")
-for row in zip(e["layer"], e["asymptotic_exponent"], e["count_exponent"], e["measured_exponent"]):
-    print("{:<26} {:>4} {:>7.3f} {:>9.3f}".format(*row))
-'
+column -t -s, "$dir/exponents.csv"
