@@ -463,7 +463,7 @@ Command add_complexity(CLI::App& root) {
                         ->capture_default_str();
     given->neighborhood =
         sub->add_option("-r,--neighborhood", opt->neighborhood,
-                        "Restricted self-attention: each query sees r neighbours (r + 1 keys)")
+                        "Restricted self-attention: each query sees r neighbors (r + 1 keys)")
             ->check(CLI::Range(std::int64_t{1}, kMaxNeighborhood))
             ->capture_default_str();
     sub->add_flag("--with-projections", opt->with_projections,
