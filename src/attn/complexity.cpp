@@ -521,6 +521,10 @@ u64 working_floats(Layer layer, const LayerSizes& s) {
 
 }  // namespace
 
+std::uint64_t measurement_bytes(Layer layer, const LayerSizes& s) {
+    return mul(working_floats(layer, s), sizeof(float), "working set bytes");
+}
+
 Measurement measure_layer(Layer layer, const LayerSizes& s, std::size_t repeat,
                           std::uint64_t max_bytes) {
     validate_sizes(s);
@@ -530,7 +534,7 @@ Measurement measure_layer(Layer layer, const LayerSizes& s, std::size_t repeat,
     check_blas_dim(s.d, "d");
     if (layer == Layer::convolution || layer == Layer::dilated_convolution)
         check_blas_dim(mul(s.k, s.d, "k * d"), "k * d");
-    const u64 bytes = mul(working_floats(layer, s), sizeof(float), "working set bytes");
+    const u64 bytes = measurement_bytes(layer, s);
     if (bytes > max_bytes)
         throw std::invalid_argument("measuring " + str(layer_name(layer)) + " needs " +
                                     std::to_string(bytes) + " bytes, more than the limit of " +

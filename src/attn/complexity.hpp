@@ -232,12 +232,17 @@ struct Measurement {
     std::uint64_t multiply_adds;  // multiply_adds(layer, sizes)
 };
 
+/// Bytes the kernel of `layer` holds at once when measured (inputs, weights, intermediates
+/// and output, float32): what measure_layer compares with max_bytes. Callers check it before
+/// measuring anything. Throws std::overflow_error when it does not fit in 64 bits.
+std::uint64_t measurement_bytes(Layer layer, const LayerSizes& sizes);
+
 /// Runs the layer's kernel on deterministic pseudo-random data (inputs and weights drawn
 /// once, outside the timing): one warm-up run, then `repeat` timed runs (steady_clock);
 /// returns their median. The convolution row runs with dilation 1, the dilated row with
 /// dilation k (its second layer); with_projections also runs the four d x d projections.
 /// Throws std::invalid_argument for repeat == 0, invalid sizes, a dimension beyond
-/// 2^31-1 (BLAS int) or a working set beyond max_bytes.
+/// 2^31-1 (BLAS int) or a working set (measurement_bytes) beyond max_bytes.
 Measurement measure_layer(Layer layer, const LayerSizes& sizes, std::size_t repeat = 5,
                           std::uint64_t max_bytes = std::uint64_t{1} << 30);
 

@@ -13,9 +13,13 @@ namespace attn::io {
 
 /// One label field of every row, e.g. {"position", i -> "17"} or {"token", i -> "Life"}.
 /// Text formats print the label fields first on each row; npy/npz do not store them.
+/// numeric: the text is a number written exactly (e.g. a 64-bit count, which a double would
+/// round above 2^53), or inf/nan: tables right-align it, json writes it unquoted (null for
+/// inf and nan).
 struct LabelColumn {
     std::string name;
     std::function<std::string(std::size_t row)> value;
+    bool numeric = false;
 };
 
 /// What a writer needs to know before the first row arrives.

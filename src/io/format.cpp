@@ -6,6 +6,7 @@
 
 #include "io/csv.hpp"
 #include "io/json.hpp"
+#include "io/markdown.hpp"
 #include "io/npy.hpp"
 #include "io/npz.hpp"
 #include "io/table.hpp"
@@ -25,6 +26,7 @@ constexpr std::array kFormats{
     FormatEntry{Format::table, "table", ".txt"},   FormatEntry{Format::npy, "npy", ".npy"},
     FormatEntry{Format::npz, "npz", ".npz"},       FormatEntry{Format::json, "json", ".json"},
     FormatEntry{Format::svg, "svg", ".svg"},       FormatEntry{Format::heatmap, "heatmap", ".txt"},
+    FormatEntry{Format::md, "md", ".md"},
 };
 
 }  // namespace
@@ -70,7 +72,8 @@ std::string_view format_extension(Format f) {
 bool is_binary(Format f) { return f == Format::npy || f == Format::npz; }
 
 bool holds_several_arrays(Format f) {
-    return f == Format::npz || f == Format::json || f == Format::table || f == Format::heatmap;
+    return f == Format::npz || f == Format::json || f == Format::table || f == Format::heatmap ||
+           f == Format::md;
 }
 
 std::unique_ptr<ArraySink> make_writer(Format f, OutputFile& out, const TextStyle& style) {
@@ -79,6 +82,7 @@ std::unique_ptr<ArraySink> make_writer(Format f, OutputFile& out, const TextStyl
         case Format::tsv: return std::make_unique<CsvWriter>(out, '\t', style);
         case Format::table: return std::make_unique<TableWriter>(out, style);
         case Format::json: return std::make_unique<JsonWriter>(out, style);
+        case Format::md: return std::make_unique<MarkdownWriter>(out, style);
         case Format::npy: return std::make_unique<NpyWriter>(out);
         case Format::npz: return std::make_unique<NpzWriter>(out);
         case Format::svg:

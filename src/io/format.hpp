@@ -12,20 +12,20 @@
 
 namespace attn::io {
 
-enum class Format { csv, tsv, table, npy, npz, json, svg, heatmap };
+enum class Format { csv, tsv, table, npy, npz, json, svg, heatmap, md };
 
 /// "csv" -> Format::csv, ...; nullopt for an unknown name.
 std::optional<Format> parse_format(std::string_view name);
 std::string_view format_name(Format f);
-/// The list users may type, for messages: "csv|tsv|table|npy|npz|json|svg|heatmap".
+/// The list users may type, for messages: "csv|tsv|table|npy|npz|json|svg|heatmap|md".
 std::string format_names();
-/// By extension: .csv .tsv .txt(table) .npy .npz .json .svg; nullopt otherwise.
+/// By extension: .csv .tsv .txt(table) .npy .npz .json .svg .md; nullopt otherwise.
 std::optional<Format> format_from_extension(std::string_view path);
 /// The extension a format's files get when written into a directory (-o DIR/).
 std::string_view format_extension(Format f);
 /// Binary formats are refused on a terminal.
 bool is_binary(Format f);
-/// Formats whose single output holds several arrays (npz, json, table, heatmap).
+/// Formats whose single output holds several arrays (npz, json, table, heatmap, md).
 bool holds_several_arrays(Format f);
 
 /// How text formats print numbers and what the table fits into.

@@ -37,6 +37,41 @@ std::string json_string(std::string_view text) {
     return s + "\"";
 }
 
+namespace {
+
+// Whether text is a number in JSON's grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+bool is_json_number(std::string_view t) {
+    std::size_t i = 0;
+    auto digits = [&] {
+        const std::size_t from = i;
+        while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+        return i > from;
+    };
+    if (i < t.size() && t[i] == '-') ++i;
+    if (i < t.size() && t[i] == '0')
+        ++i;
+    else if (!digits())
+        return false;
+    if (i < t.size() && t[i] == '.' && (++i, !digits())) return false;
+    if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+        ++i;
+        if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+        if (!digits()) return false;
+    }
+    return i == t.size();
+}
+
+// A numeric label field: the number as written, null for inf and nan, else a string.
+std::string json_label(const LabelColumn& label, std::size_t row) {
+    const std::string text = label.value(row);
+    if (!label.numeric) return json_string(text);
+    if (is_json_number(text)) return text;
+    if (text == "inf" || text == "-inf" || text == "nan" || text == "-nan") return "null";
+    return json_string(text);
+}
+
+}  // namespace
+
 JsonWriter::JsonWriter(OutputFile& out, const TextStyle& style) : out_(out), style_(style) {}
 
 void JsonWriter::begin(const ArrayInfo& info) {
@@ -52,7 +87,7 @@ void JsonWriter::begin(const ArrayInfo& info) {
     for (std::size_t l = 0; l < info.labels.size(); ++l) {
         fmt::format_to(it, "{}{}: [", l ? ", " : "", json_string(info.labels[l].name));
         for (std::size_t r = 0; r < info.rows(); ++r)
-            fmt::format_to(it, "{}{}", r ? ", " : "", json_string(info.labels[l].value(r)));
+            fmt::format_to(it, "{}{}", r ? ", " : "", json_label(info.labels[l], r));
         b.push_back(']');
         if (b.size() > (1u << 20)) {
             out_.write(b.data(), b.size());

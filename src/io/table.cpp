@@ -107,7 +107,7 @@ void TableWriter::end() {
     auto render = [&](const std::vector<std::string>& row) {
         std::string line;
         for (std::size_t c = 0; c < n_labels; ++c) {
-            pad_to(line, row[c], width[c], false);
+            pad_to(line, row[c], width[c], info_.labels[c].numeric);
             line += "  ";
         }
         for (std::size_t j = 0; j < d; ++j) {
@@ -129,8 +129,11 @@ void TableWriter::end() {
     std::string shape;
     for (std::size_t k = 0; k < info_.shape.size(); ++k)
         shape += (k ? " x " : "") + std::to_string(info_.shape[k]);
-    text += fmt::format("{} ({}, {})\n", info_.title.empty() ? info_.name : info_.title, shape,
-                        dtype_name(info_.dtype));
+    const std::string& title = info_.title.empty() ? info_.name : info_.title;
+    if (d == 0)  // labels only (text and exact numbers): no element type to show
+        text += title + '\n';
+    else
+        text += fmt::format("{} ({}, {})\n", title, shape, dtype_name(info_.dtype));
     if (!info_.column_labels.empty() || n_labels > 0) text += render(header);
     for (std::size_t r = 0; r < cells.size(); ++r) {
         if (tail_ > 0 && r == head_) text += "...\n";

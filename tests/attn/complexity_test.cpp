@@ -511,3 +511,19 @@ TEST_CASE("complexity: measure_layer runs every row on tiny sizes") {
                        [] { attn::measure_layer(Layer::convolution, sizes(u64{1} << 31, 1), 1); }),
                    "2^31-1"));
 }
+
+TEST_CASE("complexity: measurement_bytes is the working set measure_layer checks") {
+    // self_attention, n = 4, d = 2: X, Q, K, V, output, projected output (6 n d = 48),
+    // scores n^2 = 16, four d x d weights = 16: 80 floats = 320 bytes.
+    CHECK(attn::measurement_bytes(Layer::self_attention, sizes(4, 2)) == 320);
+    // convolution, n = 4, d = 2, k = 3: X and Y (2 n d = 16), cols n k d = 24, W (k d, d) = 12.
+    CHECK(attn::measurement_bytes(Layer::convolution, sizes(4, 2)) == 4 * 52);
+    // The limit compares with exactly this number.
+    const u64 bytes = attn::measurement_bytes(Layer::recurrent, sizes(8, 4));
+    CHECK(attn::measure_layer(Layer::recurrent, sizes(8, 4), 1, bytes).seconds > 0.0);
+    CHECK(contains(invalid_argument_of(
+                       [&] { attn::measure_layer(Layer::recurrent, sizes(8, 4), 1, bytes - 1); }),
+                   "more than the limit"));
+    CHECK_THROWS_AS(attn::measurement_bytes(Layer::self_attention, sizes(u64{1} << 40, 1)),
+                    std::overflow_error);
+}
