@@ -9,6 +9,8 @@ namespace attn {
 
 namespace {
 
+constexpr std::size_t kMaxBlockRows = 256;
+
 long double pair_frequency_l(std::size_t j, std::size_t d, double base) {
     return std::pow(static_cast<long double>(base),
                     -static_cast<long double>(2 * j) / static_cast<long double>(d));
@@ -34,9 +36,9 @@ PositionalEncoder::PositionalEncoder(std::size_t d, double base, Layout layout,
     if (d < 1) throw std::invalid_argument("d must be at least 1");
     if (!(base > 1.0) || !std::isfinite(base))
         throw std::invalid_argument("base must be a finite number greater than 1");
-    // Tables of block x pairs values, two of them: at most ~32 MiB whatever d is.
+    // Up to 256 rows a block, and tables of block x pairs values of at most ~32 MiB.
     block_ = std::clamp<std::size_t>((std::size_t{1} << 21) / pairs_, 1,
-                                     std::max<std::size_t>(1, max_block));
+                                     std::clamp<std::size_t>(max_block, 1, kMaxBlockRows));
     freq_.resize(pairs_);
     for (std::size_t j = 0; j < pairs_; ++j) freq_[j] = pair_frequency_l(j, d, base);
     sin_kl_.resize(block_ * pairs_);

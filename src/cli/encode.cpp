@@ -1,9 +1,13 @@
 // attn encode: the positional-encoding matrix P (n x d), or X + P, streamed in row blocks.
 #include <fmt/format.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
+#include <future>
 #include <memory>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "attn/positional_encoding.hpp"
@@ -11,6 +15,7 @@
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_code.hpp"
+#include "io/npy.hpp"
 
 namespace attn::cli {
 
@@ -24,14 +29,42 @@ struct EncodeOptions {
     std::string layout = "interleaved";
     std::string columns;  // "" = all
     std::string add;      // "" = P alone
+    bool positions_given = false, dim_given = false;
     OutputOptions out;
 };
+
+// X for --add: (n, d) or a batch (b, n, d), float32 or float64, from .npy ("-" = stdin).
+io::NpyArray read_addend(const EncodeOptions& opt) {
+    struct stat st {};
+    if (opt.add != "-" && ::stat(opt.add.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+        check_memory(opt.out, static_cast<std::uint64_t>(st.st_size) * 2, "--add " + opt.add);
+    io::NpyArray x;
+    try {
+        x = io::read_npy(opt.add);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--add: ") + e.what());
+    } catch (const std::system_error& e) {  // missing or unreadable: a bad option value
+        throw UsageError(std::string("--add: ") + e.what());
+    }
+    if (x.shape.size() != 2 && x.shape.size() != 3)
+        throw UsageError(fmt::format("--add: {}: X has {} dimensions; it must be (n, d) or (b, n, d)",
+                                     opt.add, x.shape.size()));
+    const std::size_t n = x.shape[x.shape.size() - 2], d = x.shape.back();
+    if ((opt.positions_given && n != static_cast<std::size_t>(opt.positions)) ||
+        (opt.dim_given && d != static_cast<std::size_t>(opt.dim)))
+        throw UsageError(fmt::format("--add: {}: X has {} rows and {} columns, but -n {} -d {} was asked",
+                                     opt.add, n, d, opt.positions, opt.dim));
+    return x;
+}
 
 int run_encode(const EncodeOptions& opt) {
     if (!std::isfinite(opt.base) || !(opt.base > 1.0))
         throw UsageError(fmt::format("--base: {} is not a finite number greater than 1", opt.base));
-    const auto n = static_cast<std::size_t>(opt.positions);
-    const auto d = static_cast<std::size_t>(opt.dim);
+    // X + P: X is read whole (it is the user's data); n and d default to X's.
+    const io::NpyArray x = opt.add.empty() ? io::NpyArray{} : read_addend(opt);
+    const std::size_t batch = x.shape.size() == 3 ? x.shape[0] : 1;
+    const auto n = x.shape.empty() ? static_cast<std::size_t>(opt.positions) : x.shape[x.shape.size() - 2];
+    const auto d = x.shape.empty() ? static_cast<std::size_t>(opt.dim) : x.shape.back();
     Slice cols{0, d};
     if (!opt.columns.empty()) {
         try {
@@ -47,30 +80,62 @@ int run_encode(const EncodeOptions& opt) {
         d, opt.base, layout, std::max<std::size_t>(n, 1),
         output.dtype() == io::Dtype::float64 ? Combine::extended : Combine::fast);
     io::ArrayInfo info;
-    info.name = "P";
-    info.title = fmt::format("positional encoding P, base {}, {}", opt.base, opt.layout);
+    info.name = x.shape.empty() ? "P" : "X_plus_P";
+    info.title = fmt::format("{}positional encoding P, base {}, {}", x.shape.empty() ? "" : "X + ",
+                             opt.base, opt.layout);
     const std::int64_t start = opt.start;
-    info.labels.push_back({"position", [start](std::size_t r) {
-                               return std::to_string(start + static_cast<std::int64_t>(r));
+    if (x.shape.size() == 3)
+        info.labels.push_back({"batch", [n](std::size_t r) { return std::to_string(r / n); }});
+    info.labels.push_back({"position", [start, n](std::size_t r) {
+                               return std::to_string(start + static_cast<std::int64_t>(r % n));
                            }});
     for (std::size_t j = cols.begin; j < cols.end; ++j) info.column_labels.push_back(std::to_string(j));
     info.shape = {n, cols.size()};
+    if (x.shape.size() == 3) info.shape.insert(info.shape.begin(), batch);
     info.dtype = output.dtype();
 
+    // Output row g is position g % n of batch item g / n. produce() writes rows
+    // [g, g + count) as (count, columns) into out; it only reads shared state, so the next
+    // chunk is computed on a second thread while this one is written.
+    const std::size_t block = encoder.block_rows(), columns = cols.size(), total = batch * n;
+    auto produce = [&](std::size_t g, std::size_t count, std::vector<double>& out,
+                       std::vector<double>& P) {
+        out.resize(count * columns);
+        P.resize(block * d);
+        for (std::size_t done = 0; done < count;) {
+            const std::size_t b = (g + done) / n, r = (g + done) % n;
+            const std::size_t c = std::min({block, n - r, count - done});
+            encoder.fill(start + static_cast<std::int64_t>(r), c, P.data());  // (c, d)
+            if (!x.shape.empty()) {
+                const double* xr = &x.values[(b * n + r) * d];  // X[b, r:r+c, :]
+                for (std::size_t k = 0; k < c * d; ++k) P[k] += xr[k];
+            }
+            for (std::size_t k = 0; k < c; ++k)
+                std::copy_n(&P[k * d + cols.begin], columns, &out[(done + k) * columns]);
+            done += c;
+        }
+    };
     io::ArraySink& sink = output.sink();
     sink.begin(info);
-    const std::size_t block = encoder.block_rows();
-    std::vector<double> P(block * d), selected(block * cols.size());
-    for (std::size_t r = 0; r < n; r += block) {
-        const std::size_t count = std::min(block, n - r);
-        encoder.fill(start + static_cast<std::int64_t>(r), count, P.data());  // (count, d)
-        const double* rows = P.data();
-        if (cols.size() != d) {
-            for (std::size_t k = 0; k < count; ++k)
-                std::copy_n(&P[k * d + cols.begin], cols.size(), &selected[k * cols.size()]);
-            rows = selected.data();
+    const std::size_t chunk = 16 * block;
+    const bool ahead = thread_count(opt.out) > 1;
+    std::vector<double> current, next, scratch_a, scratch_b;
+    if (total > 0) produce(0, std::min(chunk, total), current, scratch_a);
+    for (std::size_t g = 0; g < total; g += chunk) {
+        const std::size_t g_next = g + chunk;
+        std::future<void> computing;
+        if (g_next < total) {
+            auto work = [&, g_next] {
+                produce(g_next, std::min(chunk, total - g_next), next, scratch_b);
+            };
+            if (ahead)
+                computing = std::async(std::launch::async, work);
+            else
+                computing = std::async(std::launch::deferred, work);
         }
-        sink.rows(r, rows, count);
+        sink.rows(g, current.data(), std::min(chunk, total - g));
+        if (computing.valid()) computing.get();
+        std::swap(current, next);
     }
     sink.end();
     output.commit();
@@ -83,6 +148,9 @@ Command add_encode(CLI::App& root) {
     auto opt = std::make_shared<EncodeOptions>();  // bound addresses must outlive parse()
     CLI::App* sub = root.add_subcommand(
         "encode", "Sinusoidal positional-encoding matrix P (n x d), or X + P");
+    sub->add_option("--add", opt->add,
+                    "Print X + P for X in an .npy file, (n, d) or (b, n, d); - reads stdin")
+        ->type_name("FILE");
     sub->add_option("-n,--positions", opt->positions, "Number of positions (rows)")
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
         ->capture_default_str();
@@ -106,7 +174,11 @@ Command add_encode(CLI::App& root) {
         "  attn encode -n 60 -d 32 --columns 6:10   columns 6 to 9, the book's figure\n"
         "  attn encode -n 1000000 -d 128 -o P.npy   streamed: memory does not grow with n\n"
         "  attn encode -n 4 -d 6 -f csv --precision 6\n");
-    return {sub, [opt] { return run_encode(*opt); }};
+    return {sub, [opt, sub] {
+                opt->positions_given = sub->count("--positions") > 0;
+                opt->dim_given = sub->count("--dim") > 0;
+                return run_encode(*opt);
+            }};
 }
 
 }  // namespace attn::cli
