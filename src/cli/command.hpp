@@ -20,6 +20,7 @@ struct UsageError : std::invalid_argument {
 
 Command add_encode(CLI::App& root);
 Command add_bits(CLI::App& root);
+Command add_attend(CLI::App& root);
 Command add_complexity(CLI::App& root);
 
 }  // namespace attn::cli
