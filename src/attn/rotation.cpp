@@ -45,8 +45,8 @@ double unit_roundoff(Precision p) {
 }
 
 double rotation_tolerance(Precision p, std::int64_t i, std::int64_t delta) {
-    return unit_roundoff(p) *
-           (16.0 + 4.0 * (static_cast<double>(magnitude(i)) + static_cast<double>(magnitude(delta))));
+    return unit_roundoff(p) * (16.0 + 4.0 * (static_cast<double>(magnitude(i)) +
+                                             static_cast<double>(magnitude(delta))));
 }
 
 EncodingRows::EncodingRows(std::size_t d, double base, Precision precision, std::size_t max_block)
@@ -64,7 +64,9 @@ EncodingRows::EncodingRows(std::size_t d, double base, Precision precision, std:
     }
 }
 
-std::size_t EncodingRows::block_rows() const { return block_; }
+std::size_t EncodingRows::block_rows() const {
+    return block_;
+}
 
 void EncodingRows::fill(std::int64_t first, std::size_t count, double* out) const {
     if (count > block_) throw std::invalid_argument("EncodingRows::fill: count > block_rows()");
@@ -76,8 +78,8 @@ void EncodingRows::fill(std::int64_t first, std::size_t count, double* out) cons
         const auto position = static_cast<float>(first + static_cast<std::int64_t>(k));
         double* row = out + k * d_;
         for (std::size_t j = 0; j < divisor_.size(); ++j) {
-            const float a = position / divisor_[j];  // (1,) / (1,) in float32
-            row[2 * j] = std::sin(a);                // sinf
+            const float a = position / divisor_[j];            // (1,) / (1,) in float32
+            row[2 * j] = std::sin(a);                          // sinf
             if (2 * j + 1 < d_) row[2 * j + 1] = std::cos(a);  // cosf
         }
     }
@@ -139,8 +141,9 @@ std::vector<std::int64_t> parse_offsets(std::string_view text, std::size_t max_c
             const std::size_t c2 = item.find(':', c1 + 1);
             const std::int64_t a = parse_int(item.substr(0, c1), whole);
             const std::int64_t b = parse_int(item.substr(c1 + 1, c2 - c1 - 1), whole);
-            const std::int64_t step =
-                c2 == std::string_view::npos ? (b >= a ? 1 : -1) : parse_int(item.substr(c2 + 1), whole);
+            const std::int64_t step = c2 == std::string_view::npos
+                                          ? (b >= a ? 1 : -1)
+                                          : parse_int(item.substr(c2 + 1), whole);
             if (step == 0) throw std::invalid_argument("'" + std::string(item) + "': STEP is 0");
             if ((b - a) / step < 0)
                 throw std::invalid_argument("'" + std::string(item) +
@@ -164,7 +167,8 @@ std::uint64_t scan_bytes(std::size_t d, const std::vector<std::int64_t>& offsets
     const std::uint64_t ring = (max_abs + 1) * d * sizeof(double);
     const std::uint64_t block = 256ull * d * sizeof(double);
     const std::uint64_t tables = 2ull * 256 * ((d + 1) / 2) * sizeof(long double);
-    const std::uint64_t results = offsets.size() * (sizeof(OffsetResult) + (d / 2) * sizeof(PairError));
+    const std::uint64_t results =
+        offsets.size() * (sizeof(OffsetResult) + (d / 2) * sizeof(PairError));
     return ring + block + tables + results;
 }
 
@@ -195,9 +199,9 @@ std::vector<OffsetResult> scan_offsets(const ScanSpec& spec,
     std::uint64_t max_abs = 0;
     for (std::int64_t o : offsets) {
         if (magnitude(o) >= n)
-            throw std::invalid_argument("offset " + std::to_string(o) +
-                                        " leaves no pair of positions among n = " +
-                                        std::to_string(n));
+            throw std::invalid_argument(
+                "offset " + std::to_string(o) +
+                " leaves no pair of positions among n = " + std::to_string(n));
         max_abs = std::max(max_abs, magnitude(o));
     }
     const EncodingRows rows(d, spec.base, spec.precision, std::min<std::size_t>(n, 256));
@@ -250,15 +254,18 @@ std::vector<OffsetResult> scan_offsets(const ScanSpec& spec,
                     worst = std::max(worst, e);
                     dot += pi[2 * j] * pj[2 * j] + pi[2 * j + 1] * pj[2 * j + 1];
                 }
-                const double tol = spec.tol > 0 ? spec.tol : rotation_tolerance(spec.precision, i, delta);
+                const double tol =
+                    spec.tol > 0 ? spec.tol : rotation_tolerance(spec.precision, i, delta);
                 const double ratio = worst / tol;
                 if (out.checked == 0 || worst > out.max_error)
                     out.max_error = worst, out.at_i = i, out.tol_at_i = tol;
-                if (out.checked == 0 || ratio > out.max_ratio) out.max_ratio = ratio, out.ratio_i = i;
+                if (out.checked == 0 || ratio > out.max_ratio)
+                    out.max_ratio = ratio, out.ratio_i = i;
                 if (dot < out.dot_min) out.dot_min = dot, out.dot_min_i = i;
                 if (dot > out.dot_max) out.dot_max = dot, out.dot_max_i = i;
                 const double de = std::fabs(dot - out.dot_closed);
-                if (out.checked == 0 || de > out.dot_max_error) out.dot_max_error = de, out.dot_error_i = i;
+                if (out.checked == 0 || de > out.dot_max_error)
+                    out.dot_max_error = de, out.dot_error_i = i;
                 ++out.checked;
             }
         }

@@ -20,5 +20,6 @@ struct UsageError : std::invalid_argument {
 
 Command add_encode(CLI::App& root);
 Command add_bits(CLI::App& root);
+Command add_rotate(CLI::App& root);
 
 }  // namespace attn::cli

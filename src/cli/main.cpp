@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
         "  attn bits -n 8 -d 8                         binary digits beside column periods\n"
         "See man attn for every option, format and exit status.");
 
-    const std::vector<Command> commands{add_encode(app), add_bits(app)};
+    const std::vector<Command> commands{add_encode(app), add_bits(app), add_rotate(app)};
 
     try {
         app.parse(argc, argv);

@@ -37,14 +37,18 @@ TEST_CASE("rotation: closed forms of R_j, M_delta and sum_j cos(delta w_j)") {
             CHECK(R.sin == doctest::Approx(std::sin(delta * w)).epsilon(1e-15));
             // R maps (sin iw, cos iw) to (sin (i+delta)w, cos (i+delta)w): the chapter's algebra.
             const std::int64_t i = 11;
-            const double y0 = R.cos * pair_value(i, j, d, false) + R.sin * pair_value(i, j, d, true);
-            const double y1 = -R.sin * pair_value(i, j, d, false) + R.cos * pair_value(i, j, d, true);
+            const double y0 =
+                R.cos * pair_value(i, j, d, false) + R.sin * pair_value(i, j, d, true);
+            const double y1 =
+                -R.sin * pair_value(i, j, d, false) + R.cos * pair_value(i, j, d, true);
             CHECK(std::fabs(y0 - double(pair_value(i + delta, j, d, false))) < 1e-15);
             CHECK(std::fabs(y1 - double(pair_value(i + delta, j, d, true))) < 1e-15);
         }
         long double want = 0;
-        for (std::size_t j = 0; j < d / 2; ++j) want += std::cos(delta * std::pow(10000.0L, -2.0L * j / d));
-        CHECK(attn::dot_closed_form(delta, d, 10000.0) == doctest::Approx(double(want)).epsilon(1e-15));
+        for (std::size_t j = 0; j < d / 2; ++j)
+            want += std::cos(delta * std::pow(10000.0L, -2.0L * j / d));
+        CHECK(attn::dot_closed_form(delta, d, 10000.0) ==
+              doctest::Approx(double(want)).epsilon(1e-15));
     }
     CHECK(attn::dot_closed_form(0, 512, 10000.0) == 256.0);
 
@@ -61,14 +65,16 @@ TEST_CASE("rotation: closed forms of R_j, M_delta and sum_j cos(delta w_j)") {
 TEST_CASE("rotation: M_delta applied to P reproduces the shifted P") {
     const std::size_t n = 300, d = 64;
     for (std::int64_t delta : {1, 5, 37}) {
-        const xt::xtensor<double, 2> P = attn::positional_encoding(n, d, 10000.0, 0, attn::Layout::interleaved,
-                                                                   attn::Combine::extended);
+        const xt::xtensor<double, 2> P = attn::positional_encoding(
+            n, d, 10000.0, 0, attn::Layout::interleaved, attn::Combine::extended);
         const xt::xtensor<double, 2> M = attn::offset_matrix(delta, d, 10000.0, Precision::float64);
         const std::size_t m = n - static_cast<std::size_t>(delta);
-        const xt::xtensor<double, 2> head = xt::view(P, xt::range(0, m), xt::all());  // P[i], owning
+        const xt::xtensor<double, 2> head =
+            xt::view(P, xt::range(0, m), xt::all());  // P[i], owning
         const xt::xtensor<double, 2> shifted = xt::view(P, xt::range(delta, n), xt::all());
         const xt::xtensor<double, 2> MT = xt::transpose(M);
-        const xt::xtensor<double, 2> got = xt::linalg::dot(head, MT);  // (m, d) x (d, d): rows M P[i]
+        const xt::xtensor<double, 2> got =
+            xt::linalg::dot(head, MT);  // (m, d) x (d, d): rows M P[i]
         const double diff = xt::amax(xt::abs(got - shifted))();
         INFO("delta = " << delta << ", max |P[:m] M^T - P[delta:]| = " << diff);
         CHECK(diff < 1e-13);
@@ -136,7 +142,8 @@ TEST_CASE("rotation: a deliberately perturbed P fails the default tolerance") {
             spec.precision = p;
             const double bump = 2 * attn::rotation_tolerance(p, at, 3);
             const auto planted = [bump, at](std::int64_t first, std::size_t count, double* rows) {
-                if (first <= at && at < first + std::int64_t(count)) rows[(at - first) * 32 + 6] += bump;
+                if (first <= at && at < first + std::int64_t(count))
+                    rows[(at - first) * 32 + 6] += bump;
             };
             const auto clean = attn::scan_offsets(spec, {1, 3});
             const auto bad = attn::scan_offsets(spec, {1, 3}, planted);
@@ -194,8 +201,8 @@ TEST_CASE("rotation: odd d leaves the lone sine out") {
     CHECK(rs[0].pairs.size() == 3);
     CHECK(rs[0].passed());
     CHECK(rs[0].dot_max - rs[0].dot_min < 1e-13);  // the lone sine is not in the dot product
-    const long double want =
-        std::cos(3.0L) + std::cos(3 * std::pow(10000.0L, -2.0L / 7)) + std::cos(3 * std::pow(10000.0L, -4.0L / 7));
+    const long double want = std::cos(3.0L) + std::cos(3 * std::pow(10000.0L, -2.0L / 7)) +
+                             std::cos(3 * std::pow(10000.0L, -4.0L / 7));
     CHECK(rs[0].dot_closed == doctest::Approx(double(want)).epsilon(1e-15));
     CHECK_THROWS_AS(attn::scan_offsets(spec, {100}), std::invalid_argument);
     spec.d = 1;
@@ -223,7 +230,8 @@ TEST_CASE("rotation: --offset syntax") {
     CHECK(attn::parse_offsets("10:1:-4", 100) == V{10, 6, 2});
     CHECK(attn::parse_offsets("-2:2,7", 100) == V{-2, -1, 0, 1, 2, 7});
     CHECK(attn::parse_offsets("3:1", 100) == V{3, 2, 1});
-    for (const char* bad : {"", "x", "1,", "1:", ":3", "1:5:0", "1:5:-1", "1.5", "1:2:3:4", "99999999999999999"})
+    for (const char* bad :
+         {"", "x", "1,", "1:", ":3", "1:5:0", "1:5:-1", "1.5", "1:2:3:4", "99999999999999999"})
         CHECK_THROWS_AS(attn::parse_offsets(bad, 100), std::invalid_argument);
     CHECK_THROWS_AS(attn::parse_offsets("1:1000", 100), std::invalid_argument);
 }
