@@ -3,7 +3,9 @@
 // dependence of P[i]·P[i+delta]. Exit 3 when an error exceeds the tolerance.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <memory>
 #include <numbers>
 #include <string>
@@ -50,58 +52,75 @@ io::ArrayInfo table_info(std::string name, std::string title, std::vector<std::s
     return info;
 }
 
-void write_rows(io::ArraySink& sink, const io::ArrayInfo& info,
-                const std::vector<std::vector<double>>& rows) {
+// Streams rows.size() == info.rows() rows, each made by row(r, out) when it is written: the
+// pairs table has offsets x d/2 rows, so it is never held whole.
+template <typename MakeRow>
+void write_rows(io::ArraySink& sink, const io::ArrayInfo& info, MakeRow row) {
     sink.begin(info);
-    for (std::size_t r = 0; r < rows.size(); ++r) sink.rows(r, rows[r].data(), 1);
+    std::vector<double> values(info.columns());
+    for (std::size_t r = 0; r < info.rows(); ++r) {
+        row(r, values.data());
+        sink.rows(r, values.data(), 1);
+    }
     sink.end();
 }
 
 void write_pairs(io::ArraySink& sink, const std::vector<OffsetResult>& results, std::size_t d,
                  double base, Precision precision) {
     const std::size_t pairs = (d + 1) / 2;  // the lone sine of an odd d gets a row of NaN errors
-    std::vector<std::vector<double>> rows;
-    for (const OffsetResult& r : results)
-        for (std::size_t j = 0; j < pairs; ++j) {
-            const double w = pair_frequency(j, d, base);
-            const PairRotation R = pair_rotation(r.delta, j, d, base, precision);
-            const bool paired = j < r.pairs.size();
-            rows.push_back({as_double(r.delta), as_double(static_cast<std::int64_t>(j)), w,
-                            2 * std::numbers::pi / w, R.cos, R.sin,
-                            paired ? r.pairs[j].max_error : NAN,
-                            paired ? as_double(r.pairs[j].at_i) : NAN});
-        }
-    write_rows(sink,
-               table_info("pairs", "rotation per column pair: worst |R p_i - p_(i+delta)| over i",
-                          {"delta", "j", "w", "wavelength", "cos", "sin", "max_error", "at_i"},
-                          rows.size()),
-               rows);
+    const io::ArrayInfo info =
+        table_info("pairs", "rotation per column pair: worst |R p_i - p_(i+delta)| over i",
+                   {"delta", "j", "w", "wavelength", "cos", "sin", "max_error", "at_i"},
+                   results.size() * pairs);
+    write_rows(sink, info, [&](std::size_t row, double* out) {
+        const OffsetResult& r = results[row / pairs];
+        const std::size_t j = row % pairs;
+        const double w = pair_frequency(j, d, base);
+        const PairRotation R = pair_rotation(r.delta, j, d, base, precision);
+        const bool paired = j < r.pairs.size();
+        const double values[] = {as_double(r.delta),
+                                 as_double(static_cast<std::int64_t>(j)),
+                                 w,
+                                 2 * std::numbers::pi / w,
+                                 R.cos,
+                                 R.sin,
+                                 paired ? r.pairs[j].max_error : NAN,
+                                 paired ? as_double(r.pairs[j].at_i) : NAN};
+        std::copy(std::begin(values), std::end(values), out);
+    });
 }
 
 void write_summary(io::ArraySink& sink, const std::vector<OffsetResult>& results) {
-    std::vector<std::vector<double>> rows;
-    for (const OffsetResult& r : results)
-        rows.push_back({as_double(r.delta), r.max_error, as_double(r.at_i), r.tol_at_i, r.max_ratio,
-                        as_double(r.ratio_i), r.passed() ? 1.0 : 0.0});
-    write_rows(sink,
-               table_info("summary", "worst error per offset against the tolerance",
-                          {"delta", "max_error", "at_i", "tol", "ratio", "ratio_at_i", "pass"},
-                          rows.size()),
-               rows);
+    const io::ArrayInfo info = table_info(
+        "summary", "worst error per offset against the tolerance",
+        {"delta", "max_error", "at_i", "tol", "ratio", "ratio_at_i", "pass"}, results.size());
+    write_rows(sink, info, [&](std::size_t row, double* out) {
+        const OffsetResult& r = results[row];
+        const double values[] = {
+            as_double(r.delta), r.max_error,          as_double(r.at_i),     r.tol_at_i,
+            r.max_ratio,        as_double(r.ratio_i), r.passed() ? 1.0 : 0.0};
+        std::copy(std::begin(values), std::end(values), out);
+    });
 }
 
 void write_dot(io::ArraySink& sink, const std::vector<OffsetResult>& results) {
-    std::vector<std::vector<double>> rows;
-    for (const OffsetResult& r : results)
-        rows.push_back({as_double(r.delta), r.dot_min, as_double(r.dot_min_i), r.dot_max,
-                        as_double(r.dot_max_i), r.dot_max - r.dot_min, r.dot_closed,
-                        r.dot_max_error, as_double(r.dot_error_i)});
-    write_rows(sink,
-               table_info("dot", "P[i]·P[i+delta] over i against sum_j cos(delta w_j)",
-                          {"delta", "min", "min_i", "max", "max_i", "spread", "closed_form",
-                           "max_error", "error_i"},
-                          rows.size()),
-               rows);
+    const io::ArrayInfo info = table_info(
+        "dot", "P[i]·P[i+delta] over i against sum_j cos(delta w_j)",
+        {"delta", "min", "min_i", "max", "max_i", "spread", "closed_form", "max_error", "error_i"},
+        results.size());
+    write_rows(sink, info, [&](std::size_t row, double* out) {
+        const OffsetResult& r = results[row];
+        const double values[] = {as_double(r.delta),
+                                 r.dot_min,
+                                 as_double(r.dot_min_i),
+                                 r.dot_max,
+                                 as_double(r.dot_max_i),
+                                 r.dot_max - r.dot_min,
+                                 r.dot_closed,
+                                 r.dot_max_error,
+                                 as_double(r.dot_error_i)};
+        std::copy(std::begin(values), std::end(values), out);
+    });
 }
 
 // M_delta for every offset: one (offsets, d, d) array, streamed one row at a time.
@@ -128,18 +147,19 @@ void write_matrix(io::ArraySink& sink, io::Dtype dtype, const std::vector<std::i
 }
 
 void write_sweep(io::ArraySink& sink, const std::vector<SweepRow>& sweep) {
-    std::vector<std::vector<double>> rows;
-    for (const SweepRow& s : sweep)
-        rows.push_back({as_double(s.position), s.float32.max_error, as_double(s.float32.at_i),
-                        s.float32.tol_at_i, s.float32.max_ratio, s.float64.max_error,
-                        as_double(s.float64.at_i), s.float64.tol_at_i, s.float64.max_ratio});
-    write_rows(
-        sink,
+    const io::ArrayInfo info =
         table_info("sweep", "worst rotation error against the position, float32 and float64",
                    {"position", "float32_max_error", "float32_at_i", "float32_tol", "float32_ratio",
                     "float64_max_error", "float64_at_i", "float64_tol", "float64_ratio"},
-                   rows.size()),
-        rows);
+                   sweep.size());
+    write_rows(sink, info, [&](std::size_t row, double* out) {
+        const SweepRow& s = sweep[row];
+        const double values[] = {
+            as_double(s.position),     s.float32.max_error, as_double(s.float32.at_i),
+            s.float32.tol_at_i,        s.float32.max_ratio, s.float64.max_error,
+            as_double(s.float64.at_i), s.float64.tol_at_i,  s.float64.max_ratio};
+        std::copy(std::begin(values), std::end(values), out);
+    });
 }
 
 // One line on stderr for the worst failure; the exit status says the rest.
