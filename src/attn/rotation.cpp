@@ -214,7 +214,7 @@ std::vector<OffsetResult> scan_offsets(const ScanSpec& spec,
     std::vector<OffsetResult> res(offsets.size());
     for (std::size_t o = 0; o < offsets.size(); ++o) {
         res[o].delta = offsets[o];
-        res[o].pairs.assign(pairs, PairError{});
+        res[o].pairs.assign(pairs, PairError{-1.0, 0});  // the first i always sets it
         res[o].dot_closed = dot_closed_form(offsets[o], d, spec.base);
         res[o].dot_min = std::numeric_limits<double>::infinity();
         res[o].dot_max = -std::numeric_limits<double>::infinity();
@@ -250,7 +250,7 @@ std::vector<OffsetResult> scan_offsets(const ScanSpec& spec,
                     const double e = f32 ? pair_residual(rot[o].cf[j], rot[o].sf[j], pi, pj, j)
                                          : pair_residual(rot[o].c[j], rot[o].s[j], pi, pj, j);
                     PairError& pe = out.pairs[j];
-                    if (e > pe.max_error || out.checked == 0) pe.max_error = e, pe.at_i = i;
+                    if (e > pe.max_error) pe.max_error = e, pe.at_i = i;
                     worst = std::max(worst, e);
                     dot += pi[2 * j] * pj[2 * j] + pi[2 * j + 1] * pj[2 * j + 1];
                 }
