@@ -276,7 +276,7 @@ Command add_rotate(CLI::App& root) {
         ->capture_default_str();
     sub->add_option("--offset", opt->offset,
                     "Offsets delta: 5, a list 1,5,10, or a range A:B[:STEP] with B included; "
-                    "negatives allowed (--offset=-5:5)")
+                    "negatives allowed (-5:5)")
         ->type_name("LIST")
         ->capture_default_str();
     opt->tol_option = sub->add_option(

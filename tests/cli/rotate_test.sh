@@ -50,6 +50,9 @@ awk -F, 'NR == 2 && ($1 != -5 || $3 < 5) { exit 1 } NR == 4 && ($1 != 19 || $3 !
     fail "negative offsets: $(cat "$OUT")"
 expect_status 0 "$ATTN" rotate -n 20 -d 4 --offset -3 --show summary -f csv
 expect_grep '^-3,' "$OUT"
+expect_status 0 "$ATTN" rotate -n 20 -d 4 --offset -2:2 --show summary -f csv --no-header
+checks=$((checks + 1))
+[ "$(cut -d, -f1 "$OUT" | tr '\n' ' ')" = "-2 -1 0 1 2 " ] || fail "--offset -2:2: $(cat "$OUT")"
 
 # --show dot: spread of P[i].P[i+delta] over i and the closed form sum_j cos(delta w_j).
 expect_status 0 "$ATTN" rotate -n 2000 -d 128 --offset 0,1,10 --dtype float64 --show dot
