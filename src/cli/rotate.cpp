@@ -219,21 +219,27 @@ int run_rotate(const RotateOptions& opt) {
     spec.tol = fixed_tol ? opt.tol : 0.0;
     spec.precision = opt.out.dtype == "float64" ? Precision::float64 : Precision::float32;
 
-    if (d % 2 == 1)
+    // Said once, after every usage check, so a bad value still gets its one-line message.
+    const auto note_odd_d = [&] {
+        if (d % 2 == 0) return;
         fmt::print(
             stderr,
             "attn: rotate: note: d = {} is odd: column {} (the sine of pair {}) has no cosine "
             "beside it, so no linear map of P[i] gives it; it is left out of the check and the "
             "dot product{}\n",
             d, d - 1, d / 2,
-            opt.show == "matrix" ? ", and its row of M is NaN"
-                                 : (opt.show == "pairs" ? ", and its errors are NaN" : ""));
+            sweep                  ? ""
+            : opt.show == "matrix" ? ", and its row of M is NaN"
+            : opt.show == "pairs"  ? ", and its errors are NaN"
+                                   : "");
+    };
 
     if (sweep) {
         const auto up_to = static_cast<std::int64_t>(opt.up_to);
         if (up_to + opt.positions > (std::int64_t{1} << 52))
             throw UsageError("--positions-up-to: the last window ends beyond 2^52");
         Output output(opt.out, 1);
+        note_odd_d();
         const std::vector<SweepRow> rows = sweep_positions(spec, offsets, up_to);
         write_sweep(output.sink(), rows);
         output.commit();
@@ -246,6 +252,7 @@ int run_rotate(const RotateOptions& opt) {
     }
 
     Output output(opt.out, 1);  // checks the format before the scan runs
+    note_odd_d();
     const std::vector<OffsetResult> results = scan_offsets(spec, offsets);
     if (opt.show == "pairs") write_pairs(output.sink(), results, d, opt.base, spec.precision);
     if (opt.show == "summary") write_summary(output.sink(), results);
