@@ -22,5 +22,6 @@ Command add_encode(CLI::App& root);
 Command add_bits(CLI::App& root);
 Command add_attend(CLI::App& root);
 Command add_complexity(CLI::App& root);
+Command add_rotate(CLI::App& root);
 
 }  // namespace attn::cli

@@ -50,8 +50,8 @@ int main(int argc, char** argv) {
         "  attn bits -n 8 -d 8                         binary digits beside column periods\n"
         "See man attn for every option, format and exit status.\n");
 
-    const std::vector<Command> commands{add_encode(app), add_attend(app), add_complexity(app),
-                                        add_bits(app)};
+    const std::vector<Command> commands{add_encode(app), add_attend(app), add_rotate(app),
+                                        add_complexity(app), add_bits(app)};
 
     try {
         app.parse(argc, argv);
