@@ -5,9 +5,11 @@
 #include <string>
 
 #include "io/csv.hpp"
+#include "io/heatmap.hpp"
 #include "io/json.hpp"
 #include "io/npy.hpp"
 #include "io/npz.hpp"
+#include "io/svg.hpp"
 #include "io/table.hpp"
 
 namespace attn::io {
@@ -21,10 +23,10 @@ struct FormatEntry {
 };
 
 constexpr std::array kFormats{
-    FormatEntry{Format::csv, "csv", ".csv"},       FormatEntry{Format::tsv, "tsv", ".tsv"},
-    FormatEntry{Format::table, "table", ".txt"},   FormatEntry{Format::npy, "npy", ".npy"},
-    FormatEntry{Format::npz, "npz", ".npz"},       FormatEntry{Format::json, "json", ".json"},
-    FormatEntry{Format::svg, "svg", ".svg"},       FormatEntry{Format::heatmap, "heatmap", ".txt"},
+    FormatEntry{Format::csv, "csv", ".csv"},     FormatEntry{Format::tsv, "tsv", ".tsv"},
+    FormatEntry{Format::table, "table", ".txt"}, FormatEntry{Format::npy, "npy", ".npy"},
+    FormatEntry{Format::npz, "npz", ".npz"},     FormatEntry{Format::json, "json", ".json"},
+    FormatEntry{Format::svg, "svg", ".svg"},     FormatEntry{Format::heatmap, "heatmap", ".txt"},
 };
 
 }  // namespace
@@ -67,7 +69,9 @@ std::string_view format_extension(Format f) {
     return "";
 }
 
-bool is_binary(Format f) { return f == Format::npy || f == Format::npz; }
+bool is_binary(Format f) {
+    return f == Format::npy || f == Format::npz;
+}
 
 bool holds_several_arrays(Format f) {
     return f == Format::npz || f == Format::json || f == Format::table || f == Format::heatmap;
@@ -75,14 +79,22 @@ bool holds_several_arrays(Format f) {
 
 std::unique_ptr<ArraySink> make_writer(Format f, OutputFile& out, const TextStyle& style) {
     switch (f) {
-        case Format::csv: return std::make_unique<CsvWriter>(out, ',', style);
-        case Format::tsv: return std::make_unique<CsvWriter>(out, '\t', style);
-        case Format::table: return std::make_unique<TableWriter>(out, style);
-        case Format::json: return std::make_unique<JsonWriter>(out, style);
-        case Format::npy: return std::make_unique<NpyWriter>(out);
-        case Format::npz: return std::make_unique<NpzWriter>(out);
+        case Format::csv:
+            return std::make_unique<CsvWriter>(out, ',', style);
+        case Format::tsv:
+            return std::make_unique<CsvWriter>(out, '\t', style);
+        case Format::table:
+            return std::make_unique<TableWriter>(out, style);
+        case Format::json:
+            return std::make_unique<JsonWriter>(out, style);
+        case Format::npy:
+            return std::make_unique<NpyWriter>(out);
+        case Format::npz:
+            return std::make_unique<NpzWriter>(out);
         case Format::svg:
-        case Format::heatmap: break;
+            return std::make_unique<SvgWriter>(out, style.picture);
+        case Format::heatmap:
+            return std::make_unique<HeatmapWriter>(out, style);
     }
     throw std::invalid_argument(std::string("--format: ") + std::string(format_name(f)) +
                                 " is not available for this output");
