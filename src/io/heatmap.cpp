@@ -170,17 +170,18 @@ void HeatmapWriter::end() {
     }
 
     // The colour scale, from the smallest to the largest value.
+    // Colours: kScaleCells full blocks; without colour, the ramp itself.
     std::string scale = value_label(scale_lo) + ' ';
-    for (std::size_t k = 0; k < kScaleCells; ++k) {
-        const double t = double(k) / double(kScaleCells - 1);
-        if (color) {
+    if (color) {
+        for (std::size_t k = 0; k < kScaleCells; ++k) {
+            const double t = double(k) / double(kScaleCells - 1);
             scale += fmt::format("\x1b[{}m", sgr_color(38, colormap_color(cmap, t), mode));
             scale += kFullBlock;
-        } else {
-            scale += ramp(t);
         }
+        scale += "\x1b[0m";
+    } else {
+        scale += kRamp;
     }
-    if (color) scale += "\x1b[0m";
     text += scale + fmt::format(" {}  {}\n", value_label(scale_hi), colormap_name(cmap));
     if (grid_.averaged())
         text +=
