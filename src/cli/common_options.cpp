@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <limits>
+#include <string_view>
 #include <thread>
 
 #include "attn/blas.hpp"
@@ -51,11 +52,16 @@ std::uint64_t parse_bytes(const std::string& text) {
     }
     double scale = 1;
     const std::string suffix = text.substr(pos);
-    if (suffix == "K" || suffix == "k") scale = 1024.0;
-    else if (suffix == "M") scale = 1024.0 * 1024;
-    else if (suffix == "G") scale = 1024.0 * 1024 * 1024;
-    else if (suffix == "T") scale = 1024.0 * 1024 * 1024 * 1024;
-    else if (!suffix.empty()) pos = 0;
+    if (suffix == "K" || suffix == "k")
+        scale = 1024.0;
+    else if (suffix == "M")
+        scale = 1024.0 * 1024;
+    else if (suffix == "G")
+        scale = 1024.0 * 1024 * 1024;
+    else if (suffix == "T")
+        scale = 1024.0 * 1024 * 1024 * 1024;
+    else if (!suffix.empty())
+        pos = 0;
     if (pos == 0 || !(value > 0) || value * scale > 1.8e19)
         throw UsageError("--max-memory: '" + text +
                          "' is not a size; use bytes or a number with K, M, G or T (e.g. 4G)");
@@ -89,6 +95,25 @@ void add_output_options(CLI::App& app, OutputOptions& opt) {
     app.add_option("--max-memory", opt.max_memory,
                    "Refuse requests needing more memory than this (default: half of RAM)")
         ->type_name("SIZE");
+    app.add_option("--cmap", opt.cmap,
+                   "Colour map of svg and heatmap (default: rdbu for data of both signs, "
+                   "else blues)")
+        ->check(CLI::IsMember({"blues", "viridis", "rdbu"}))
+        ->type_name("MAP");
+    app.add_option("--plot", opt.plot,
+                   "svg picture: heatmap, or lines (each column a curve over the rows)")
+        ->check(CLI::IsMember({"heatmap", "lines"}))
+        ->capture_default_str();
+}
+
+io::ColorMode heatmap_color_mode(bool to_terminal) {
+    const char* no_color = std::getenv("NO_COLOR");
+    const char* term = std::getenv("TERM");
+    if (!to_terminal || (no_color && *no_color) || (term && std::string_view(term) == "dumb"))
+        return io::ColorMode::none;
+    const char* colorterm = std::getenv("COLORTERM");
+    const std::string_view ct = colorterm ? colorterm : "";
+    return ct == "truecolor" || ct == "24bit" ? io::ColorMode::truecolor : io::ColorMode::xterm256;
 }
 
 std::size_t thread_count(const OutputOptions& opt) {
@@ -136,9 +161,15 @@ Output::Output(const OutputOptions& opt, std::size_t arrays) {
     if (opt.precision > 0) style.precision = opt.precision;
     style.header = !opt.no_header;
     style.threads = thread_count(opt);
+    if (!opt.cmap.empty()) style.picture.cmap = io::parse_colormap(opt.cmap);
+    style.picture.plot = opt.plot == "lines" ? io::Plot::lines : io::Plot::heatmap;
+    if (style.picture.plot == io::Plot::lines && format_ != io::Format::svg)
+        throw UsageError(fmt::format("--plot lines draws an svg, not {}; use -f svg or -o FILE.svg",
+                                     io::format_name(format_)));
     blas::set_threads(static_cast<int>(style.threads));
 
     const bool to_stdout = opt.output == "-" || opt.output.empty();
+    style.picture.color = heatmap_color_mode(to_stdout && io::is_terminal(STDOUT_FILENO));
     if (to_stdout && io::is_terminal(STDOUT_FILENO)) {
         winsize ws{};
         if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) {
@@ -150,9 +181,9 @@ Output::Output(const OutputOptions& opt, std::size_t arrays) {
         if (const char* l = std::getenv("LINES")) style.height = std::max(0, std::atoi(l));
     }
     if (to_stdout && io::is_binary(format_) && io::is_terminal(STDOUT_FILENO))
-        throw UsageError(fmt::format(
-            "--format {}: binary data not written to a terminal; use -o FILE or a pipe",
-            io::format_name(format_)));
+        throw UsageError(
+            fmt::format("--format {}: binary data not written to a terminal; use -o FILE or a pipe",
+                        io::format_name(format_)));
 
     if (wants_directory(opt.output)) {
         if (!is_directory(opt.output))

@@ -1,5 +1,5 @@
 // The options every subcommand shares (-o -f --dtype --precision --no-header --threads
-// --max-memory) and the output they select.
+// --max-memory --cmap --plot) and the output they select.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -23,6 +23,8 @@ struct OutputOptions {
     bool no_header = false;
     std::size_t threads = 0;  // 0 = every core
     std::string max_memory;   // "" = half the physical memory
+    std::string cmap;         // "" = by the data: rdbu for both signs, else blues
+    std::string plot = "heatmap";
 };
 
 void add_output_options(CLI::App& app, OutputOptions& opt);
@@ -60,5 +62,10 @@ class Output {
 
 /// The format a run would use with these options and this many arrays (no file is opened).
 io::Format resolve_format(const OutputOptions& opt);
+
+/// The heatmap's colours for standard output: none (grey ramp) when it is not a terminal,
+/// NO_COLOR is set and non-empty, or TERM=dumb; 24-bit when COLORTERM is truecolor or
+/// 24bit; xterm's 256 colours otherwise. A file (-o) gets none.
+io::ColorMode heatmap_color_mode(bool to_terminal);
 
 }  // namespace attn::cli

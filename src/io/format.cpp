@@ -5,10 +5,12 @@
 #include <string>
 
 #include "io/csv.hpp"
+#include "io/heatmap.hpp"
 #include "io/json.hpp"
 #include "io/markdown.hpp"
 #include "io/npy.hpp"
 #include "io/npz.hpp"
+#include "io/svg.hpp"
 #include "io/table.hpp"
 
 namespace attn::io {
@@ -69,7 +71,9 @@ std::string_view format_extension(Format f) {
     return "";
 }
 
-bool is_binary(Format f) { return f == Format::npy || f == Format::npz; }
+bool is_binary(Format f) {
+    return f == Format::npy || f == Format::npz;
+}
 
 bool holds_several_arrays(Format f) {
     return f == Format::npz || f == Format::json || f == Format::table || f == Format::heatmap ||
@@ -86,7 +90,9 @@ std::unique_ptr<ArraySink> make_writer(Format f, OutputFile& out, const TextStyl
         case Format::npy: return std::make_unique<NpyWriter>(out);
         case Format::npz: return std::make_unique<NpzWriter>(out);
         case Format::svg:
-        case Format::heatmap: break;
+            return std::make_unique<SvgWriter>(out, style.picture);
+        case Format::heatmap:
+            return std::make_unique<HeatmapWriter>(out, style);
     }
     throw std::invalid_argument(std::string("--format: ") + std::string(format_name(f)) +
                                 " is not available for this output");

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "io/array_sink.hpp"
+#include "io/colormap.hpp"
 #include "io/output_file.hpp"
 
 namespace attn::io {
@@ -28,16 +29,30 @@ bool is_binary(Format f);
 /// Formats whose single output holds several arrays (npz, json, table, heatmap, md).
 bool holds_several_arrays(Format f);
 
-/// How text formats print numbers and what the table fits into.
-struct TextStyle {
-    std::optional<int> precision;   // significant digits; nullopt = shortest round-trip
-    bool header = true;             // csv/tsv header row
-    std::size_t width = 80;         // table: characters per line
-    std::size_t height = 0;         // table: lines per array, 0 = no limit
-    std::size_t threads = 1;        // text formatting threads
+/// What the picture formats (svg, heatmap) draw.
+///   plot:  heatmap (rows down, columns across) or lines (one curve per column over the
+///          rows; svg only).
+///   cmap:  nullopt = default_colormap(min, max) of the data (rdbu for both signs, else blues).
+///   color: heatmap's escapes: 24-bit, xterm 256 colours, or none (a grey character ramp).
+enum class Plot { heatmap, lines };
+enum class ColorMode { truecolor, xterm256, none };
+struct PictureStyle {
+    std::optional<Colormap> cmap;
+    Plot plot = Plot::heatmap;
+    ColorMode color = ColorMode::none;
 };
 
-/// The streaming writer for f onto out. svg and heatmap come with the picture writers.
+/// How text formats print numbers and what the table (and heatmap) fits into.
+struct TextStyle {
+    std::optional<int> precision;  // significant digits; nullopt = shortest round-trip
+    bool header = true;            // csv/tsv header row
+    std::size_t width = 80;        // table: characters per line
+    std::size_t height = 0;        // table: lines per array, 0 = no limit
+    std::size_t threads = 1;       // text formatting threads
+    PictureStyle picture;          // svg and heatmap
+};
+
+/// The streaming writer for f onto out.
 std::unique_ptr<ArraySink> make_writer(Format f, OutputFile& out, const TextStyle& style);
 
 }  // namespace attn::io

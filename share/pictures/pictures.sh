@@ -1,0 +1,10 @@
+# The README's pictures, made by attn itself: bash pictures.sh ATTN OUTDIR
+# Run by `cmake --build build/release --target pictures` (into share/pictures) and by the
+# test cli.pictures (into a scratch directory, compared byte for byte with these files).
+set -eu
+attn=$1
+out=$2
+"$attn" encode -n 60 -d 32 -o "$out/P.svg"
+"$attn" encode -n 60 -d 32 --cmap blues -o "$out/P-blues.svg"
+"$attn" encode -n 60 -d 32 --columns 6:10 --plot lines -o "$out/P-columns.svg"
+"$attn" bits -n 8 -o "$out/bits.svg"

@@ -1,0 +1,194 @@
+#include "io/heatmap.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string_view>
+#include <vector>
+
+#include "io/colormap.hpp"
+
+namespace attn::io {
+
+namespace {
+
+constexpr std::string_view kRamp = " .:-=+*#%@";   // light -> dark
+constexpr std::string_view kUpperHalf = "\u2580";  // ▀
+constexpr std::string_view kFullBlock = "\u2588";  // █
+constexpr std::size_t kScaleCells = 16;
+
+std::size_t display_width(const std::string& s) {
+    std::size_t w = 0;
+    for (unsigned char c : s)
+        if ((c & 0xC0) != 0x80) ++w;
+    return w;
+}
+
+std::string row_label(const ArrayInfo& info, std::size_t r) {
+    std::string s;
+    for (const auto& l : info.labels) {
+        if (!s.empty()) s += ' ';
+        s += l.value(r);
+    }
+    return s;
+}
+
+std::string column_label(const ArrayInfo& info, std::size_t j) {
+    return j < info.column_labels.size() ? info.column_labels[j] : std::to_string(j);
+}
+
+std::size_t nice_step(std::size_t need) {
+    for (std::size_t p = 1;; p *= 10)
+        for (std::size_t m : {1, 2, 5})
+            if (m * p >= need) return m * p;
+}
+
+std::string value_label(double v) {
+    std::string s = fmt::format("{:.4g}", v);
+    return s == "-0" ? "0" : s;
+}
+
+std::size_t ceil_div(std::size_t a, std::size_t b) {
+    return (a + b - 1) / b;
+}
+
+// SGR parameters for a foreground (38) or background (48) colour.
+std::string sgr_color(int layer, Rgb c, ColorMode mode) {
+    if (mode == ColorMode::xterm256) return fmt::format("{};5;{}", layer, xterm256(c));
+    return fmt::format("{};2;{};{};{}", layer, c.r, c.g, c.b);
+}
+
+char ramp(double t) {
+    const auto k = std::min(kRamp.size() - 1, static_cast<std::size_t>(t * double(kRamp.size())));
+    return kRamp[k];
+}
+
+void pad_left(std::string& line, const std::string& text, std::size_t width) {
+    const std::size_t w = display_width(text);
+    line.append(width > w ? width - w : 0, ' ');
+    line += text;
+}
+
+}  // namespace
+
+HeatmapWriter::HeatmapWriter(OutputFile& out, const TextStyle& style) : out_(out), style_(style) {}
+
+void HeatmapWriter::begin(const ArrayInfo& info) {
+    if (style_.picture.plot == Plot::lines)
+        throw std::invalid_argument("--plot lines draws an svg; use -f svg or -o FILE.svg");
+    info_ = info;
+    const std::size_t n = info_.rows(), d = info_.columns();
+    const bool color = style_.picture.color != ColorMode::none;
+
+    // Row labels: exact for arrays of up to 10000 rows, else the widest of the first and last.
+    label_width_ = 0;
+    if (n <= 10000) {
+        for (std::size_t r = 0; r < n; ++r)
+            label_width_ = std::max(label_width_, display_width(row_label(info_, r)));
+    } else if (n > 0) {
+        label_width_ =
+            std::max(display_width(row_label(info_, 0)), display_width(row_label(info_, n - 1)));
+    }
+    std::size_t column_label_width = 1;
+    for (std::size_t j = 0; j < d && j < 10000; ++j)
+        column_label_width = std::max(column_label_width, display_width(column_label(info_, j)));
+
+    // Room: the label and a space on the left; title, column labels, scale and note lines.
+    const std::size_t room_x =
+        style_.width > label_width_ + 2 ? style_.width - label_width_ - 1 : 1;
+    const std::size_t lines = style_.height == 0 ? 0 : (style_.height > 5 ? style_.height - 4 : 1);
+    const std::size_t max_rows = lines == 0 ? std::max<std::size_t>(n, 1) : lines * (color ? 2 : 1);
+    grid_ = BlockAverage(n, d, max_rows, room_x);
+    cell_width_ = std::clamp<std::size_t>(room_x / std::max<std::size_t>(grid_.cols(), 1), 1,
+                                          column_label_width + 1);
+}
+
+void HeatmapWriter::rows(std::size_t first_row, const double* values, std::size_t n_rows) {
+    grid_.add(first_row, values, n_rows, info_.dtype == Dtype::float32);
+}
+
+void HeatmapWriter::end() {
+    const std::size_t R = grid_.rows(), C = grid_.cols();
+    const std::size_t br = grid_.block_rows(), bc = grid_.block_cols();
+    const ColorMode mode = style_.picture.color;
+    const bool color = mode != ColorMode::none;
+    const auto [lo, hi] = grid_.finite_range();
+    const Colormap cmap = style_.picture.cmap.value_or(default_colormap(lo, hi));
+    const auto [scale_lo, scale_hi] = colormap_range(cmap, lo, hi);
+    auto position = [&, lo = lo, hi = hi](std::size_t i, std::size_t j) {
+        return colormap_position(cmap, grid_(i, j), lo, hi);
+    };
+
+    std::string text;
+    if (arrays_++ > 0) text += '\n';
+    std::string shape;
+    for (std::size_t k = 0; k < info_.shape.size(); ++k)
+        shape += (k ? " x " : "") + std::to_string(info_.shape[k]);
+    text += fmt::format("{} ({}, {})\n", info_.title.empty() ? info_.name : info_.title, shape,
+                        dtype_name(info_.dtype));
+
+    // Column labels at every step-th column, where they fit.
+    std::size_t widest = 1;
+    for (std::size_t j = 0; j < C; ++j)
+        widest = std::max(widest, display_width(column_label(info_, j * bc)));
+    const std::size_t step = nice_step(ceil_div(widest + 1, cell_width_));
+    std::string header(label_width_ + 1, ' ');
+    for (std::size_t j = 0; j < C; j += step) {
+        const std::size_t at = label_width_ + 1 + j * cell_width_;
+        if (display_width(header) > at) continue;
+        header.append(at - display_width(header), ' ');
+        header += column_label(info_, j * bc);
+    }
+    text += header + '\n';
+
+    // Cells: escape codes only where the colour changes along a line.
+    const std::size_t per_line = color ? 2 : 1;
+    for (std::size_t i = 0; i < R; i += per_line) {
+        std::string line;
+        pad_left(line, row_label(info_, i * br), label_width_);
+        line += ' ';
+        std::string last;
+        for (std::size_t j = 0; j < C; ++j) {
+            if (!color) {
+                line.append(cell_width_, ramp(position(i, j)));
+                continue;
+            }
+            const Rgb upper = colormap_color(cmap, position(i, j));
+            const std::string code =
+                i + 1 < R
+                    ? fmt::format("\x1b[{};{}m", sgr_color(38, upper, mode),
+                                  sgr_color(48, colormap_color(cmap, position(i + 1, j)), mode))
+                    : fmt::format("\x1b[{};49m", sgr_color(38, upper, mode));
+            if (code != last) line += code;
+            last = code;
+            for (std::size_t k = 0; k < cell_width_; ++k) line += kUpperHalf;
+        }
+        if (color) line += "\x1b[0m";
+        text += line + '\n';
+    }
+
+    // The colour scale, from the smallest to the largest value.
+    // Colours: kScaleCells full blocks; without colour, the ramp itself.
+    std::string scale = value_label(scale_lo) + ' ';
+    if (color) {
+        for (std::size_t k = 0; k < kScaleCells; ++k) {
+            const double t = double(k) / double(kScaleCells - 1);
+            scale += fmt::format("\x1b[{}m", sgr_color(38, colormap_color(cmap, t), mode));
+            scale += kFullBlock;
+        }
+        scale += "\x1b[0m";
+    } else {
+        scale += kRamp;
+    }
+    text += scale + fmt::format(" {}  {}\n", value_label(scale_hi), colormap_name(cmap));
+    if (grid_.averaged())
+        text +=
+            fmt::format("averaged in blocks of {} rows x {} columns to fit {}\n", br, bc,
+                        style_.height == 0 ? fmt::format("{} columns", style_.width)
+                                           : fmt::format("{} x {}", style_.width, style_.height));
+    out_.write(text);
+}
+
+}  // namespace attn::io

@@ -1,0 +1,43 @@
+// The terminal heatmap: each array as a grid of coloured cells with row and column labels.
+//   truecolor / xterm256: Unicode upper half blocks "▀", two rows per line (foreground =
+//     the upper row, background = the lower row), so cells are about square.
+//   none: one row per line, one character of the grey ramp " .:-=+*#%@" per cell (light
+//     to dark), no escape codes: for NO_COLOR, TERM=dumb, pipes and files.
+// Layout, per array:
+//   <title> (<shape>, <dtype>)
+//   <column labels, every 1, 2, 5, 10, ... columns>
+//   <row label> <cells>            (the label of the first row the line shows)
+//   <min> <colour scale> <max>  <colour map>
+//   averaged in blocks of R rows x C columns to fit W x H      (only when it did)
+// The grid fits TextStyle::width x height (height 0 = no limit) by averaging blocks of
+// cells; a column is 1 to (longest column label + 1) characters wide.
+// Several arrays are printed one after another, a blank line between them.
+#pragma once
+
+#include <string>
+
+#include "io/array_sink.hpp"
+#include "io/block_average.hpp"
+#include "io/format.hpp"
+#include "io/output_file.hpp"
+
+namespace attn::io {
+
+class HeatmapWriter : public ArraySink {
+  public:
+    HeatmapWriter(OutputFile& out, const TextStyle& style);
+    void begin(const ArrayInfo& info) override;
+    void rows(std::size_t first_row, const double* values, std::size_t n_rows) override;
+    void end() override;
+
+  private:
+    OutputFile& out_;
+    TextStyle style_;
+    ArrayInfo info_;
+    std::size_t arrays_ = 0;
+    std::size_t label_width_ = 0;  // characters of the row labels
+    std::size_t cell_width_ = 1;   // characters per grid column
+    BlockAverage grid_;
+};
+
+}  // namespace attn::io

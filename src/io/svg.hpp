@@ -1,0 +1,53 @@
+// SVG pictures of one array (a self-contained file, no script, no external font):
+//   heatmap: row i, column j drawn as a cell at (j, i) coloured by the colour map, with
+//            axes, tick labels (row and column labels), a colour bar with the value range,
+//            and a title with the array's title and shape.
+//   lines:   each column a curve over the rows, with a legend "Col <label>" (d2l's plot);
+//            at most kMaxSvgLines columns.
+// Large arrays are averaged into blocks: a heatmap has at most kMaxSvgCells cells, a curve
+// kMaxSvgPoints points; the title says so. Memory is bounded by those caps, not by the
+// array. Same array, same bytes: nothing depends on time, locale or the terminal.
+// An svg holds one array: a second begin() throws std::invalid_argument (use -o DIR/).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "io/array_sink.hpp"
+#include "io/block_average.hpp"
+#include "io/format.hpp"
+#include "io/output_file.hpp"
+
+namespace attn::io {
+
+constexpr std::size_t kMaxSvgCells = 200'000;
+constexpr std::size_t kMaxSvgPoints = 2'000;
+constexpr std::size_t kMaxSvgLines = 32;
+
+/// The grid an svg heatmap of a (rows x cols) array draws: at most kMaxSvgCells cells.
+/// The long side is averaged first: 1e6 x 32 keeps its 32 columns.
+BlockAverage svg_grid(std::size_t rows, std::size_t cols);
+
+class SvgWriter : public ArraySink {
+  public:
+    SvgWriter(OutputFile& out, const PictureStyle& style);
+    void begin(const ArrayInfo& info) override;
+    void rows(std::size_t first_row, const double* values, std::size_t n_rows) override;
+    void end() override;
+
+  private:
+    std::string heatmap() const;
+    std::string lines() const;
+    std::string title() const;
+
+    OutputFile& out_;
+    PictureStyle style_;
+    ArrayInfo info_;
+    bool started_ = false;
+    BlockAverage grid_;
+};
+
+/// text with & < > " ' escaped for XML.
+std::string xml_escape(const std::string& text);
+
+}  // namespace attn::io

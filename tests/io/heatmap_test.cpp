@@ -1,0 +1,109 @@
+#include "io/heatmap.hpp"
+
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "support/files.hpp"
+
+namespace {
+
+// The 2 x 2 matrix [[0, 1], [2, 3]] (or v) as the heatmap writer prints it.
+std::string write_heatmap(attn::io::TextStyle style, std::vector<double> v = {0, 1, 2, 3},
+                          std::size_t n = 2, std::size_t d = 2) {
+    attn::io::ArrayInfo info;
+    info.name = "M";
+    info.title = "matrix M";
+    info.labels.push_back({"row", [](std::size_t r) { return std::to_string(r); }});
+    for (std::size_t j = 0; j < d; ++j) info.column_labels.push_back(std::to_string(j));
+    info.shape = {n, d};
+    const std::string path = attn::test::scratch_path("h.txt");
+    {
+        attn::io::OutputFile out(path);
+        attn::io::HeatmapWriter w(out, style);
+        w.begin(info);
+        for (std::size_t r = 0; r < n; ++r) w.rows(r, v.data() + r * d, 1);
+        w.end();
+        w.finish();
+        out.commit();
+    }
+    return attn::test::read_file(path);
+}
+
+attn::io::TextStyle style(attn::io::ColorMode mode) {
+    attn::io::TextStyle s;
+    s.picture.color = mode;
+    s.picture.cmap = attn::io::Colormap::blues;
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("heatmap: 24-bit colour, two rows per line in upper half blocks") {
+    // blues at 0, 1/3, 2/3, 1 (interpolated between ColorBrewer's 9 classes):
+    // (247,251,255) (171,208,230) (55,135,192) (8,48,107); the scale at k/15.
+    const std::string t = write_heatmap(style(attn::io::ColorMode::truecolor));
+    INFO(t);
+    CHECK(t ==
+          "matrix M (2 x 2, float32)\n"
+          "  0 1\n"
+          "0 \x1b[38;2;247;251;255;48;2;55;135;192m\u2580\u2580"
+          "\x1b[38;2;171;208;230;48;2;8;48;107m\u2580\u2580\x1b[0m\n"
+          "0 "
+          "\x1b[38;2;247;251;255m\u2588\x1b[38;2;234;242;251m\u2588"
+          "\x1b[38;2;220;234;246m\u2588\x1b[38;2;208;225;242m\u2588"
+          "\x1b[38;2;193;217;237m\u2588\x1b[38;2;171;208;230m\u2588"
+          "\x1b[38;2;148;196;223m\u2588\x1b[38;2;121;181;217m\u2588"
+          "\x1b[38;2;96;167;210m\u2588\x1b[38;2;74;152;201m\u2588"
+          "\x1b[38;2;55;135;192m\u2588\x1b[38;2;37;117;183m\u2588"
+          "\x1b[38;2;23;100;171m\u2588\x1b[38;2;10;83;158m\u2588"
+          "\x1b[38;2;8;66;133m\u2588\x1b[38;2;8;48;107m\u2588"
+          "\x1b[0m 3  blues\n");
+}
+
+TEST_CASE("heatmap: 256 colours") {
+    const std::string t = write_heatmap(style(attn::io::ColorMode::xterm256), {0, 3, 3, 3}, 2, 2);
+    INFO(t);
+    CHECK(
+        t.find("0 \x1b[38;5;231;48;5;23m\u2580\u2580\x1b[38;5;23;48;5;23m\u2580\u2580\x1b[0m\n") !=
+        std::string::npos);
+}
+
+TEST_CASE("heatmap: without colour, a grey ramp and no escape codes") {
+    const std::string t = write_heatmap(style(attn::io::ColorMode::none));
+    INFO(t);
+    CHECK(t ==
+          "matrix M (2 x 2, float32)\n"
+          "  0 1\n"
+          "0   --\n"
+          "1 **@@\n"
+          "0  .:-=+*#%@ 3  blues\n");
+    CHECK(t.find('\x1b') == std::string::npos);
+}
+
+TEST_CASE("heatmap: an odd last row has the default background") {
+    const std::string t =
+        write_heatmap(style(attn::io::ColorMode::truecolor), {0, 1, 2, 3, 4, 5}, 3, 2);
+    INFO(t);
+    CHECK(t.find("2 \x1b[38;2;23;100;171;49m") != std::string::npos);
+}
+
+TEST_CASE("heatmap: averaged into blocks to fit the terminal, with a note") {
+    attn::io::TextStyle s = style(attn::io::ColorMode::none);
+    s.width = 10;  // 2 label characters and a space leave 7 columns for 16
+    s.height = 7;  // 3 lines of cells for 12 rows
+    std::vector<double> v(12 * 16);
+    for (std::size_t k = 0; k < v.size(); ++k) v[k] = double(k);
+    const std::string t = write_heatmap(s, v, 12, 16);
+    INFO(t);
+    CHECK(t.find("averaged in blocks of 4 rows x 3 columns to fit 10 x 7\n") != std::string::npos);
+    CHECK(t.find("\n 0       \n") != std::string::npos);
+    CHECK(t.find("\n 4 ===+++\n") != std::string::npos);
+    CHECK(t.find("\n 8 @@@@@@\n") != std::string::npos);
+}
+
+TEST_CASE("heatmap: several arrays, one after another; --plot lines is refused") {
+    attn::io::TextStyle s = style(attn::io::ColorMode::none);
+    s.picture.plot = attn::io::Plot::lines;
+    CHECK_THROWS_AS(write_heatmap(s), std::invalid_argument);
+}
