@@ -21,11 +21,11 @@ checks=$((checks + 1))
 complete -p attn 2>/dev/null | grep -q -- '-F _attn attn' || fail "no 'complete -F _attn attn'"
 expect_completion "encode" en
 expect_completion "bits" b
-expect_completion "encode bits" ""
+expect_completion "encode attend rotate complexity bits" ""
 expect_completion "--layout" encode --la
 expect_completion "--columns --cmap" encode --c
 expect_completion "interleaved split" encode --layout ""
-expect_completion "csv tsv table npy npz json svg heatmap" encode -f ""
+expect_completion "csv tsv table npy npz json svg heatmap md" encode -f ""
 expect_completion "svg" encode --format s
 expect_completion "float32 float64" bits --dtype ""
 expect_completion "blues viridis rdbu" encode -n 4 --cmap ""

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <vector>
 
-#include "support/files.hpp"
+#include "support/test_files.hpp"
 
 using attn::io::ArrayInfo;
 
@@ -29,7 +29,7 @@ ArrayInfo tokens_info(attn::io::Dtype dtype) {
 
 std::string write_csv(const ArrayInfo& info, const std::vector<double>& values, char sep,
                       attn::io::TextStyle style = {}) {
-    const std::string path = attn::test::scratch_path("w.csv");
+    const std::string path = attn::test::tmp_path("w.csv");
     {
         attn::io::OutputFile out(path);
         attn::io::CsvWriter w(out, sep, style);
@@ -113,7 +113,7 @@ TEST_CASE("csv: values parse back bit-exact, whatever the thread count") {
 }
 
 TEST_CASE("csv: a second array is refused") {
-    const std::string path = attn::test::scratch_path("two.csv");
+    const std::string path = attn::test::tmp_path("two.csv");
     attn::io::OutputFile out(path);
     attn::io::CsvWriter w(out, ',', {});
     auto info = tokens_info(attn::io::Dtype::float32);

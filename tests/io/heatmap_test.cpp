@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "support/files.hpp"
+#include "support/test_files.hpp"
 
 namespace {
 
@@ -17,7 +17,7 @@ std::string write_heatmap(attn::io::TextStyle style, std::vector<double> v = {0,
     info.labels.push_back({"row", [](std::size_t r) { return std::to_string(r); }});
     for (std::size_t j = 0; j < d; ++j) info.column_labels.push_back(std::to_string(j));
     info.shape = {n, d};
-    const std::string path = attn::test::scratch_path("h.txt");
+    const std::string path = attn::test::tmp_path("h.txt");
     {
         attn::io::OutputFile out(path);
         attn::io::HeatmapWriter w(out, style);

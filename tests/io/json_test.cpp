@@ -5,10 +5,10 @@
 #include <cmath>
 #include <vector>
 
-#include "support/files.hpp"
+#include "support/test_files.hpp"
 
 TEST_CASE("json: several arrays, labels, nesting by shape, null for non-finite") {
-    const std::string path = attn::test::scratch_path("a.json");
+    const std::string path = attn::test::tmp_path("a.json");
     {
         attn::io::OutputFile out(path);
         attn::io::JsonWriter w(out, {});

@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "io/format.hpp"
-#include "support/files.hpp"
+#include "support/test_files.hpp"
 
 TEST_CASE("markdown: title, pipe table, numbers right-aligned, several arrays") {
-    const std::string path = attn::test::scratch_path("a.md");
+    const std::string path = attn::test::tmp_path("a.md");
     {
         attn::io::OutputFile out(path);
         attn::io::MarkdownWriter w(out, {});
@@ -54,7 +54,7 @@ TEST_CASE("markdown: title, pipe table, numbers right-aligned, several arrays") 
 }
 
 TEST_CASE("markdown: --precision gives significant digits; float64 keeps every digit") {
-    const std::string path = attn::test::scratch_path("p.md");
+    const std::string path = attn::test::tmp_path("p.md");
     {
         attn::io::OutputFile out(path);
         attn::io::TextStyle style;

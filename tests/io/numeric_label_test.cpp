@@ -7,7 +7,7 @@
 #include "io/csv.hpp"
 #include "io/json.hpp"
 #include "io/table.hpp"
-#include "support/files.hpp"
+#include "support/test_files.hpp"
 
 namespace {
 
@@ -33,7 +33,7 @@ attn::io::ArrayInfo counts() {
 
 template <class Writer, class... Args>
 std::string write(const std::string& name, Args&&... args) {
-    const std::string path = attn::test::scratch_path(name);
+    const std::string path = attn::test::tmp_path(name);
     {
         attn::io::OutputFile out(path);
         Writer w(out, std::forward<Args>(args)...);

@@ -7,14 +7,14 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "support/files.hpp"
+#include "support/test_files.hpp"
 
 namespace {
 
 // Files in the scratch directory whose name starts with `prefix` (temporaries included).
 int count_entries(const std::string& prefix) {
     int n = 0;
-    DIR* dir = ::opendir(ATTN_TEST_TMP);
+    DIR* dir = ::opendir(attn::test::scratch_dir().c_str());
     while (dirent* e = ::readdir(dir))
         if (std::string(e->d_name).find(prefix) != std::string::npos) ++n;
     ::closedir(dir);
@@ -24,7 +24,7 @@ int count_entries(const std::string& prefix) {
 }  // namespace
 
 TEST_CASE("output file: appears whole at commit, not before") {
-    const std::string path = attn::test::scratch_path("whole.txt");
+    const std::string path = attn::test::tmp_path("whole.txt");
     {
         attn::io::OutputFile out(path);
         out.write("hello ");
@@ -38,7 +38,7 @@ TEST_CASE("output file: appears whole at commit, not before") {
 }
 
 TEST_CASE("output file: an error before commit leaves no file and no temporary") {
-    const std::string path = attn::test::scratch_path("failed.txt");
+    const std::string path = attn::test::tmp_path("failed.txt");
     try {
         attn::io::OutputFile out(path);
         out.write("partial");
@@ -50,7 +50,7 @@ TEST_CASE("output file: an error before commit leaves no file and no temporary")
 }
 
 TEST_CASE("output file: an existing file is replaced only on success") {
-    const std::string path = attn::test::scratch_path("keep.txt");
+    const std::string path = attn::test::tmp_path("keep.txt");
     {
         attn::io::OutputFile out(path);
         out.write("old");

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "support/files.hpp"
+#include "support/test_files.hpp"
 
 namespace {
 
@@ -27,7 +27,7 @@ attn::io::ArrayInfo matrix_info(std::size_t n, std::size_t d) {
 // values(i, j) streamed row by row into an svg; returns the file's content.
 template <class F>
 std::string write_svg(std::size_t n, std::size_t d, F values, attn::io::PictureStyle style = {}) {
-    const std::string path = attn::test::scratch_path("p.svg");
+    const std::string path = attn::test::tmp_path("p.svg");
     {
         attn::io::OutputFile out(path);
         attn::io::SvgWriter w(out, style);
@@ -88,7 +88,7 @@ TEST_CASE("svg: same input, same bytes") {
 }
 
 TEST_CASE("svg: one array per file") {
-    const std::string path = attn::test::scratch_path("two.svg");
+    const std::string path = attn::test::tmp_path("two.svg");
     attn::io::OutputFile out(path);
     attn::io::SvgWriter w(out, {});
     w.begin(matrix_info(1, 1));

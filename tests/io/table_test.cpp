@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "support/files.hpp"
+#include "support/test_files.hpp"
 
 namespace {
 
@@ -18,7 +18,7 @@ std::string write_table(std::size_t n, std::size_t d, attn::io::TextStyle style,
     info.shape = {n, d};
     std::vector<double> v(n * d);
     for (std::size_t k = 0; k < v.size(); ++k) v[k] = scale * double(k);
-    const std::string path = attn::test::scratch_path("t.txt");
+    const std::string path = attn::test::tmp_path("t.txt");
     {
         attn::io::OutputFile out(path);
         attn::io::TableWriter w(out, style);

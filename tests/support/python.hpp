@@ -25,13 +25,13 @@ inline void require_numpy() {
     }
 }
 
-/// Saves script as ATTN_TEST_TMP/<file_name> and runs it with the scratch directory as its
+/// Saves script as scratch_dir()/<file_name> and runs it with the scratch directory as its
 /// working directory; returns the script's exit status (stdout/stderr go to the test log).
 inline int run_python(const std::string& file_name, const std::string& script) {
     const std::string path = tmp_path(file_name);
     write_file(path, script);
     const std::string command =
-        "cd '" + std::string(ATTN_TEST_TMP) + "' && " + kPython + " '" + path + "'";
+        "cd '" + scratch_dir() + "' && " + kPython + " '" + path + "'";
     const int status = std::system(command.c_str());
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
