@@ -16,7 +16,7 @@ std::size_t count(const std::string& text, const std::string& what) {
 
 attn::io::ArrayInfo matrix_info(std::size_t n, std::size_t d) {
     attn::io::ArrayInfo info;
-    info.name = "M";
+    info.name = std::string(1, 'M');  // not = "M": g++ 12 -Wrestrict false positive (PR 105329)
     info.title = "matrix <M>";
     info.labels.push_back({"row", [](std::size_t r) { return std::to_string(r); }});
     for (std::size_t j = 0; j < d; ++j) info.column_labels.push_back(std::to_string(j + 6));
