@@ -8,3 +8,5 @@ out=$2
 "$attn" encode -n 60 -d 32 --cmap blues -o "$out/P-blues.svg"
 "$attn" encode -n 60 -d 32 --columns 6:10 --plot lines -o "$out/P-columns.svg"
 "$attn" bits -n 8 -o "$out/bits.svg"
+"$attn" attend "Life is short, eat dessert first" --show weights -o "$out/weights.svg"
+"$attn" attend "Life is short, eat dessert first" --show weights --causal -o "$out/weights-causal.svg"
