@@ -57,11 +57,28 @@ void TableWriter::rows(std::size_t first_row, const double* values, std::size_t 
 void TableWriter::end() {
     const std::size_t d = info_.columns();
     const std::size_t n_labels = info_.labels.size();
-    // Whole numbers (bits, counts) print without decimals unless --precision asks.
-    bool whole = !kept_values_.empty();
-    for (double v : kept_values_)
-        whole = whole && std::isfinite(v) && v == std::trunc(v) && std::fabs(v) < 1e15;
-    const int decimals = style_.precision.value_or(whole ? 0 : 4);
+    // Each value column picks its notation from the values shown: whole numbers (bits,
+    // counts, positions) without decimals; magnitudes below 1e-3 or from 1e5 up in
+    // scientific notation; otherwise fixed, 4 decimals as PyTorch. --precision sets the
+    // digits after the point.
+    std::vector<std::string> notation(d);
+    for (std::size_t j = 0; j < d; ++j) {
+        bool whole = true;
+        double largest = 0;
+        for (std::size_t r = 0; r < kept_rows_.size(); ++r) {
+            const double v = kept_values_[r * d + j];
+            if (!std::isfinite(v)) continue;
+            whole = whole && v == std::trunc(v) && std::fabs(v) < 1e15;
+            largest = std::max(largest, std::fabs(v));
+        }
+        const int digits = style_.precision.value_or(4);
+        if (whole && !style_.precision)
+            notation[j] = "{:.0f}";
+        else if (!whole && (largest >= 1e5 || (largest > 0 && largest < 1e-3)))
+            notation[j] = fmt::format("{{:.{}e}}", digits);
+        else
+            notation[j] = fmt::format("{{:.{}f}}", digits);
+    }
 
     // Cells as text: label fields first, then values.
     std::vector<std::vector<std::string>> cells(kept_rows_.size());
@@ -70,7 +87,7 @@ void TableWriter::end() {
         for (std::size_t j = 0; j < d; ++j) {
             double v = kept_values_[r * d + j];
             if (info_.dtype == Dtype::float32) v = static_cast<float>(v);
-            cells[r].push_back(fmt::format("{:.{}f}", v, decimals));
+            cells[r].push_back(fmt::vformat(notation[j], fmt::make_format_args(v)));
         }
     }
     std::vector<std::string> header;
@@ -83,24 +100,23 @@ void TableWriter::end() {
     for (const auto& row : cells)
         for (std::size_t c = 0; c < row.size(); ++c)
             width[c] = std::max(width[c], display_width(row[c]));
-    // Values share one width, as PyTorch prints a tensor.
-    std::size_t value_width = 0;
-    for (std::size_t c = n_labels; c < width.size(); ++c)
-        value_width = std::max(value_width, width[c]);
-    for (std::size_t c = n_labels; c < width.size(); ++c) width[c] = value_width;
 
-    // Columns that fit: all, or the first `left` and the last `right` around "...".
-    std::size_t label_width = 0;
+    // Columns that fit: all, or the first `left` and the last `right` around "...",
+    // taken from both ends in turn.
+    std::size_t label_width = 0, total = 0;
     for (std::size_t c = 0; c < n_labels; ++c) label_width += width[c] + 2;
-    const std::size_t cell = value_width + 2;
+    for (std::size_t j = 0; j < d; ++j) total += width[n_labels + j] + 2;
     std::size_t left = d, right = 0;
-    if (label_width + d * cell > style_.width) {
-        const std::size_t room =
-            style_.width > label_width + 5 ? style_.width - label_width - 5 : 0;
-        const std::size_t fit = std::max<std::size_t>(2, room / cell);
-        left = (fit + 1) / 2;
-        right = fit - left;
-        if (left + right >= d) left = d, right = 0;
+    if (label_width + total > style_.width) {
+        std::size_t room = style_.width > label_width + 5 ? style_.width - label_width - 5 : 0;
+        left = 0;
+        for (bool from_left = true; left + right < d; from_left = !from_left) {
+            const std::size_t j = from_left ? left : d - 1 - right;
+            const std::size_t need = width[n_labels + j] + 2;
+            if (need > room && left + right > 0) break;
+            room -= std::min(room, need);
+            (from_left ? left : right) += 1;
+        }
     }
     const bool cols_elided = left + right < d;
 
