@@ -1,5 +1,6 @@
 #include "attn/attention.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -9,6 +10,8 @@
 #include <fmt/format.h>
 #include <xtensor-blas/xlinalg.hpp>
 #include <xtensor/xview.hpp>
+
+#include "attn/parallel.hpp"
 
 // Matrix products go through xt::linalg::dot with owning row-major xt::xtensor operands only:
 // in xtensor-blas 0.20 it rejects column views and mis-sizes aliased operands (style.md 3.3).
@@ -42,6 +45,28 @@ xt::xtensor<T, 2> matmul(const xt::xtensor<T, 2>& a, const xt::xtensor<T, 2>& b,
                                                 shape_str(shape_of(a)), shape_str(shape_of(b))));
     xt::xtensor<T, 2> out = xt::linalg::dot(a, b);
     return out;
+}
+
+// One row of softmax(s / scale) where the keys j >= limit are masked (the causal and the
+// valid-length masks both hide a suffix of the row): w[j] = exp(s[j]/scale - m) / sum,
+// m the largest unmasked s[j]/scale. Without fill masked weights are 0 (all zero when
+// limit = 0); with fill, masked scaled scores are `fill` and every entry takes part.
+// The same operations, in the same order, as masked_softmax.
+template <class T>
+void softmax_row(const T* s, T scale, std::size_t k, std::size_t limit, std::optional<T> fill,
+                 T* w) {
+    const std::size_t taken = fill ? k : limit;
+    const auto value = [&](std::size_t j) { return j < limit ? s[j] / scale : *fill; };
+    T row_max = -std::numeric_limits<T>::infinity();
+    for (std::size_t j = 0; j < taken; ++j) row_max = std::max(row_max, value(j));
+    std::fill(w, w + k, T(0));
+    if (!std::isfinite(row_max)) return;  // nothing to attend to: the row stays 0
+    T sum = 0;
+    for (std::size_t j = 0; j < taken; ++j) {
+        w[j] = std::exp(value(j) - row_max);
+        sum += w[j];
+    }
+    for (std::size_t j = 0; j < taken; ++j) w[j] /= sum;  // sum >= 1 (the max term)
 }
 
 }  // namespace
@@ -131,11 +156,25 @@ AttentionResult<T> scaled_dot_product_attention(const xt::xtensor<T, 2>& Q,
     const std::size_t k = K.shape(0);
     const std::size_t d_k = Q.shape(1);
 
+    if (mask.fill && (std::isnan(*mask.fill) || *mask.fill == std::numeric_limits<double>::infinity()))
+        throw std::invalid_argument(
+            fmt::format("attention: fill value must be a number or -inf, got {}", *mask.fill));
+
     AttentionResult<T> r;
     r.scores = xt::linalg::dot(Q, xt::transpose(K));  // (q, d_k) x (d_k, k) -> (q, k)
     const T scale = static_cast<T>(std::sqrt(static_cast<double>(d_k)));
-    const xt::xtensor<T, 2> scaled = r.scores / scale;                          // (q, k)
-    r.weights = masked_softmax(scaled, attention_mask(q, k, mask), mask.fill);  // (q, k)
+    // weights = masked_softmax(scores / scale), row by row, rows split over threads.
+    r.weights = xt::xtensor<T, 2>::from_shape({q, k});  // (q, k)
+    const std::optional<T> fill =
+        mask.fill ? std::optional<T>(static_cast<T>(*mask.fill)) : std::nullopt;
+    parallel_for(q, std::max<std::size_t>(1, 65536 / k), [&](std::size_t lo, std::size_t hi) {
+        for (std::size_t i = lo; i < hi; ++i) {
+            std::size_t limit = k;  // keys j >= limit are hidden from query i
+            if (mask.causal) limit = std::min(limit, i + 1);
+            if (mask.valid_len) limit = std::min(limit, *mask.valid_len);
+            softmax_row(&r.scores(i, 0), scale, k, limit, fill, &r.weights(i, 0));
+        }
+    });
     r.context = xt::linalg::dot(r.weights, V);  // (q, k) x (k, d_v) -> (q, d_v)
     return r;
 }

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "attn/blas.hpp"
+#include "attn/parallel.hpp"
 #include "cli/command.hpp"
 #include "io/directory_sink.hpp"
 
@@ -167,6 +168,7 @@ Output::Output(const OutputOptions& opt, std::size_t arrays) {
         throw UsageError(fmt::format("--plot lines draws an svg, not {}; use -f svg or -o FILE.svg",
                                      io::format_name(format_)));
     blas::set_threads(static_cast<int>(style.threads));
+    set_thread_limit(style.threads);
 
     const bool to_stdout = opt.output == "-" || opt.output.empty();
     style.picture.color = heatmap_color_mode(to_stdout && io::is_terminal(STDOUT_FILENO));

@@ -1,0 +1,20 @@
+#include "attn/parallel.hpp"
+
+#include <atomic>
+
+namespace attn {
+
+namespace {
+std::atomic<std::size_t> g_limit{0};
+}
+
+void set_thread_limit(std::size_t threads) { g_limit = threads; }
+
+std::size_t thread_limit() {
+    const std::size_t limit = g_limit;
+    if (limit > 0) return limit;
+    const unsigned cores = std::thread::hardware_concurrency();
+    return cores > 0 ? cores : 1;
+}
+
+}  // namespace attn
