@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "io/colormap.hpp"
+#include "io/labels.hpp"
 
 namespace attn::io {
 
@@ -18,26 +19,6 @@ constexpr std::string_view kRamp = " .:-=+*#%@";   // light -> dark
 constexpr std::string_view kUpperHalf = "\u2580";  // ▀
 constexpr std::string_view kFullBlock = "\u2588";  // █
 constexpr std::size_t kScaleCells = 16;
-
-std::size_t display_width(const std::string& s) {
-    std::size_t w = 0;
-    for (unsigned char c : s)
-        if ((c & 0xC0) != 0x80) ++w;
-    return w;
-}
-
-std::string row_label(const ArrayInfo& info, std::size_t r) {
-    std::string s;
-    for (const auto& l : info.labels) {
-        if (!s.empty()) s += ' ';
-        s += l.value(r);
-    }
-    return s;
-}
-
-std::string column_label(const ArrayInfo& info, std::size_t j) {
-    return j < info.column_labels.size() ? info.column_labels[j] : std::to_string(j);
-}
 
 std::size_t nice_step(std::size_t need) {
     for (std::size_t p = 1;; p *= 10)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "io/colormap.hpp"
+#include "io/labels.hpp"
 
 namespace attn::io {
 
@@ -64,23 +65,10 @@ bool is_number(const std::string& s) {
     return true;
 }
 
-std::string row_label(const ArrayInfo& info, std::size_t r) {
-    std::string s;
-    for (const auto& l : info.labels) {
-        if (!s.empty()) s += ' ';
-        s += l.value(r);
-    }
-    return s;
-}
-
 std::string row_axis_name(const ArrayInfo& info) {
     std::string names;
     for (const auto& l : info.labels) names += (names.empty() ? "" : ", ") + l.name;
     return names.empty() ? "Row" : "Row (" + names + ")";
-}
-
-std::string column_label(const ArrayInfo& info, std::size_t j) {
-    return j < info.column_labels.size() ? info.column_labels[j] : std::to_string(j);
 }
 
 void text(std::string& svg, double x, double y, const std::string& s, const char* anchor,

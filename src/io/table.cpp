@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "io/labels.hpp"
 #include "io/number_format.hpp"
 
 namespace attn::io {
@@ -12,13 +13,6 @@ namespace attn::io {
 namespace {
 
 // Display width of UTF-8 text: code points, not bytes (no East Asian wide handling).
-std::size_t display_width(const std::string& s) {
-    std::size_t w = 0;
-    for (unsigned char c : s)
-        if ((c & 0xC0) != 0x80) ++w;
-    return w;
-}
-
 void pad_to(std::string& line, const std::string& text, std::size_t width, bool right) {
     const std::size_t w = display_width(text);
     const std::string pad(width > w ? width - w : 0, ' ');
