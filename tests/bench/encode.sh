@@ -10,9 +10,10 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-measure() {  # measure LABEL CMD...: wall time and peak RSS of one run
+measure() {  # measure LABEL CMD...: wall time and peak RSS of one run (outputs start absent)
     local label=$1
     shift
+    rm -f "$WORK"/P.npy "$WORK"/P.csv
     /usr/bin/time -f "%e %M" -o "$WORK/t" "$@" >/dev/null
     read -r wall rss <"$WORK/t"
     printf '  %-44s %7.3f s  peak RSS %6.1f MiB\n' "$label" "$wall" "$(echo "$rss / 1024" | bc -l)"
