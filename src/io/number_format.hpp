@@ -16,19 +16,19 @@ namespace attn::io {
 /// float32/float64 (0.1f -> "0.1"), or `precision` significant digits ("{:.Ng}").
 inline void append_number(fmt::memory_buffer& out, double v, Dtype dtype,
                           std::optional<int> precision) {
-    auto it = std::back_inserter(out);
+    // Formatting into a local array is fmt's fastest path (no per-character growth
+    // checks); 32 characters hold any float or double up to 17 significant digits.
+    char text[32];
+    char* end;
     if (dtype == Dtype::float32) {
         const float f = static_cast<float>(v);
-        if (precision)
-            fmt::format_to(it, FMT_COMPILE("{:.{}g}"), f, *precision);
-        else
-            fmt::format_to(it, FMT_COMPILE("{}"), f);
+        end = precision ? fmt::format_to(text, FMT_COMPILE("{:.{}g}"), f, *precision)
+                        : fmt::format_to(text, FMT_COMPILE("{}"), f);
     } else {
-        if (precision)
-            fmt::format_to(it, FMT_COMPILE("{:.{}g}"), v, *precision);
-        else
-            fmt::format_to(it, FMT_COMPILE("{}"), v);
+        end = precision ? fmt::format_to(text, FMT_COMPILE("{:.{}g}"), v, *precision)
+                        : fmt::format_to(text, FMT_COMPILE("{}"), v);
     }
+    out.append(text, end);
 }
 
 }  // namespace attn::io
