@@ -156,7 +156,8 @@ AttentionResult<T> scaled_dot_product_attention(const xt::xtensor<T, 2>& Q,
     const std::size_t k = K.shape(0);
     const std::size_t d_k = Q.shape(1);
 
-    if (mask.fill && (std::isnan(*mask.fill) || *mask.fill == std::numeric_limits<double>::infinity()))
+    if (mask.fill &&
+        (std::isnan(*mask.fill) || *mask.fill == std::numeric_limits<double>::infinity()))
         throw std::invalid_argument(
             fmt::format("attention: fill value must be a number or -inf, got {}", *mask.fill));
 

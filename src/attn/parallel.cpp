@@ -8,7 +8,9 @@ namespace {
 std::atomic<std::size_t> g_limit{0};
 }
 
-void set_thread_limit(std::size_t threads) { g_limit = threads; }
+void set_thread_limit(std::size_t threads) {
+    g_limit = threads;
+}
 
 std::size_t thread_limit() {
     const std::size_t limit = g_limit;

@@ -28,7 +28,8 @@ void parallel_for(std::size_t n, std::size_t grain, Body body) {
     const std::size_t per = (n + threads - 1) / threads;
     std::vector<std::jthread> pool;
     for (std::size_t t = 1; t < threads; ++t)
-        pool.emplace_back([&body, t, per, n] { body(std::min(n, t * per), std::min(n, (t + 1) * per)); });
+        pool.emplace_back(
+            [&body, t, per, n] { body(std::min(n, t * per), std::min(n, (t + 1) * per)); });
     body(std::size_t{0}, std::min(n, per));
 }
 

@@ -1,8 +1,8 @@
 // attn: self-attention and positional encoding, one command at a time.
 // main parses, dispatches to the subcommand that was named, and maps every failure to one
 // line on stderr and one documented exit status (cli/exit_code.hpp).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <cerrno>
 #include <cstdio>

@@ -24,10 +24,10 @@ struct FormatEntry {
 };
 
 constexpr std::array kFormats{
-    FormatEntry{Format::csv, "csv", ".csv"},       FormatEntry{Format::tsv, "tsv", ".tsv"},
-    FormatEntry{Format::table, "table", ".txt"},   FormatEntry{Format::npy, "npy", ".npy"},
-    FormatEntry{Format::npz, "npz", ".npz"},       FormatEntry{Format::json, "json", ".json"},
-    FormatEntry{Format::svg, "svg", ".svg"},       FormatEntry{Format::heatmap, "heatmap", ".txt"},
+    FormatEntry{Format::csv, "csv", ".csv"},     FormatEntry{Format::tsv, "tsv", ".tsv"},
+    FormatEntry{Format::table, "table", ".txt"}, FormatEntry{Format::npy, "npy", ".npy"},
+    FormatEntry{Format::npz, "npz", ".npz"},     FormatEntry{Format::json, "json", ".json"},
+    FormatEntry{Format::svg, "svg", ".svg"},     FormatEntry{Format::heatmap, "heatmap", ".txt"},
     FormatEntry{Format::md, "md", ".md"},
 };
 
@@ -82,13 +82,20 @@ bool holds_several_arrays(Format f) {
 
 std::unique_ptr<ArraySink> make_writer(Format f, OutputFile& out, const TextStyle& style) {
     switch (f) {
-        case Format::csv: return std::make_unique<CsvWriter>(out, ',', style);
-        case Format::tsv: return std::make_unique<CsvWriter>(out, '\t', style);
-        case Format::table: return std::make_unique<TableWriter>(out, style);
-        case Format::json: return std::make_unique<JsonWriter>(out, style);
-        case Format::md: return std::make_unique<MarkdownWriter>(out, style);
-        case Format::npy: return std::make_unique<NpyWriter>(out);
-        case Format::npz: return std::make_unique<NpzWriter>(out);
+        case Format::csv:
+            return std::make_unique<CsvWriter>(out, ',', style);
+        case Format::tsv:
+            return std::make_unique<CsvWriter>(out, '\t', style);
+        case Format::table:
+            return std::make_unique<TableWriter>(out, style);
+        case Format::json:
+            return std::make_unique<JsonWriter>(out, style);
+        case Format::md:
+            return std::make_unique<MarkdownWriter>(out, style);
+        case Format::npy:
+            return std::make_unique<NpyWriter>(out);
+        case Format::npz:
+            return std::make_unique<NpzWriter>(out);
         case Format::svg:
             return std::make_unique<SvgWriter>(out, style.picture);
         case Format::heatmap:

@@ -30,7 +30,8 @@ TEST_CASE("parallel_for: attention is bit-identical on one thread and on several
     const std::size_t n = 300, d = 16;
     auto make = [&](double phase) {
         auto m = xt::xtensor<float, 2>::from_shape({n, d});
-        for (std::size_t k = 0; k < m.size(); ++k) m.data()[k] = float(std::sin(phase * double(k + 1)));
+        for (std::size_t k = 0; k < m.size(); ++k)
+            m.data()[k] = float(std::sin(phase * double(k + 1)));
         return m;
     };
     const auto Q = make(0.37), K = make(1.3), V = make(2.1);

@@ -30,8 +30,7 @@ inline void require_numpy() {
 inline int run_python(const std::string& file_name, const std::string& script) {
     const std::string path = tmp_path(file_name);
     write_file(path, script);
-    const std::string command =
-        "cd '" + scratch_dir() + "' && " + kPython + " '" + path + "'";
+    const std::string command = "cd '" + scratch_dir() + "' && " + kPython + " '" + path + "'";
     const int status = std::system(command.c_str());
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }

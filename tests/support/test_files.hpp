@@ -1,13 +1,13 @@
 // Scratch files for tests: paths under ATTN_TEST_TMP, whole-file reads and writes.
 #pragma once
 
+#include <sys/stat.h>
+#include <unistd.h>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace attn::test {
 
@@ -20,7 +20,9 @@ inline std::string scratch_dir() {
 }
 
 /// scratch_dir()/<name>.
-inline std::string tmp_path(std::string_view name) { return scratch_dir() + "/" + std::string(name); }
+inline std::string tmp_path(std::string_view name) {
+    return scratch_dir() + "/" + std::string(name);
+}
 
 inline std::string read_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -28,7 +30,9 @@ inline std::string read_file(const std::string& path) {
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-inline bool file_exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
+inline bool file_exists(const std::string& path) {
+    return ::access(path.c_str(), F_OK) == 0;
+}
 
 inline void write_file(const std::string& path, std::string_view bytes) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
