@@ -899,11 +899,13 @@ Command add_attend(CLI::App& root) {
                          ->type_name("I");
     add_output_options(*sub, opt->out);
 
+    // --input replaces the sentence and its embedding: checked after parsing rather than with
+    // CLI11's excludes(), which would print "Excludes: --input" beside every such option.
     CLI::Option* input = g_tok->get_option("--input");
-    input->excludes(opt->sentence_opt);
+    std::vector<CLI::Option*> sentence_only{opt->sentence_opt};
     for (const char* name : {"--embeddings", "--vocab", "--lowercase", "--strip-punctuation",
                              "--unknown", "--vocab-size", "--embed-dim"})
-        input->excludes(g_tok->get_option(name));
+        sentence_only.push_back(g_tok->get_option(name));
     sub->footer(
         "Examples:\n"
         "  attn attend \"Life is short, eat dessert first\"             the notebook, step by "
@@ -914,7 +916,16 @@ Command add_attend(CLI::App& root) {
         "  attn encode -n 10 -d 8 -f npy | attn attend --input - --dq 8 --dv 8 -o out.npz --show "
         "all\n"
         "  printf 'a b c\\nd e\\n' | attn attend --show weights -f csv    one sentence per line\n");
-    return {sub, [opt] { return run_attend(*opt); }};
+    return {sub, [opt, input, sentence_only] {
+                if (input->count() > 0)
+                    for (const CLI::Option* o : sentence_only)
+                        if (o->count() > 0)
+                            throw UsageError(fmt::format(
+                                "--input: gives the rows to attend over; it cannot be combined "
+                                "with {}",
+                                o == sentence_only.front() ? "a sentence" : o->get_name()));
+                return run_attend(*opt);
+            }};
 }
 
 }  // namespace attn::cli
