@@ -27,7 +27,7 @@ awk -v s="$secs" -v c="$cpu" -v f="$flops" -v r="$rss" 'BEGIN {
 echo "  load average: $(cut -d' ' -f1-3 /proc/loadavg) (wall time includes waiting for a core)"
 
 if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
-    /usr/bin/python3 - "$WORK/x.npy" "$N" "$D" <<'PY'
+    cat >"$WORK/torch_attention.py" <<'PY'
 import sys, time, numpy as np, torch, resource
 x = torch.from_numpy(np.load(sys.argv[1])); n, d = int(sys.argv[2]), int(sys.argv[3])
 torch.manual_seed(123)
@@ -40,6 +40,11 @@ rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(f"PyTorch {torch.__version__}: compute {s:.3f} s   {4 * n * n * d / s / 1e9:.2f} GFLOP/s   "
       f"peak RSS {rss:.1f} MiB (interpreter included)")
 PY
+    /usr/bin/time -f "%e %M" -o "$WORK/torch_time.txt" /usr/bin/python3 "$WORK/torch_attention.py" \
+        "$WORK/x.npy" "$N" "$D"
+    read -r twall trss <"$WORK/torch_time.txt"
+    echo "  PyTorch whole process (python3, import torch, load, compute): wall $twall s," \
+        "peak RSS $((trss / 1024)) MiB; attn whole process: wall $secs s"
 else
     echo "  (PyTorch not importable by /usr/bin/python3: no comparison)"
 fi
