@@ -672,12 +672,15 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
                 "values", "values V = X W_value" + heads_text, batch, head_axis, all, indices(dv),
                 labels,
                 [&res](std::size_t b, std::size_t h) -> M { return res[b].heads[h].values; });
-        if (item == "scores")
-            return matrix_emit<T>(
+        if (item == "scores") {
+            Emit e = matrix_emit<T>(
                 "scores", "unnormalized attention scores omega = Q K^T" + heads_text, batch,
                 head_axis, queries, key_labels, labels, [&res](std::size_t b, std::size_t h) -> M {
                     return res[b].heads[h].attention.scores;
                 });
+            e.info.column_axis = "Key";
+            return e;
+        }
         if (item == "weights") {
             Emit e = matrix_emit<T>(
                 "weights", "attention weights softmax(omega / sqrt(d_k))" + mask_text + heads_text,
@@ -686,6 +689,7 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
                     return res[b].heads[h].attention.weights;
                 });
             e.pad = 0.0;
+            e.info.column_axis = "Key";
             return e;
         }
         // context

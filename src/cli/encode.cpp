@@ -94,6 +94,7 @@ int run_encode(const EncodeOptions& opt) {
                            }});
     for (std::size_t j = cols.begin; j < cols.end; ++j)
         info.column_labels.push_back(std::to_string(j));
+    info.column_axis = "Column (encoding dimension)";
     info.shape = {n, cols.size()};
     if (x.shape.size() == 3) info.shape.insert(info.shape.begin(), batch);
     info.dtype = output.dtype();

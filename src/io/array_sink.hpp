@@ -30,6 +30,7 @@ struct ArrayInfo {
     std::string title;                       // human caption, e.g. "positional encoding P"
     std::vector<LabelColumn> labels;         // row label fields, outermost first
     std::vector<std::string> column_labels;  // one per column, e.g. "0", "1", ...
+    std::string column_axis;                 // what the columns are, for pictures: "Key"
     std::vector<std::size_t> shape;
     Dtype dtype = Dtype::float32;
 

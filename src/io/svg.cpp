@@ -282,7 +282,8 @@ std::string SvgWriter::heatmap() const {
     }
     for (std::size_t i = 0; i < R; i += ystep)
         text(svg, x0 - 6, y0 + (double(i) + 0.5) * ch + 4, ylabels[i], "end");
-    text(svg, x0 + W / 2, y0 + H + xticks_h + 14, "Column", "middle");
+    text(svg, x0 + W / 2, y0 + H + xticks_h + 14,
+         info_.column_axis.empty() ? "Column" : info_.column_axis, "middle");
     text(svg, 14, y0 + H / 2, row_axis_name(info_), "middle",
          fmt::format(" transform=\"rotate(-90 14 {})\"", num(y0 + H / 2)));
 

@@ -59,6 +59,8 @@ expect_colors "$WORK/bits.svg" "0 1 #f7fbff" "0 0 #f7fbff" "1 1 #08306b" "3 0 #0
 expect_status 0 "$ATTN" attend "Life is short, eat dessert first" --show weights --causal -o "$WORK/W.svg"
 xml_ok "$WORK/W.svg"
 expect_colors "$WORK/W.svg" "0 0 #08306b" "0 1 #f7fbff" "0 5 #f7fbff" "2 3 #f7fbff" "4 5 #f7fbff"
+expect_grep '>Key</text>' "$WORK/W.svg"
+expect_grep '>dessert</text>' "$WORK/W.svg"
 
 # Lines: the book's figure, four curves with a legend.
 expect_status 0 "$ATTN" encode -n 60 -d 32 --columns 6:10 --plot lines -o "$WORK/cols.svg"
