@@ -20,6 +20,8 @@ for cmd in $commands; do
     checks=$((checks + 1))
     grep -qE "^   $cmd\$" <<<"$rendered" || fail "man page has no section for '$cmd'"
     run "$ATTN" "$cmd" --help
+    checks=$((checks + 1))
+    grep -q '^Example' "$OUT" || fail "attn $cmd --help shows no example"
     for opt in $(grep -oE -- '--[a-z][a-z0-9-]+' "$OUT" | sort -u); do
         checks=$((checks + 1))
         grep -qF -- "$opt" <<<"$rendered" || fail "man page does not mention $cmd $opt"
