@@ -80,7 +80,9 @@ void HeatmapWriter::begin(const ArrayInfo& info) {
     const std::size_t room_x =
         style_.width > label_width_ + 2 ? style_.width - label_width_ - 1 : 1;
     const std::size_t lines = style_.height == 0 ? 0 : (style_.height > 5 ? style_.height - 4 : 1);
-    const std::size_t max_rows = lines == 0 ? std::max<std::size_t>(n, 1) : lines * (color ? 2 : 1);
+    // Colour shows two rows per line (half blocks) only where one per line does not fit.
+    rows_per_line_ = color && lines != 0 && n > lines ? 2 : 1;
+    const std::size_t max_rows = lines == 0 ? std::max<std::size_t>(n, 1) : lines * rows_per_line_;
     grid_ = BlockAverage(n, d, max_rows, room_x);
     cell_width_ = std::clamp<std::size_t>(room_x / std::max<std::size_t>(grid_.cols(), 1), 1,
                                           column_label_width + 1);
@@ -125,7 +127,7 @@ void HeatmapWriter::end() {
     text += header + '\n';
 
     // Cells: escape codes only where the colour changes along a line.
-    const std::size_t per_line = color ? 2 : 1;
+    const std::size_t per_line = rows_per_line_;
     for (std::size_t i = 0; i < R; i += per_line) {
         std::string line;
         pad_left(line, row_label(info_, i * br), label_width_);
@@ -137,6 +139,13 @@ void HeatmapWriter::end() {
                 continue;
             }
             const Rgb upper = colormap_color(cmap, position(i, j));
+            if (per_line == 1) {  // the whole cell in the foreground colour
+                const std::string code = fmt::format("\x1b[{}m", sgr_color(38, upper, mode));
+                if (code != last) line += code;
+                last = code;
+                for (std::size_t k = 0; k < cell_width_; ++k) line += kFullBlock;
+                continue;
+            }
             const std::string code =
                 i + 1 < R
                     ? fmt::format("\x1b[{};{}m", sgr_color(38, upper, mode),

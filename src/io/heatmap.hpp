@@ -1,6 +1,7 @@
 // The terminal heatmap: each array as a grid of coloured cells with row and column labels.
-//   truecolor / xterm256: Unicode upper half blocks "▀", two rows per line (foreground =
-//     the upper row, background = the lower row), so cells are about square.
+//   truecolor / xterm256: one row per line of full blocks "█" in the cell's colour, every
+//     row labelled; when the rows do not fit the height, upper half blocks "▀" show two rows
+//     per line (foreground = the upper row, background = the lower row).
 //   none: one row per line, one character of the grey ramp " .:-=+*#%@" per cell (light
 //     to dark), no escape codes: for NO_COLOR, TERM=dumb, pipes and files.
 // Layout, per array:
@@ -37,6 +38,7 @@ class HeatmapWriter : public ArraySink {
     std::size_t arrays_ = 0;
     std::size_t label_width_ = 0;  // characters of the row labels
     std::size_t cell_width_ = 1;   // characters per grid column
+    std::size_t rows_per_line_ = 1;  // 2: upper half blocks
     BlockAverage grid_;
 };
 

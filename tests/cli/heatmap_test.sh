@@ -17,12 +17,17 @@ expect_grep '^averaged in blocks of 10 rows x 2 columns to fit 30 x 10$' "$OUT"
 # NO_COLOR or TERM=dumb.
 export TERM=xterm-256color
 COLORTERM=truecolor on_terminal "$ATTN" encode -n 4 -d 4 -f heatmap >"$OUT" 2>&1
-expect_grep "^0 ${ESC}\[38;2;247;247;247;48;2;" "$OUT"
-expect_grep "▀" "$OUT"
+expect_grep "^0 ${ESC}\[38;2;247;247;247m█" "$OUT"
+expect_grep "^3 ${ESC}\[38;2;" "$OUT"  # rows that fit: one per line, each labelled
+# Rows that do not fit the terminal's height: two per line in upper half blocks.
+COLORTERM=truecolor script -qec "stty rows 10 cols 80; $(printf '%q ' "$ATTN") encode -n 12 -d 4 -f heatmap" \
+    /dev/null >"$OUT" 2>&1
+expect_grep "^ ?0 ${ESC}\[38;2;[0-9;]+;48;2;[0-9;]+m▀" "$OUT"
+expect_grep "^ ?2 ${ESC}" "$OUT"
 COLORTERM=24bit on_terminal "$ATTN" encode -n 4 -d 4 -f heatmap >"$OUT" 2>&1
 expect_grep "${ESC}\[38;2;" "$OUT"
 COLORTERM= on_terminal "$ATTN" encode -n 4 -d 4 -f heatmap >"$OUT" 2>&1
-expect_grep "^0 ${ESC}\[38;5;[0-9]+;48;5;[0-9]+m▀" "$OUT"
+expect_grep "^0 ${ESC}\[38;5;[0-9]+m█" "$OUT"
 checks=$((checks + 1))
 ! grep -q "${ESC}\[38;2;" "$OUT" || fail "24-bit colour without COLORTERM"
 for env in NO_COLOR=1 TERM=dumb; do

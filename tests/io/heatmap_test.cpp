@@ -39,10 +39,22 @@ attn::io::TextStyle style(attn::io::ColorMode mode) {
 
 }  // namespace
 
-TEST_CASE("heatmap: 24-bit colour, two rows per line in upper half blocks") {
+TEST_CASE("heatmap: 24-bit colour, one row per line in full blocks where the rows fit") {
+    auto s = style(attn::io::ColorMode::truecolor);
+    s.height = 24;
+    const std::string t = write_heatmap(s);
+    INFO(t);
+    CHECK(t.find("0 \x1b[38;2;247;251;255m\u2588\u2588\x1b[38;2;171;208;230m\u2588\u2588\x1b[0m\n"
+                 "1 \x1b[38;2;55;135;192m\u2588\u2588\x1b[38;2;8;48;107m\u2588\u2588\x1b[0m\n") !=
+          std::string::npos);
+}
+
+TEST_CASE("heatmap: 24-bit colour, two rows per line in upper half blocks where they do not fit") {
     // blues at 0, 1/3, 2/3, 1 (interpolated between ColorBrewer's 9 classes):
     // (247,251,255) (171,208,230) (55,135,192) (8,48,107); the scale at k/15.
-    const std::string t = write_heatmap(style(attn::io::ColorMode::truecolor));
+    auto s = style(attn::io::ColorMode::truecolor);
+    s.height = 5;  // room for one line of cells
+    const std::string t = write_heatmap(s);
     INFO(t);
     CHECK(t ==
           "matrix M (2 x 2, float32)\n"
@@ -62,7 +74,9 @@ TEST_CASE("heatmap: 24-bit colour, two rows per line in upper half blocks") {
 }
 
 TEST_CASE("heatmap: 256 colours") {
-    const std::string t = write_heatmap(style(attn::io::ColorMode::xterm256), {0, 3, 3, 3}, 2, 2);
+    auto s = style(attn::io::ColorMode::xterm256);
+    s.height = 5;
+    const std::string t = write_heatmap(s, {0, 3, 3, 3}, 2, 2);
     INFO(t);
     CHECK(
         t.find("0 \x1b[38;5;231;48;5;23m\u2580\u2580\x1b[38;5;23;48;5;23m\u2580\u2580\x1b[0m\n") !=
@@ -82,8 +96,9 @@ TEST_CASE("heatmap: without colour, a grey ramp and no escape codes") {
 }
 
 TEST_CASE("heatmap: an odd last row has the default background") {
-    const std::string t =
-        write_heatmap(style(attn::io::ColorMode::truecolor), {0, 1, 2, 3, 4, 5}, 3, 2);
+    auto s = style(attn::io::ColorMode::truecolor);
+    s.height = 6;  // two lines of cells for three rows
+    const std::string t = write_heatmap(s, {0, 1, 2, 3, 4, 5}, 3, 2);
     INFO(t);
     CHECK(t.find("2 \x1b[38;2;23;100;171;49m") != std::string::npos);
 }
