@@ -36,8 +36,8 @@ class HeatmapWriter : public ArraySink {
     TextStyle style_;
     ArrayInfo info_;
     std::size_t arrays_ = 0;
-    std::size_t label_width_ = 0;  // characters of the row labels
-    std::size_t cell_width_ = 1;   // characters per grid column
+    std::size_t label_width_ = 0;    // characters of the row labels
+    std::size_t cell_width_ = 1;     // characters per grid column
     std::size_t rows_per_line_ = 1;  // 2: upper half blocks
     BlockAverage grid_;
 };
