@@ -4,30 +4,18 @@
 
 #include <vector>
 
-#include "support/test_files.hpp"
+#include "support/write_through.hpp"
 
 namespace {
 
 // The 2 x 2 matrix [[0, 1], [2, 3]] (or v) as the heatmap writer prints it.
 std::string write_heatmap(attn::io::TextStyle style, std::vector<double> v = {0, 1, 2, 3},
                           std::size_t n = 2, std::size_t d = 2) {
-    attn::io::ArrayInfo info;
-    info.name = "M";
-    info.title = "matrix M";
-    info.labels.push_back({"row", [](std::size_t r) { return std::to_string(r); }});
-    for (std::size_t j = 0; j < d; ++j) info.column_labels.push_back(std::to_string(j));
-    info.shape = {n, d};
-    const std::string path = attn::test::tmp_path("h.txt");
-    {
-        attn::io::OutputFile out(path);
-        attn::io::HeatmapWriter w(out, style);
-        w.begin(info);
-        for (std::size_t r = 0; r < n; ++r) w.rows(r, v.data() + r * d, 1);
-        w.end();
-        w.finish();
-        out.commit();
-    }
-    return attn::test::read_file(path);
+    return attn::test::write_through(
+        [&](attn::io::OutputFile& out) {
+            return std::make_unique<attn::io::HeatmapWriter>(out, style);
+        },
+        attn::test::matrix_info(n, d, "matrix M"), v);
 }
 
 attn::io::TextStyle style(attn::io::ColorMode mode) {

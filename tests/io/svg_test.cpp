@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "support/test_files.hpp"
+#include "support/write_through.hpp"
 
 namespace {
 
@@ -15,33 +15,20 @@ std::size_t count(const std::string& text, const std::string& what) {
 }
 
 attn::io::ArrayInfo matrix_info(std::size_t n, std::size_t d) {
-    attn::io::ArrayInfo info;
-    info.name = std::string(1, 'M');  // not = "M": g++ 12 -Wrestrict false positive (PR 105329)
-    info.title = "matrix <M>";
-    info.labels.push_back({"row", [](std::size_t r) { return std::to_string(r); }});
-    for (std::size_t j = 0; j < d; ++j) info.column_labels.push_back(std::to_string(j + 6));
-    info.shape = {n, d};
-    return info;
+    return attn::test::matrix_info(n, d, "matrix <M>", 6);
 }
 
 // values(i, j) streamed row by row into an svg; returns the file's content.
 template <class F>
 std::string write_svg(std::size_t n, std::size_t d, F values, attn::io::PictureStyle style = {}) {
-    const std::string path = attn::test::tmp_path("p.svg");
-    {
-        attn::io::OutputFile out(path);
-        attn::io::SvgWriter w(out, style);
-        w.begin(matrix_info(n, d));
-        std::vector<double> row(d);
-        for (std::size_t i = 0; i < n; ++i) {
-            for (std::size_t j = 0; j < d; ++j) row[j] = values(i, j);
-            w.rows(i, row.data(), 1);
-        }
-        w.end();
-        w.finish();
-        out.commit();
-    }
-    return attn::test::read_file(path);
+    std::vector<double> v(n * d);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < d; ++j) v[i * d + j] = values(i, j);
+    return attn::test::write_through(
+        [&](attn::io::OutputFile& out) {
+            return std::make_unique<attn::io::SvgWriter>(out, style);
+        },
+        matrix_info(n, d), v, "p.svg");
 }
 
 double index(std::size_t i, std::size_t j) {

@@ -4,31 +4,19 @@
 
 #include <vector>
 
-#include "support/test_files.hpp"
+#include "support/write_through.hpp"
 
 namespace {
 
 std::string write_table(std::size_t n, std::size_t d, attn::io::TextStyle style,
                         double scale = 0.5) {
-    attn::io::ArrayInfo info;
-    info.name = "M";
-    info.title = "matrix M";
-    info.labels.push_back({"row", [](std::size_t r) { return std::to_string(r); }});
-    for (std::size_t j = 0; j < d; ++j) info.column_labels.push_back(std::to_string(j));
-    info.shape = {n, d};
     std::vector<double> v(n * d);
     for (std::size_t k = 0; k < v.size(); ++k) v[k] = scale * double(k);
-    const std::string path = attn::test::tmp_path("t.txt");
-    {
-        attn::io::OutputFile out(path);
-        attn::io::TableWriter w(out, style);
-        w.begin(info);
-        for (std::size_t r = 0; r < n; ++r) w.rows(r, v.data() + r * d, 1);
-        w.end();
-        w.finish();
-        out.commit();
-    }
-    return attn::test::read_file(path);
+    return attn::test::write_through(
+        [&](attn::io::OutputFile& out) {
+            return std::make_unique<attn::io::TableWriter>(out, style);
+        },
+        attn::test::matrix_info(n, d, "matrix M"), v);
 }
 
 }  // namespace
