@@ -3,7 +3,6 @@
 // The math is attn::multi_head_attention; this file reads inputs, draws parameters and
 // describes the arrays for the writers.
 #include <fmt/format.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -456,12 +455,6 @@ std::vector<std::string> split_list(const std::string& text) {
     return out;
 }
 
-bool is_directory_output(const std::string& path) {
-    struct stat st {};
-    return path != "-" && !path.empty() &&
-           (path.back() == '/' || (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)));
-}
-
 const std::vector<std::string> kShowNames = {
     "vocabulary", "tokens", "embeddings", "w_query", "w_key",   "w_value", "w_out",
     "queries",    "keys",   "values",     "scores",  "weights", "context"};
@@ -702,8 +695,7 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
                               [&res](std::size_t b, std::size_t) -> M { return res[b].output; });
     };
 
-    const io::Format format = resolve_format(opt.out);
-    const bool several = io::holds_several_arrays(format) || is_directory_output(opt.out.output);
+    const bool several = holds_several_arrays(opt.out);
     Output output(opt.out, several && indexed ? show.size() * seqs.size() : show.size());
     io::ArraySink& sink = output.sink();
     if (!indexed) {
@@ -760,7 +752,7 @@ int run_attend(const AttendOptions& opt) {
         for (auto& e : expanded)
             if (std::find(show.begin(), show.end(), e) == show.end()) show.push_back(e);
     }
-    if (indexed && format == io::Format::npy && !is_directory_output(opt.out.output))
+    if (indexed && format == io::Format::npy && !writes_directory(opt.out))
         throw UsageError(
             "--format npy: one array cannot carry the sentence index of sentences read "
             "from standard input; use csv, tsv, npz, json or -o DIR/");

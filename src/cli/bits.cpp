@@ -71,8 +71,7 @@ int run_bits(const BitsOptions& opt) {
         throw UsageError(fmt::format("--base: {} is not a finite number greater than 1", opt.base));
     const auto n = static_cast<std::size_t>(opt.positions);
     const auto d = static_cast<std::size_t>(opt.dim);
-    const io::Format format = resolve_format(opt.out);
-    const bool several = io::holds_several_arrays(format) || opt.out.output.ends_with('/');
+    const bool several = holds_several_arrays(opt.out);
     const std::string show = opt.show.empty() ? (several ? "all" : "bits") : opt.show;
     const std::size_t width = binary_width(n);
 

@@ -153,6 +153,14 @@ io::Format resolve_format(const OutputOptions& opt) {
     return io::is_terminal(STDOUT_FILENO) ? io::Format::table : io::Format::csv;
 }
 
+bool writes_directory(const OutputOptions& opt) {
+    return wants_directory(opt.output);
+}
+
+bool holds_several_arrays(const OutputOptions& opt) {
+    return writes_directory(opt) || io::holds_several_arrays(resolve_format(opt));
+}
+
 Output::Output(const OutputOptions& opt, std::size_t arrays) {
     format_ = resolve_format(opt);
     dtype_ = opt.dtype == "float64" ? io::Dtype::float64 : io::Dtype::float32;

@@ -63,6 +63,12 @@ class Output {
 /// The format a run would use with these options and this many arrays (no file is opened).
 io::Format resolve_format(const OutputOptions& opt);
 
+/// Whether -o names a directory (DIR/, or an existing directory): one file per array.
+bool writes_directory(const OutputOptions& opt);
+
+/// Whether the output can take several arrays: a format that holds several, or a directory.
+bool holds_several_arrays(const OutputOptions& opt);
+
 /// The heatmap's colours for standard output: none (grey ramp) when it is not a terminal,
 /// NO_COLOR is set and non-empty, or TERM=dumb; 24-bit when COLORTERM is truecolor or
 /// 24bit; xterm's 256 colours otherwise. A file (-o) gets none.

@@ -264,7 +264,7 @@ int run_complexity(const ComplexityOptions& opt, const Given& given) {
                             !opt.sweep.empty() || opt.measure || opt.with_projections;
     const io::Format format = resolve_format(opt.out);
     const bool values = io::is_binary(format);
-    const bool several = io::holds_several_arrays(format) || opt.out.output.ends_with('/');
+    const bool several = holds_several_arrays(opt.out);
     const RealFormat real(format, opt.out.precision);
     const auto& symbolic = symbolic_table();
 

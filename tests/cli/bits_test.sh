@@ -27,6 +27,10 @@ expect_grep '^bit periods' "$OUT"
 mkdir "$WORK/out"
 expect_status 0 "$ATTN" bits -n 3 -o "$WORK/out/"
 [ -s "$WORK/out/bits.csv" ] && [ -s "$WORK/out/periods.csv" ] || fail "-o DIR/ did not write bits.csv and periods.csv"
+# An existing directory named without the trailing slash is a directory too.
+mkdir "$WORK/out2"
+expect_status 0 "$ATTN" bits -n 3 -o "$WORK/out2"
+[ -s "$WORK/out2/bits.csv" ] && [ -s "$WORK/out2/periods.csv" ] || fail "-o DIR did not write both arrays"
 
 expect_usage_error --positions "$ATTN" bits -n 0
 expect_usage_error --positions "$ATTN" bits -n x
