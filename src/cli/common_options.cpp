@@ -78,8 +78,7 @@ void add_output_options(CLI::App& app, OutputOptions& opt) {
     app.add_option("-f,--format", opt.format,
                    "Output format; default: from the file's extension, else table on a "
                    "terminal and csv otherwise")
-        ->check(
-            CLI::IsMember({"csv", "tsv", "table", "npy", "npz", "json", "svg", "heatmap", "md"}))
+        ->check(CLI::IsMember(io::format_name_list()))
         ->type_name("FORMAT");
     app.add_option("--dtype", opt.dtype, "Element type of the result")
         ->check(CLI::IsMember({"float32", "float64"}))

@@ -45,6 +45,12 @@ std::string_view format_name(Format f) {
     return "?";
 }
 
+std::vector<std::string> format_name_list() {
+    std::vector<std::string> names;
+    for (const auto& e : kFormats) names.emplace_back(e.name);
+    return names;
+}
+
 std::string format_names() {
     std::string names;
     for (const auto& e : kFormats) {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "io/array_sink.hpp"
 #include "io/colormap.hpp"
@@ -18,7 +19,9 @@ enum class Format { csv, tsv, table, npy, npz, json, svg, heatmap, md };
 /// "csv" -> Format::csv, ...; nullopt for an unknown name.
 std::optional<Format> parse_format(std::string_view name);
 std::string_view format_name(Format f);
-/// The list users may type, for messages: "csv|tsv|table|npy|npz|json|svg|heatmap|md".
+/// The names users may type, in one place: {"csv", "tsv", ...}, and joined for messages:
+/// "csv|tsv|table|...".
+std::vector<std::string> format_name_list();
 std::string format_names();
 /// By extension: .csv .tsv .txt(table) .npy .npz .json .svg .md; nullopt otherwise.
 std::optional<Format> format_from_extension(std::string_view path);
