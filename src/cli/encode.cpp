@@ -106,17 +106,20 @@ int run_encode(const EncodeOptions& opt) {
     auto produce = [&](std::size_t g, std::size_t count, std::vector<double>& out,
                        std::vector<double>& P) {
         out.resize(count * columns);
-        P.resize(block * d);
+        const bool all_columns = columns == d;  // then rows are made in place, no copy
+        if (!all_columns) P.resize(block * d);
         for (std::size_t done = 0; done < count;) {
             const std::size_t b = (g + done) / n, r = (g + done) % n;
             const std::size_t c = std::min({block, n - r, count - done});
-            encoder.fill(start + static_cast<std::int64_t>(r), c, P.data());  // (c, d)
+            double* rows = all_columns ? &out[done * d] : P.data();  // (c, d)
+            encoder.fill(start + static_cast<std::int64_t>(r), c, rows);
             if (!x.shape.empty()) {
                 const double* xr = &x.values[(b * n + r) * d];  // X[b, r:r+c, :]
-                for (std::size_t k = 0; k < c * d; ++k) P[k] += xr[k];
+                for (std::size_t k = 0; k < c * d; ++k) rows[k] += xr[k];
             }
-            for (std::size_t k = 0; k < c; ++k)
-                std::copy_n(&P[k * d + cols.begin], columns, &out[(done + k) * columns]);
+            if (!all_columns)
+                for (std::size_t k = 0; k < c; ++k)
+                    std::copy_n(&P[k * d + cols.begin], columns, &out[(done + k) * columns]);
             done += c;
         }
     };
