@@ -22,7 +22,7 @@
 #include <xtensor/xview.hpp>
 
 #include "attn/attention.hpp"
-#include "attn/projections.hpp"
+#include "attn/embedding.hpp"
 #include "attn/tokenizer.hpp"
 #include "attn/torch_random.hpp"
 #include "cli/command.hpp"

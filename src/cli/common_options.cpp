@@ -11,10 +11,10 @@
 #include <string_view>
 #include <thread>
 
-#include "attn/blas.hpp"
-#include "attn/parallel.hpp"
 #include "cli/command.hpp"
 #include "io/directory_sink.hpp"
+#include "runtime/blas.hpp"
+#include "runtime/parallel.hpp"
 
 namespace attn::cli {
 

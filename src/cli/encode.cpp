@@ -10,8 +10,8 @@
 #include <system_error>
 #include <vector>
 
-#include "attn/positional_encoding.hpp"
-#include "attn/slice.hpp"
+#include "attn/positions/sinusoidal.hpp"
+#include "cli/arguments.hpp"
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_code.hpp"

@@ -1,10 +1,13 @@
-#include "attn/parallel.hpp"
+#include "runtime/parallel.hpp"
 
 #include <doctest/doctest.h>
 
 #include <atomic>
 #include <cstring>
 #include <vector>
+
+#include <xtensor/xmath.hpp>
+#include <xtensor/xview.hpp>
 
 #include "attn/attention.hpp"
 
@@ -26,8 +29,26 @@ TEST_CASE("parallel_for: every index once, whatever the limit and grain") {
     CHECK(attn::thread_limit() >= 1);
 }
 
+TEST_CASE("parallel_for: ranges are contiguous, disjoint and cover 0 .. n-1 in order") {
+    attn::set_thread_limit(4);
+    const std::size_t n = 1003;
+    std::vector<std::size_t> lo_of(4, n + 1), hi_of(4, 0);
+    std::atomic<std::size_t> calls{0};
+    attn::parallel_for(n, 1, [&](std::size_t lo, std::size_t hi) {
+        const std::size_t t = lo / 251;  // ceil(1003 / 4) = 251 items a thread
+        lo_of[t] = lo, hi_of[t] = hi;
+        ++calls;
+    });
+    attn::set_thread_limit(0);
+    CHECK(calls == 4);
+    CHECK(lo_of == std::vector<std::size_t>{0, 251, 502, 753});
+    CHECK(hi_of == std::vector<std::size_t>{251, 502, 753, 1003});
+}
+
 TEST_CASE("parallel_for: attention is bit-identical on one thread and on several") {
-    const std::size_t n = 300, d = 16;
+    // n rows of softmax split into at least 4 ranges: the rows of each thread differ.
+    const std::size_t n = 1024, d = 16;
+    REQUIRE(n / attn::softmax_rows_per_thread(n) >= 4);
     auto make = [&](double phase) {
         auto m = xt::xtensor<float, 2>::from_shape({n, d});
         for (std::size_t k = 0; k < m.size(); ++k)
@@ -44,4 +65,9 @@ TEST_CASE("parallel_for: attention is bit-identical on one thread and on several
     attn::set_thread_limit(0);
     CHECK(std::memcmp(one.weights.data(), four.weights.data(), n * n * sizeof(float)) == 0);
     CHECK(std::memcmp(one.context.data(), four.context.data(), n * d * sizeof(float)) == 0);
+    // Every row was written: it sums to 1 and query i gives key i + 1 nothing.
+    for (std::size_t i = 0; i < n; ++i) {
+        CHECK(xt::sum(xt::row(four.weights, i))() == doctest::Approx(1.0).epsilon(1e-5));
+        if (i + 1 < n) CHECK(four.weights(i, i + 1) == 0.0f);
+    }
 }

@@ -1,6 +1,5 @@
-// The one place attn's own computations start threads: a parallel loop over independent
-// ranges, bounded by a process-wide limit (the CLI's --threads; BLAS has its own, set in
-// attn/blas.hpp).
+// The one place attn starts threads: a parallel loop over independent ranges, bounded by a
+// process-wide limit. configure_threads sets that limit and OpenBLAS's pool together.
 #pragma once
 
 #include <algorithm>
@@ -13,6 +12,12 @@ namespace attn {
 /// Threads a parallel_for may use; 0 = every core. Set once, before computing.
 void set_thread_limit(std::size_t threads);
 std::size_t thread_limit();
+
+namespace runtime {
+/// The process's thread count, set once before computing: parallel_for's limit and OpenBLAS's
+/// pool both become `threads` (0 = every core). Returns the count now in force (>= 1).
+std::size_t configure_threads(std::size_t threads);
+}  // namespace runtime
 
 /// Calls body(begin, end) over [0, n) split into contiguous ranges, one per thread, using
 /// at most thread_limit() threads and only as many as give each at least `grain` items.
