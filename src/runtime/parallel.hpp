@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <exception>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -21,7 +23,9 @@ std::size_t configure_threads(std::size_t threads);
 
 /// Calls body(begin, end) over [0, n) split into contiguous ranges, one per thread, using
 /// at most thread_limit() threads and only as many as give each at least `grain` items.
-/// Ranges are disjoint: body may write to per-item outputs without locks.
+/// Ranges are disjoint: body may write to per-item outputs without locks. The calling thread
+/// runs the first range. An exception thrown by any range is rethrown here, after every
+/// thread has finished (the first one caught when several throw).
 template <class Body>
 void parallel_for(std::size_t n, std::size_t grain, Body body) {
     const std::size_t by_size = grain > 0 ? n / grain : n;
@@ -31,11 +35,38 @@ void parallel_for(std::size_t n, std::size_t grain, Body body) {
         return;
     }
     const std::size_t per = (n + threads - 1) / threads;
-    std::vector<std::jthread> pool;
-    for (std::size_t t = 1; t < threads; ++t)
-        pool.emplace_back(
-            [&body, t, per, n] { body(std::min(n, t * per), std::min(n, (t + 1) * per)); });
-    body(std::size_t{0}, std::min(n, per));
+    std::exception_ptr error;
+    std::mutex error_mutex;
+    const auto range = [&](std::size_t t) {
+        try {
+            body(std::min(n, t * per), std::min(n, (t + 1) * per));
+        } catch (...) {
+            const std::lock_guard lock(error_mutex);
+            if (!error) error = std::current_exception();
+        }
+    };
+    {
+        std::vector<std::jthread> pool;
+        for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(range, t);
+        range(0);
+    }  // joined
+    if (error) std::rethrow_exception(error);
 }
+
+namespace runtime {
+/// first() and second() at once when the thread limit allows two threads (second on a new
+/// thread), else first() then second(): e.g. writing one block while the next is computed.
+template <class First, class Second>
+void overlap(First first, Second second) {
+    parallel_for(2, 1, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t task = begin; task < end; ++task) {
+            if (task == 0)
+                first();
+            else
+                second();
+        }
+    });
+}
+}  // namespace runtime
 
 }  // namespace attn

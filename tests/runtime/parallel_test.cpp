@@ -4,6 +4,10 @@
 
 #include <atomic>
 #include <cstring>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include <xtensor/xmath.hpp>
@@ -43,6 +47,53 @@ TEST_CASE("parallel_for: ranges are contiguous, disjoint and cover 0 .. n-1 in o
     CHECK(calls == 4);
     CHECK(lo_of == std::vector<std::size_t>{0, 251, 502, 753});
     CHECK(hi_of == std::vector<std::size_t>{251, 502, 753, 1003});
+}
+
+TEST_CASE("parallel_for: an exception in any range reaches the caller after all have run") {
+    attn::set_thread_limit(4);
+    for (std::size_t bad : {0u, 2u}) {  // the caller's range, another thread's range
+        std::atomic<int> ran{0};
+        try {
+            attn::parallel_for(400, 1, [&](std::size_t lo, std::size_t) {
+                ++ran;
+                if (lo / 100 == bad) throw std::runtime_error("range " + std::to_string(bad));
+            });
+            FAIL("nothing was thrown");
+        } catch (const std::runtime_error& e) {
+            CHECK(std::string(e.what()) == "range " + std::to_string(bad));
+        }
+        CHECK(ran == 4);
+    }
+    attn::set_thread_limit(0);
+}
+
+TEST_CASE("overlap: both tasks run, on two threads when allowed, in order on one") {
+    for (std::size_t limit : {1u, 2u}) {
+        attn::set_thread_limit(limit);
+        std::vector<int> order;
+        std::mutex m;
+        std::thread::id first_id, second_id;
+        attn::runtime::overlap(
+            [&] {
+                first_id = std::this_thread::get_id();
+                const std::lock_guard lock(m);
+                order.push_back(1);
+            },
+            [&] {
+                second_id = std::this_thread::get_id();
+                const std::lock_guard lock(m);
+                order.push_back(2);
+            });
+        REQUIRE(order.size() == 2);
+        CHECK(first_id == std::this_thread::get_id());
+        if (limit == 1) {
+            CHECK(order == std::vector<int>{1, 2});
+            CHECK(second_id == std::this_thread::get_id());
+        } else {
+            CHECK(second_id != std::this_thread::get_id());
+        }
+    }
+    attn::set_thread_limit(0);
 }
 
 TEST_CASE("parallel_for: attention is bit-identical on one thread and on several") {
