@@ -175,4 +175,31 @@ Sweep parse_sweep(std::string_view spec, std::size_t max_points) {
     return sweep;
 }
 
+std::uint64_t parse_size(std::string_view text) {
+    const std::string whole(text);
+    std::size_t pos = 0;
+    double value = 0;
+    try {
+        value = std::stod(whole, &pos);
+    } catch (const std::exception&) {
+        pos = 0;
+    }
+    double scale = 1;
+    const std::string_view suffix = text.substr(pos);
+    if (suffix == "K" || suffix == "k")
+        scale = 1024.0;
+    else if (suffix == "M")
+        scale = 1024.0 * 1024;
+    else if (suffix == "G")
+        scale = 1024.0 * 1024 * 1024;
+    else if (suffix == "T")
+        scale = 1024.0 * 1024 * 1024 * 1024;
+    else if (!suffix.empty())
+        pos = 0;
+    if (pos == 0 || !(value * scale >= 1) || value * scale > 1.8e19)
+        throw std::invalid_argument(
+            "'" + whole + "' is not a size; use bytes or a number with K, M, G or T (e.g. 4G)");
+    return static_cast<std::uint64_t>(value * scale);
+}
+
 }  // namespace attn::cli

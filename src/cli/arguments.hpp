@@ -1,7 +1,8 @@
 // The small grammars of option values, parsed into numbers before anything is computed:
-// slices of an axis (encode --columns), lists and ranges of offsets (rotate --offset) and
-// sweeps over one size (complexity --sweep). Errors are std::invalid_argument saying what is
-// wrong and what is accepted, without the option's name: the caller adds it.
+// slices of an axis (encode --columns), lists and ranges of offsets (rotate --offset),
+// sweeps over one size (complexity --sweep) and sizes in bytes (--max-memory). Errors are
+// std::invalid_argument saying what is wrong and what is accepted, without the option's name: the
+// caller adds it.
 #pragma once
 
 #include <cstddef>
@@ -51,5 +52,12 @@ struct Sweep {
 /// unknown variable, a zero, a negative number, a value beyond 2^64-1, stop < start
 /// (empty range), and more than max_points values.
 Sweep parse_sweep(std::string_view spec, std::size_t max_points = 10000);
+
+// ---- sizes in bytes
+
+/// "4G", "512M", "1.5K", "123456": bytes, or a number with K (k), M, G or T, powers of 1024,
+/// rounded down to whole bytes. Throws std::invalid_argument for anything else, for a size
+/// below 1 byte and for one beyond about 1.8e19 bytes.
+std::uint64_t parse_size(std::string_view text);
 
 }  // namespace attn::cli

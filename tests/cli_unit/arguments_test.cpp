@@ -151,3 +151,18 @@ TEST_CASE("parse_sweep: rejects bad specs and names the problem") {
     CHECK(problem("n=1:8:x2").empty());
     CHECK(contains(problem("n=8:1:x2"), "sweep 'n=8:1:x2'"));  // the spec is quoted
 }
+
+TEST_CASE("parse_size: bytes or K, M, G, T in powers of 1024") {
+    using attn::cli::parse_size;
+    CHECK(parse_size("123456") == 123456);
+    CHECK(parse_size("1k") == 1024);
+    CHECK(parse_size("1.5K") == 1536);
+    CHECK(parse_size("512M") == u64{512} << 20);
+    CHECK(parse_size("4G") == u64{4} << 30);
+    CHECK(parse_size("2T") == u64{2} << 40);
+    CHECK(parse_size("1.9") == 1);  // rounded down to whole bytes
+    for (const char* bad :
+         {"", "G", "4X", "4GB", "4 G", "0", "0.5", "-1", "0G", "nan", "1e20", "16777216T"})
+        CHECK(contains(invalid_argument_of([&] { parse_size(bad); }),
+                       "' is not a size; use bytes or a number with K, M, G or T (e.g. 4G)"));
+}
