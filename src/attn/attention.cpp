@@ -138,9 +138,16 @@ AttentionResult<T> scaled_dot_product_attention(const xt::xtensor<T, 2>& Q,
             if (mask.causal) limit = std::min(limit, i + 1);
             if (mask.valid_len) limit = std::min(limit, *mask.valid_len);
             const T* s = r.scores.data() + i * k;
-            masked_softmax_row(
-                k, [&](std::size_t j) { return s[j] / scale; },
-                [&](std::size_t j) { return j >= limit; }, fill, r.weights.data() + i * k);
+            T* w = r.weights.data() + i * k;
+            const auto value = [&](std::size_t j) { return s[j] / scale; };
+            if (fill) {
+                masked_softmax_row(
+                    k, value, [&](std::size_t j) { return j >= limit; }, fill, w);
+            } else {  // the hidden suffix takes no part: the row's first `limit` entries alone
+                masked_softmax_row(
+                    limit, value, [](std::size_t) { return false; }, fill, w);
+                std::fill(w + limit, w + k, T(0));
+            }
         }
     });
     r.context = xt::linalg::dot(r.weights, V);  // (q, k) x (k, d_v) -> (q, d_v)
