@@ -29,6 +29,7 @@
 #include "cli/common_options.hpp"
 #include "cli/exit_code.hpp"
 #include "io/embeddings_text.hpp"
+#include "io/matrix_stream.hpp"
 #include "io/npy.hpp"
 
 namespace attn::cli {
@@ -337,11 +338,7 @@ struct RowLabel {
     std::function<std::string(std::size_t i)> value;  // i: row index within one matrix
 };
 
-struct Emit {
-    io::ArrayInfo info;  // dtype set at write time
-    std::function<void(std::size_t row, double* out)> fill;
-    double pad = std::numeric_limits<double>::quiet_NaN();  // where a shorter row ends early
-};
+using Emit = io::MatrixStream;
 
 // A stack of (batch, head) matrices, rows `rows` of each: shape [b] [H] len(rows) cols.
 template <class T>
@@ -370,70 +367,18 @@ Emit matrix_emit(std::string name, std::string title, std::size_t batch, std::si
     e.info.shape.push_back(nr);
     e.info.shape.push_back(column_labels.size());
     e.info.column_labels = std::move(column_labels);
-    e.fill = [idx, nr, H, mat](std::size_t r, double* out) {
+    auto fill = [idx, nr, H, mat](std::size_t r, double* out) {
         const auto& m = mat(r / nr / H, r / nr % H);
         const std::size_t i = (*idx)[r % nr];
         for (std::size_t j = 0; j < m.shape(1); ++j) out[j] = static_cast<double>(m(i, j));
     };
+    e.produce = io::row_by_row(fill, e.info.columns());
     return e;
 }
 
-// Several sentences into one array: rows one after the other, a "sentence" label first,
-// columns padded to the widest (scores: NaN, weights: 0 for keys a sentence lacks).
-Emit combine(std::vector<Emit> parts) {
-    Emit e;
-    e.info = parts.front().info;
-    e.info.title += ", every sentence";
-    auto offsets = std::make_shared<std::vector<std::size_t>>();
-    std::size_t total = 0, cols = 0;
-    bool same_columns = true;
-    for (const auto& p : parts) {
-        offsets->push_back(total);
-        total += p.info.rows();
-        cols = std::max(cols, p.info.columns());
-        same_columns = same_columns && p.info.column_labels == parts.front().info.column_labels;
-    }
-    auto shared = std::make_shared<std::vector<Emit>>(std::move(parts));
-    auto locate = [offsets](std::size_t r) {
-        const auto k = static_cast<std::size_t>(
-            std::upper_bound(offsets->begin(), offsets->end(), r) - offsets->begin() - 1);
-        return std::pair{k, r - (*offsets)[k]};
-    };
-    e.info.shape = {total, cols};
-    e.info.labels.clear();
-    e.info.labels.push_back(
-        {"sentence", [locate](std::size_t r) { return std::to_string(locate(r).first); }});
-    for (std::size_t l = 0; l < shared->front().info.labels.size(); ++l)
-        e.info.labels.push_back(
-            {shared->front().info.labels[l].name, [shared, locate, l](std::size_t r) {
-                 const auto [k, local] = locate(r);
-                 return (*shared)[k].info.labels[l].value(local);
-             }});
-    if (!same_columns) {
-        e.info.column_labels.clear();
-        for (std::size_t j = 0; j < cols; ++j) e.info.column_labels.push_back(std::to_string(j));
-    }
-    e.fill = [shared, locate, cols](std::size_t r, double* out) {
-        const auto [k, local] = locate(r);
-        const Emit& p = (*shared)[k];
-        p.fill(local, out);
-        std::fill(out + p.info.columns(), out + cols, p.pad);
-    };
-    return e;
-}
-
-void write_emit(io::ArraySink& sink, Emit e, io::Dtype dtype) {
-    e.info.dtype = dtype;
-    sink.begin(e.info);
-    const std::size_t rows = e.info.rows(), cols = e.info.columns();
-    constexpr std::size_t block = 256;
-    std::vector<double> buf(block * cols);
-    for (std::size_t r = 0; r < rows; r += block) {
-        const std::size_t count = std::min(block, rows - r);
-        for (std::size_t k = 0; k < count; ++k) e.fill(r + k, &buf[k * cols]);
-        sink.rows(r, buf.data(), count);
-    }
-    sink.end();
+// Where a sentence's row is shorter than the widest (keys it lacks): weights 0, else NaN.
+double pad_for(const std::string& item) {
+    return item == "weights" ? 0.0 : std::numeric_limits<double>::quiet_NaN();
 }
 
 std::vector<std::string> indices(std::size_t n) {
@@ -622,9 +567,11 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
             e.info.labels.push_back({"token", [v](std::size_t i) { return (*v)[i]; }});
             e.info.column_labels = {"id"};
             e.info.shape = {v->size(), 1};
-            e.fill = [vocab, ids](std::size_t i, double* out) {
-                *out = static_cast<double>(vocab ? i : (*ids)[i]);
-            };
+            e.produce = io::row_by_row(
+                [vocab, ids](std::size_t i, double* out) {
+                    *out = static_cast<double>(vocab ? i : (*ids)[i]);
+                },
+                1);
             return e;
         }
         if (item == "embeddings")
@@ -681,7 +628,6 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
                 [&res](std::size_t b, std::size_t h) -> M {
                     return res[b].heads[h].attention.weights;
                 });
-            e.pad = 0.0;
             e.info.column_axis = "Key";
             return e;
         }
@@ -697,24 +643,28 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
 
     const bool several = holds_several_arrays(opt.out);
     Output output(opt.out, several && indexed ? show.size() * seqs.size() : show.size());
-    io::ArraySink& sink = output.sink();
+    std::vector<io::MatrixStream> streams;
     if (!indexed) {
-        for (const auto& item : show) write_emit(sink, emits_for(0, item), output.dtype());
+        for (const auto& item : show) streams.push_back(emits_for(0, item));
     } else if (several) {  // one entry per sentence: <array>_<sentence>
         for (std::size_t k = 0; k < seqs.size(); ++k)
             for (const auto& item : show) {
                 Emit e = emits_for(k, item);
                 e.info.name += fmt::format("_{}", k);
                 e.info.title = fmt::format("sentence {}: {}", k, e.info.title);
-                write_emit(sink, std::move(e), output.dtype());
+                streams.push_back(std::move(e));
             }
     } else {  // one array, the sentence index as the first field
         for (const auto& item : show) {
             std::vector<Emit> parts;
             for (std::size_t k = 0; k < seqs.size(); ++k) parts.push_back(emits_for(k, item));
-            write_emit(sink, combine(std::move(parts)), output.dtype());
+            Emit e = io::concatenate(std::move(parts), "sentence", pad_for(item));
+            e.info.title += ", every sentence";
+            streams.push_back(std::move(e));
         }
     }
+    for (auto& s : streams) s.info.dtype = output.dtype();
+    io::drive(output.sink(), streams);
     output.commit();
     return kOk;
 }

@@ -11,6 +11,7 @@
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_code.hpp"
+#include "io/matrix_stream.hpp"
 
 namespace attn::cli {
 
@@ -24,7 +25,7 @@ struct BitsOptions {
     OutputOptions out;
 };
 
-void write_bits(io::ArraySink& sink, io::Dtype dtype, std::size_t n, std::size_t width) {
+io::MatrixStream bits_stream(io::Dtype dtype, std::size_t n, std::size_t width) {
     io::ArrayInfo info;
     info.name = "bits";
     info.title = "positions in binary";
@@ -34,18 +35,14 @@ void write_bits(io::ArraySink& sink, io::Dtype dtype, std::size_t n, std::size_t
         info.column_labels.push_back(fmt::format("bit{}", width - 1 - c));
     info.shape = {n, width};
     info.dtype = dtype;
-    sink.begin(info);
-    std::vector<double> row(width);
-    for (std::size_t i = 0; i < n; ++i) {
+    auto fill = [width](std::size_t i, double* row) {
         for (std::size_t c = 0; c < width; ++c) row[c] = bit(i, width - 1 - c);
-        sink.rows(i, row.data(), 1);
-    }
-    sink.end();
+    };
+    return {std::move(info), io::row_by_row(fill, width)};
 }
 
 // Row k: the period of bit k and, with d, the wavelength of column pair k.
-void write_periods(io::ArraySink& sink, io::Dtype dtype, std::size_t width, std::size_t d,
-                   double base) {
+io::MatrixStream periods_stream(io::Dtype dtype, std::size_t width, std::size_t d, double base) {
     const std::size_t pairs = (d + 1) / 2;
     const std::size_t rows = d > 0 ? pairs : width;
     io::ArrayInfo info;
@@ -58,12 +55,12 @@ void write_periods(io::ArraySink& sink, io::Dtype dtype, std::size_t width, std:
     if (d > 0) info.column_labels.push_back("wavelength");
     info.shape = {rows, info.column_labels.size()};
     info.dtype = dtype;
-    sink.begin(info);
-    for (std::size_t k = 0; k < rows; ++k) {
-        const double row[2] = {bit_period(k), d > 0 ? pair_wavelength(k, d, base) : 0.0};
-        sink.rows(k, row, 1);
-    }
-    sink.end();
+    auto fill = [d, base](std::size_t k, double* row) {
+        row[0] = bit_period(k);
+        if (d > 0) row[1] = pair_wavelength(k, d, base);
+    };
+    const std::size_t columns = info.columns();
+    return {std::move(info), io::row_by_row(fill, columns)};
 }
 
 int run_bits(const BitsOptions& opt) {
@@ -76,8 +73,10 @@ int run_bits(const BitsOptions& opt) {
     const std::size_t width = binary_width(n);
 
     Output output(opt.out, show == "all" ? 2 : 1);
-    if (show != "periods") write_bits(output.sink(), output.dtype(), n, width);
-    if (show != "bits") write_periods(output.sink(), output.dtype(), width, d, opt.base);
+    std::vector<io::MatrixStream> streams;
+    if (show != "periods") streams.push_back(bits_stream(output.dtype(), n, width));
+    if (show != "bits") streams.push_back(periods_stream(output.dtype(), width, d, opt.base));
+    io::drive(output.sink(), streams);
     output.commit();
     return kOk;
 }

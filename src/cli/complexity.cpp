@@ -23,6 +23,7 @@
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_code.hpp"
+#include "io/matrix_stream.hpp"
 
 namespace attn::cli {
 
@@ -66,14 +67,7 @@ struct Given {
     const CLI::Option* dtype;
 };
 
-// One output column: text (a label) or a number, written exactly as text in text formats and
-// as a float64 value in npy/npz.
-struct Column {
-    std::string name;
-    bool numeric;
-    std::function<std::string(std::size_t row)> text;
-    std::function<double(std::size_t row)> value;  // numeric columns only
-};
+using Column = io::TableColumn;
 
 Column text_column(std::string name, std::function<std::string(std::size_t)> text) {
     return {std::move(name), false, std::move(text), {}};
@@ -106,33 +100,6 @@ class RealFormat {
 Column real_column(std::string name, const RealFormat& format,
                    std::function<double(std::size_t)> get) {
     return {std::move(name), true, [format, get](std::size_t r) { return format(get(r)); }, get};
-}
-
-// Writes one array: every column a label (numbers marked numeric), or for binary formats the
-// numeric columns as float64 values.
-void write_array(io::ArraySink& sink, const std::string& name, const std::string& title,
-                 std::size_t rows, const std::vector<Column>& columns, bool values) {
-    io::ArrayInfo info;
-    info.name = name;
-    info.title = title;
-    info.dtype = io::Dtype::float64;
-    std::vector<const Column*> numbers;
-    for (const Column& c : columns) {
-        if (values && c.numeric) {
-            info.column_labels.push_back(c.name);
-            numbers.push_back(&c);
-        } else {
-            info.labels.push_back({c.name, c.text, c.numeric});
-        }
-    }
-    info.shape = {rows, numbers.size()};
-    sink.begin(info);
-    std::vector<double> row(numbers.size());
-    for (std::size_t r = 0; r < rows; ++r) {
-        for (std::size_t j = 0; j < numbers.size(); ++j) row[j] = numbers[j]->value(r);
-        sink.rows(r, row.data(), 1);
-    }
-    sink.end();
 }
 
 // The library's std::invalid_argument / std::overflow_error as a usage error naming `option`.
@@ -281,9 +248,11 @@ int run_complexity(const ComplexityOptions& opt, const Given& given) {
             text_column("maximum_path_length", [&](std::size_t r) {
                 return std::string(symbolic[r].maximum_path_length);
             })};
-        write_array(output.sink(), "complexity",
-                    "cost of one layer: n tokens of width d, kernel k, neighborhood r",
-                    symbolic.size(), columns, false);
+        io::drive(
+            output.sink(),
+            io::table_stream("complexity",
+                             "cost of one layer: n tokens of width d, kernel k, neighborhood r",
+                             symbolic.size(), columns, false));
         output.commit();
         return kOk;
     }
@@ -361,7 +330,7 @@ int run_complexity(const ComplexityOptions& opt, const Given& given) {
     if (opt.with_projections) title += ", with the Q/K/V/output projections";
     if (opt.measure) title += fmt::format(", measured: median of {} runs", opt.repeat);
     io::ArraySink& sink = output.sink();
-    write_array(sink, "complexity", title, rows.size(), columns, values);
+    io::drive(sink, io::table_stream("complexity", title, rows.size(), columns, values));
 
     if (show_crossovers) {
         // Rows: recurrent then convolution, for each distinct (d, k).
@@ -391,10 +360,11 @@ int run_complexity(const ComplexityOptions& opt, const Given& given) {
             integer_column("k", [&](std::size_t r) { return cross[r].sizes.k; }),
             integer_column("crossover_n", [&](std::size_t r) { return cross[r].n; }),
         };
-        write_array(sink, "crossovers",
-                    "self-attention costs more multiply-adds than the other layer from n = "
-                    "crossover_n on",
-                    cross.size(), cc, values);
+        io::drive(sink, io::table_stream(
+                            "crossovers",
+                            "self-attention costs more multiply-adds than the other layer from n = "
+                            "crossover_n on",
+                            cross.size(), cc, values));
     }
 
     if (show_exponents) {
@@ -437,10 +407,12 @@ int run_complexity(const ComplexityOptions& opt, const Given& given) {
             real_column("count_exponent", real, [&](std::size_t r) { return exps[r].counts; }),
             real_column("measured_exponent", real, [&](std::size_t r) { return exps[r].measured; }),
         };
-        write_array(
-            sink, "exponents",
-            fmt::format("exponent of {}: log-log slope of the counts and of the seconds", variable),
-            exps.size(), ec, values);
+        io::drive(sink,
+                  io::table_stream(
+                      "exponents",
+                      fmt::format("exponent of {}: log-log slope of the counts and of the seconds",
+                                  variable),
+                      exps.size(), ec, values));
     }
     output.commit();
     return kOk;

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <future>
 #include <memory>
 #include <string>
 #include <system_error>
@@ -15,6 +14,7 @@
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_code.hpp"
+#include "io/matrix_stream.hpp"
 #include "io/npy.hpp"
 
 namespace attn::cli {
@@ -99,19 +99,18 @@ int run_encode(const EncodeOptions& opt) {
     if (x.shape.size() == 3) info.shape.insert(info.shape.begin(), batch);
     info.dtype = output.dtype();
 
-    // Output row g is position g % n of batch item g / n. produce() writes rows
+    // Output row g is position g % n of batch item g / n. The producer writes rows
     // [g, g + count) as (count, columns) into out; it only reads shared state, so the next
-    // chunk is computed on a second thread while this one is written.
-    const std::size_t block = encoder.block_rows(), columns = cols.size(), total = batch * n;
-    auto produce = [&](std::size_t g, std::size_t count, std::vector<double>& out,
-                       std::vector<double>& P) {
-        out.resize(count * columns);
+    // block is made on a second thread while this one is written.
+    const std::size_t block = encoder.block_rows(), columns = cols.size();
+    auto scratch = std::make_shared<std::vector<double>>();  // (block, d) when columns < d
+    auto produce = [&, scratch](std::size_t g, std::size_t count, double* out) {
         const bool all_columns = columns == d;  // then rows are made in place, no copy
-        if (!all_columns) P.resize(block * d);
+        if (!all_columns) scratch->resize(block * d);
         for (std::size_t done = 0; done < count;) {
             const std::size_t b = (g + done) / n, r = (g + done) % n;
             const std::size_t c = std::min({block, n - r, count - done});
-            double* rows = all_columns ? &out[done * d] : P.data();  // (c, d)
+            double* rows = all_columns ? out + done * d : scratch->data();  // (c, d)
             encoder.fill(start + static_cast<std::int64_t>(r), c, rows);
             if (!x.shape.empty()) {
                 const double* xr = &x.values[(b * n + r) * d];  // X[b, r:r+c, :]
@@ -119,33 +118,15 @@ int run_encode(const EncodeOptions& opt) {
             }
             if (!all_columns)
                 for (std::size_t k = 0; k < c; ++k)
-                    std::copy_n(&P[k * d + cols.begin], columns, &out[(done + k) * columns]);
+                    std::copy_n(&(*scratch)[k * d + cols.begin], columns,
+                                out + (done + k) * columns);
             done += c;
         }
     };
-    io::ArraySink& sink = output.sink();
-    sink.begin(info);
-    const std::size_t chunk = 16 * block;
-    const bool ahead = thread_count(opt.out) > 1;
-    std::vector<double> current, next, scratch_a, scratch_b;
-    if (total > 0) produce(0, std::min(chunk, total), current, scratch_a);
-    for (std::size_t g = 0; g < total; g += chunk) {
-        const std::size_t g_next = g + chunk;
-        std::future<void> computing;
-        if (g_next < total) {
-            auto work = [&, g_next] {
-                produce(g_next, std::min(chunk, total - g_next), next, scratch_b);
-            };
-            if (ahead)
-                computing = std::async(std::launch::async, work);
-            else
-                computing = std::async(std::launch::deferred, work);
-        }
-        sink.rows(g, current.data(), std::min(chunk, total - g));
-        if (computing.valid()) computing.get();
-        std::swap(current, next);
-    }
-    sink.end();
+    io::DriveOptions drive;
+    drive.block_rows = 16 * block;
+    drive.compute_ahead = thread_count(opt.out) > 1;
+    io::drive(output.sink(), io::MatrixStream{std::move(info), produce}, drive);
     output.commit();
     return kOk;
 }

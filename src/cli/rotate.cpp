@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iterator>
 #include <memory>
 #include <numbers>
@@ -15,6 +16,7 @@
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_code.hpp"
+#include "io/matrix_stream.hpp"
 
 namespace attn::cli {
 
@@ -40,92 +42,81 @@ double as_double(std::int64_t v) {
     return static_cast<double>(v);
 }
 
-// Tables of numbers: every column is data (npy keeps them all), no row label fields.
-io::ArrayInfo table_info(std::string name, std::string title, std::vector<std::string> columns,
-                         std::size_t rows) {
+// Tables of numbers: every column is data (npy keeps them all), no row label fields. Rows are
+// made by fill(r, out) as they are written: the pairs table has offsets x d/2 rows, so it is
+// never held whole.
+io::MatrixStream table_stream(std::string name, std::string title, std::vector<std::string> columns,
+                              std::size_t rows,
+                              std::function<void(std::size_t row, double* out)> fill) {
     io::ArrayInfo info;
     info.name = std::move(name);
     info.title = std::move(title);
     info.column_labels = std::move(columns);
     info.shape = {rows, info.column_labels.size()};
     info.dtype = io::Dtype::float64;  // positions are exact integers, errors keep their digits
-    return info;
+    const std::size_t width = info.columns();
+    return {std::move(info), io::row_by_row(std::move(fill), width)};
 }
 
-// Streams rows.size() == info.rows() rows, each made by row(r, out) when it is written: the
-// pairs table has offsets x d/2 rows, so it is never held whole.
-template <typename MakeRow>
-void write_rows(io::ArraySink& sink, const io::ArrayInfo& info, MakeRow row) {
-    sink.begin(info);
-    std::vector<double> values(info.columns());
-    for (std::size_t r = 0; r < info.rows(); ++r) {
-        row(r, values.data());
-        sink.rows(r, values.data(), 1);
-    }
-    sink.end();
-}
-
-void write_pairs(io::ArraySink& sink, const std::vector<OffsetResult>& results, std::size_t d,
-                 double base, Precision precision) {
+io::MatrixStream pairs_stream(const std::vector<OffsetResult>& results, std::size_t d, double base,
+                              Precision precision) {
     const std::size_t pairs = (d + 1) / 2;  // the lone sine of an odd d gets a row of NaN errors
-    const io::ArrayInfo info =
-        table_info("pairs", "rotation per column pair: worst |R p_i - p_(i+delta)| over i",
-                   {"delta", "j", "w", "wavelength", "cos", "sin", "max_error", "at_i"},
-                   results.size() * pairs);
-    write_rows(sink, info, [&](std::size_t row, double* out) {
-        const OffsetResult& r = results[row / pairs];
-        const std::size_t j = row % pairs;
-        const double w = pair_frequency(j, d, base);
-        const PairRotation R = pair_rotation(r.delta, j, d, base, precision);
-        const bool paired = j < r.pairs.size();
-        const double values[] = {as_double(r.delta),
-                                 as_double(static_cast<std::int64_t>(j)),
-                                 w,
-                                 2 * std::numbers::pi / w,
-                                 R.cos,
-                                 R.sin,
-                                 paired ? r.pairs[j].max_error : NAN,
-                                 paired ? as_double(r.pairs[j].at_i) : NAN};
-        std::copy(std::begin(values), std::end(values), out);
-    });
+    return table_stream("pairs", "rotation per column pair: worst |R p_i - p_(i+delta)| over i",
+                        {"delta", "j", "w", "wavelength", "cos", "sin", "max_error", "at_i"},
+                        results.size() * pairs,
+                        [&results, pairs, d, base, precision](std::size_t row, double* out) {
+                            const OffsetResult& r = results[row / pairs];
+                            const std::size_t j = row % pairs;
+                            const double w = pair_frequency(j, d, base);
+                            const PairRotation R = pair_rotation(r.delta, j, d, base, precision);
+                            const bool paired = j < r.pairs.size();
+                            const double values[] = {as_double(r.delta),
+                                                     as_double(static_cast<std::int64_t>(j)),
+                                                     w,
+                                                     2 * std::numbers::pi / w,
+                                                     R.cos,
+                                                     R.sin,
+                                                     paired ? r.pairs[j].max_error : NAN,
+                                                     paired ? as_double(r.pairs[j].at_i) : NAN};
+                            std::copy(std::begin(values), std::end(values), out);
+                        });
 }
 
-void write_summary(io::ArraySink& sink, const std::vector<OffsetResult>& results) {
-    const io::ArrayInfo info = table_info(
-        "summary", "worst error per offset against the tolerance",
-        {"delta", "max_error", "at_i", "tol", "ratio", "ratio_at_i", "pass"}, results.size());
-    write_rows(sink, info, [&](std::size_t row, double* out) {
-        const OffsetResult& r = results[row];
-        const double values[] = {
-            as_double(r.delta), r.max_error,          as_double(r.at_i),     r.tol_at_i,
-            r.max_ratio,        as_double(r.ratio_i), r.passed() ? 1.0 : 0.0};
-        std::copy(std::begin(values), std::end(values), out);
-    });
+io::MatrixStream summary_stream(const std::vector<OffsetResult>& results) {
+    return table_stream("summary", "worst error per offset against the tolerance",
+                        {"delta", "max_error", "at_i", "tol", "ratio", "ratio_at_i", "pass"},
+                        results.size(), [&results](std::size_t row, double* out) {
+                            const OffsetResult& r = results[row];
+                            const double values[] = {as_double(r.delta),    r.max_error,
+                                                     as_double(r.at_i),     r.tol_at_i,
+                                                     r.max_ratio,           as_double(r.ratio_i),
+                                                     r.passed() ? 1.0 : 0.0};
+                            std::copy(std::begin(values), std::end(values), out);
+                        });
 }
 
-void write_dot(io::ArraySink& sink, const std::vector<OffsetResult>& results) {
-    const io::ArrayInfo info = table_info(
+io::MatrixStream dot_stream(const std::vector<OffsetResult>& results) {
+    return table_stream(
         "dot", "P[i]·P[i+delta] over i against sum_j cos(delta w_j)",
         {"delta", "min", "min_i", "max", "max_i", "spread", "closed_form", "max_error", "error_i"},
-        results.size());
-    write_rows(sink, info, [&](std::size_t row, double* out) {
-        const OffsetResult& r = results[row];
-        const double values[] = {as_double(r.delta),
-                                 r.dot_min,
-                                 as_double(r.dot_min_i),
-                                 r.dot_max,
-                                 as_double(r.dot_max_i),
-                                 r.dot_max - r.dot_min,
-                                 r.dot_closed,
-                                 r.dot_max_error,
-                                 as_double(r.dot_error_i)};
-        std::copy(std::begin(values), std::end(values), out);
-    });
+        results.size(), [&results](std::size_t row, double* out) {
+            const OffsetResult& r = results[row];
+            const double values[] = {as_double(r.delta),
+                                     r.dot_min,
+                                     as_double(r.dot_min_i),
+                                     r.dot_max,
+                                     as_double(r.dot_max_i),
+                                     r.dot_max - r.dot_min,
+                                     r.dot_closed,
+                                     r.dot_max_error,
+                                     as_double(r.dot_error_i)};
+            std::copy(std::begin(values), std::end(values), out);
+        });
 }
 
 // M_delta for every offset: one (offsets, d, d) array, streamed one row at a time.
-void write_matrix(io::ArraySink& sink, io::Dtype dtype, const std::vector<std::int64_t>& offsets,
-                  std::size_t d, double base, Precision precision) {
+io::MatrixStream matrix_stream(io::Dtype dtype, const std::vector<std::int64_t>& offsets,
+                               std::size_t d, double base, Precision precision) {
     io::ArrayInfo info;
     info.name = "M";
     info.title = fmt::format("M_delta with P[i+delta] = M_delta P[i], base {}", base);
@@ -136,30 +127,25 @@ void write_matrix(io::ArraySink& sink, io::Dtype dtype, const std::vector<std::i
     for (std::size_t c = 0; c < d; ++c) info.column_labels.push_back(std::to_string(c));
     info.shape = {offsets.size(), d, d};
     info.dtype = dtype;
-    sink.begin(info);
-    std::vector<double> row(d);
-    for (std::size_t o = 0; o < offsets.size(); ++o)
-        for (std::size_t r = 0; r < d; ++r) {
-            offset_matrix_row(offsets[o], r, d, base, precision, row.data());
-            sink.rows(o * d + r, row.data(), 1);
-        }
-    sink.end();
+    auto fill = [shared, d, base, precision](std::size_t r, double* out) {
+        offset_matrix_row((*shared)[r / d], r % d, d, base, precision, out);
+    };
+    return {std::move(info), io::row_by_row(fill, d)};
 }
 
-void write_sweep(io::ArraySink& sink, const std::vector<SweepRow>& sweep) {
-    const io::ArrayInfo info =
-        table_info("sweep", "worst rotation error against the position, float32 and float64",
-                   {"position", "float32_max_error", "float32_at_i", "float32_tol", "float32_ratio",
-                    "float64_max_error", "float64_at_i", "float64_tol", "float64_ratio"},
-                   sweep.size());
-    write_rows(sink, info, [&](std::size_t row, double* out) {
-        const SweepRow& s = sweep[row];
-        const double values[] = {
-            as_double(s.position),     s.float32.max_error, as_double(s.float32.at_i),
-            s.float32.tol_at_i,        s.float32.max_ratio, s.float64.max_error,
-            as_double(s.float64.at_i), s.float64.tol_at_i,  s.float64.max_ratio};
-        std::copy(std::begin(values), std::end(values), out);
-    });
+io::MatrixStream sweep_stream(const std::vector<SweepRow>& sweep) {
+    return table_stream(
+        "sweep", "worst rotation error against the position, float32 and float64",
+        {"position", "float32_max_error", "float32_at_i", "float32_tol", "float32_ratio",
+         "float64_max_error", "float64_at_i", "float64_tol", "float64_ratio"},
+        sweep.size(), [&sweep](std::size_t row, double* out) {
+            const SweepRow& s = sweep[row];
+            const double values[] = {
+                as_double(s.position),     s.float32.max_error, as_double(s.float32.at_i),
+                s.float32.tol_at_i,        s.float32.max_ratio, s.float64.max_error,
+                as_double(s.float64.at_i), s.float64.tol_at_i,  s.float64.max_ratio};
+            std::copy(std::begin(values), std::end(values), out);
+        });
 }
 
 // One line on stderr for the worst failure; the exit status says the rest.
@@ -241,7 +227,7 @@ int run_rotate(const RotateOptions& opt) {
         Output output(opt.out, 1);
         note_odd_d();
         const std::vector<SweepRow> rows = sweep_positions(spec, offsets, up_to);
-        write_sweep(output.sink(), rows);
+        io::drive(output.sink(), sweep_stream(rows));
         output.commit();
         std::vector<OffsetResult> all;
         for (const SweepRow& r : rows) {
@@ -254,11 +240,13 @@ int run_rotate(const RotateOptions& opt) {
     Output output(opt.out, 1);  // checks the format before the scan runs
     note_odd_d();
     const std::vector<OffsetResult> results = scan_offsets(spec, offsets);
-    if (opt.show == "pairs") write_pairs(output.sink(), results, d, opt.base, spec.precision);
-    if (opt.show == "summary") write_summary(output.sink(), results);
-    if (opt.show == "dot") write_dot(output.sink(), results);
+    if (opt.show == "pairs")
+        io::drive(output.sink(), pairs_stream(results, d, opt.base, spec.precision));
+    if (opt.show == "summary") io::drive(output.sink(), summary_stream(results));
+    if (opt.show == "dot") io::drive(output.sink(), dot_stream(results));
     if (opt.show == "matrix")
-        write_matrix(output.sink(), output.dtype(), offsets, d, opt.base, spec.precision);
+        io::drive(output.sink(),
+                  matrix_stream(output.dtype(), offsets, d, opt.base, spec.precision));
     output.commit();
     return verdict(results, "");
 }
