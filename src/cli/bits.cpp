@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,21 +12,33 @@
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_code.hpp"
+#include "cli/show_table.hpp"
 #include "io/matrix_stream.hpp"
 
 namespace attn::cli {
 
 namespace {
 
+enum class Show { bits, periods, all };
+
 struct BitsOptions {
     std::int64_t positions = 8;
     std::int64_t dim = 0;  // 0 = no encoding columns
     double base = 10000.0;
-    std::string show;  // bits|periods|all; "" = all where the format holds several
+    std::optional<Show> show;  // nullopt: all where the format holds several, else bits
     OutputOptions out;
 };
 
-io::MatrixStream bits_stream(io::Dtype dtype, std::size_t n, std::size_t width) {
+// What the arrays are made from.
+struct BitsRun {
+    io::Dtype dtype;
+    std::size_t n, width, d;
+    double base;
+};
+
+io::MatrixStream bits_stream(const BitsRun& run) {
+    const io::Dtype dtype = run.dtype;
+    const std::size_t n = run.n, width = run.width;
     io::ArrayInfo info;
     info.name = "bits";
     info.title = "positions in binary";
@@ -42,7 +55,10 @@ io::MatrixStream bits_stream(io::Dtype dtype, std::size_t n, std::size_t width) 
 }
 
 // Row k: the period of bit k and, with d, the wavelength of column pair k.
-io::MatrixStream periods_stream(io::Dtype dtype, std::size_t width, std::size_t d, double base) {
+io::MatrixStream periods_stream(const BitsRun& run) {
+    const io::Dtype dtype = run.dtype;
+    const std::size_t width = run.width, d = run.d;
+    const double base = run.base;
     const std::size_t pairs = (d + 1) / 2;
     const std::size_t rows = d > 0 ? pairs : width;
     io::ArrayInfo info;
@@ -63,19 +79,25 @@ io::MatrixStream periods_stream(io::Dtype dtype, std::size_t width, std::size_t 
     return {std::move(info), io::row_by_row(fill, columns)};
 }
 
+const ShowTable<Show, BitsRun> kShow{
+    {Show::bits, "bits", "(n, bits)", "0..n-1 in binary, most significant bit first", bits_stream},
+    {Show::periods, "periods", "(bits or d/2, 1 or 2)",
+     "period of bit k; with -d, wavelength of column pair k", periods_stream},
+};
+
 int run_bits(const BitsOptions& opt) {
     if (!std::isfinite(opt.base) || !(opt.base > 1.0))
         throw UsageError(fmt::format("--base: {} is not a finite number greater than 1", opt.base));
     const auto n = static_cast<std::size_t>(opt.positions);
     const auto d = static_cast<std::size_t>(opt.dim);
-    const bool several = holds_several_arrays(opt.out);
-    const std::string show = opt.show.empty() ? (several ? "all" : "bits") : opt.show;
-    const std::size_t width = binary_width(n);
+    const io::OutputSpec spec = resolve_output(opt.out);
+    const Show show = opt.show.value_or(spec.holds_several_arrays() ? Show::all : Show::bits);
+    const BitsRun run{spec.dtype, n, binary_width(n), d, opt.base};
 
-    Output output(opt.out, show == "all" ? 2 : 1);
     std::vector<io::MatrixStream> streams;
-    if (show != "periods") streams.push_back(bits_stream(output.dtype(), n, width));
-    if (show != "bits") streams.push_back(periods_stream(output.dtype(), width, d, opt.base));
+    for (const auto& entry : kShow)
+        if (show == Show::all || show == entry.item) streams.push_back(entry.stream(run));
+    io::Output output(spec, streams.size());
     io::drive(output.sink(), streams);
     output.commit();
     return kOk;
@@ -94,17 +116,20 @@ Command add_bits(CLI::App& root) {
                     "Encoding dimension d: adds the wavelength of each column pair")
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
     sub->add_option("--base", opt->base, "Base of the wavelengths, > 1")->capture_default_str();
-    sub->add_option("--show", opt->show,
-                    "bits, periods, or all (default: all where the format holds several arrays, "
-                    "else bits)")
-        ->check(CLI::IsMember({"bits", "periods", "all"}));
+    sub->add_option_function<Show>(
+           "--show", [opt](const Show& s) { opt->show = s; },
+           "bits, periods, or all (default: all where the format holds several arrays, "
+           "else bits)")
+        ->transform(enum_names(show_names(kShow, {{"all", Show::all}})))
+        ->type_name("TEXT");
     add_output_options(*sub, opt->out);
     sub->footer(
         "Examples:\n"
         "  attn bits -n 8            0 to 7 in binary, and the period of each bit\n"
         "  attn bits -n 8 -d 8       beside the wavelengths 2*pi*base^(2j/d) of P's column pairs\n"
-        "  attn bits -n 16 --show bits -f csv\n");
-    return {sub, [opt] { return run_bits(*opt); }};
+        "  attn bits -n 16 --show bits -f csv\n" +
+        show_help(kShow));
+    return {sub, [opt] { return run_bits(*opt); }, &opt->out};
 }
 
 }  // namespace attn::cli

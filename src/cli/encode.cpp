@@ -6,13 +6,13 @@
 #include <cmath>
 #include <memory>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include "attn/positional_encoding.hpp"
 #include "attn/slice.hpp"
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
+#include "cli/enum_option.hpp"
 #include "cli/exit_code.hpp"
 #include "io/matrix_stream.hpp"
 #include "io/npy.hpp"
@@ -21,12 +21,14 @@ namespace attn::cli {
 
 namespace {
 
+const NameTable<Layout> kLayouts{{"interleaved", Layout::interleaved}, {"split", Layout::split}};
+
 struct EncodeOptions {
     std::int64_t positions = 60;
     std::int64_t dim = 32;
     double base = 10000.0;
     std::int64_t start = 0;
-    std::string layout = "interleaved";
+    Layout layout = Layout::interleaved;
     std::string columns;  // "" = all
     std::string add;      // "" = P alone
     bool positions_given = false, dim_given = false;
@@ -36,15 +38,14 @@ struct EncodeOptions {
 // X for --add: (n, d) or a batch (b, n, d), float32 or float64, from .npy ("-" = stdin).
 io::NpyArray read_addend(const EncodeOptions& opt) {
     struct stat st {};
-    if (opt.add != "-" && ::stat(opt.add.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+    if (!io::is_standard_stream(opt.add) && ::stat(opt.add.c_str(), &st) == 0 &&
+        S_ISREG(st.st_mode))
         check_memory(opt.out, static_cast<std::uint64_t>(st.st_size) * 2, "--add " + opt.add);
     io::NpyArray x;
     try {
-        x = io::read_npy(opt.add);
-    } catch (const std::invalid_argument& e) {
-        throw UsageError(std::string("--add: ") + e.what());
-    } catch (const std::system_error& e) {  // missing or unreadable: a bad option value
-        throw UsageError(std::string("--add: ") + e.what());
+        x = naming_option("--add", [&] { return io::read_npy(opt.add); });
+    } catch (const InputError& e) {  // tests/cli/encode_numpy_test.sh: a missing X is exit 2
+        throw UsageError(e.what());
     }
     if (x.shape.size() != 2 && x.shape.size() != 3)
         throw UsageError(
@@ -70,22 +71,17 @@ int run_encode(const EncodeOptions& opt) {
     const auto d = x.shape.empty() ? static_cast<std::size_t>(opt.dim) : x.shape.back();
     Slice cols{0, d};
     if (!opt.columns.empty()) {
-        try {
-            cols = parse_slice(opt.columns, d);
-        } catch (const std::invalid_argument& e) {
-            throw UsageError(std::string("--columns: ") + e.what());
-        }
+        cols = naming_option("--columns", [&] { return parse_slice(opt.columns, d); });
     }
-    const Layout layout = opt.layout == "split" ? Layout::split : Layout::interleaved;
-    Output output(opt.out, 1);
+    io::Output output(resolve_output(opt.out), 1);
     // float64 output gets the long-double combination: float32 is within 1 ulp either way.
     const PositionalEncoder encoder(
-        d, opt.base, layout, std::max<std::size_t>(n, 1),
+        d, opt.base, opt.layout, std::max<std::size_t>(n, 1),
         output.dtype() == io::Dtype::float64 ? Combine::extended : Combine::fast);
     io::ArrayInfo info;
     info.name = x.shape.empty() ? "P" : "X_plus_P";
     info.title = fmt::format("{}positional encoding P, base {}, {}", x.shape.empty() ? "" : "X + ",
-                             opt.base, opt.layout);
+                             opt.base, name_of(kLayouts, opt.layout));
     const std::int64_t start = opt.start;
     if (x.shape.size() == 3)
         info.labels.push_back({"batch", [n](std::size_t r) { return std::to_string(r / n); }});
@@ -150,10 +146,8 @@ Command add_encode(CLI::App& root) {
     sub->add_option("--start", opt->start, "First position")
         ->check(CLI::Range(-(std::int64_t{1} << 52), std::int64_t{1} << 52))
         ->capture_default_str();
-    sub->add_option("--layout", opt->layout,
-                    "Column order: interleaved [s0 c0 s1 c1 ...] or split [s0 s1 ... c0 c1 ...]")
-        ->check(CLI::IsMember({"interleaved", "split"}))
-        ->capture_default_str();
+    add_enum_option(*sub, "--layout", opt->layout, kLayouts,
+                    "Column order: interleaved [s0 c0 s1 c1 ...] or split [s0 s1 ... c0 c1 ...]");
     sub->add_option("--columns", opt->columns,
                     "Columns A:B to print, half-open, negatives from the end (e.g. 6:10)")
         ->type_name("A:B");
@@ -163,11 +157,13 @@ Command add_encode(CLI::App& root) {
         "  attn encode -n 60 -d 32 --columns 6:10   columns 6 to 9, the book's figure\n"
         "  attn encode -n 1000000 -d 128 -o P.npy   streamed: memory does not grow with n\n"
         "  attn encode -n 4 -d 6 -f csv --precision 6\n");
-    return {sub, [opt, sub] {
+    return {sub,
+            [opt, sub] {
                 opt->positions_given = sub->count("--positions") > 0;
                 opt->dim_given = sub->count("--dim") > 0;
                 return run_encode(*opt);
-            }};
+            },
+            &opt->out};
 }
 
 }  // namespace attn::cli
