@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,20 +12,33 @@
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_code.hpp"
+#include "cli/show_table.hpp"
+#include "io/matrix_stream.hpp"
 
 namespace attn::cli {
 
 namespace {
 
+enum class Show { bits, periods, all };
+
 struct BitsOptions {
     std::int64_t positions = 8;
     std::int64_t dim = 0;  // 0 = no encoding columns
     double base = 10000.0;
-    std::string show;  // bits|periods|all; "" = all where the format holds several
+    std::optional<Show> show;  // nullopt: all where the format holds several, else bits
     OutputOptions out;
 };
 
-void write_bits(io::ArraySink& sink, io::Dtype dtype, std::size_t n, std::size_t width) {
+// What the arrays are made from.
+struct BitsRun {
+    io::Dtype dtype;
+    std::size_t n, width, d;
+    double base;
+};
+
+io::MatrixStream bits_stream(const BitsRun& run) {
+    const io::Dtype dtype = run.dtype;
+    const std::size_t n = run.n, width = run.width;
     io::ArrayInfo info;
     info.name = "bits";
     info.title = "positions in binary";
@@ -34,18 +48,17 @@ void write_bits(io::ArraySink& sink, io::Dtype dtype, std::size_t n, std::size_t
         info.column_labels.push_back(fmt::format("bit{}", width - 1 - c));
     info.shape = {n, width};
     info.dtype = dtype;
-    sink.begin(info);
-    std::vector<double> row(width);
-    for (std::size_t i = 0; i < n; ++i) {
+    auto fill = [width](std::size_t i, double* row) {
         for (std::size_t c = 0; c < width; ++c) row[c] = bit(i, width - 1 - c);
-        sink.rows(i, row.data(), 1);
-    }
-    sink.end();
+    };
+    return {std::move(info), io::row_by_row(fill, width)};
 }
 
 // Row k: the period of bit k and, with d, the wavelength of column pair k.
-void write_periods(io::ArraySink& sink, io::Dtype dtype, std::size_t width, std::size_t d,
-                   double base) {
+io::MatrixStream periods_stream(const BitsRun& run) {
+    const io::Dtype dtype = run.dtype;
+    const std::size_t width = run.width, d = run.d;
+    const double base = run.base;
     const std::size_t pairs = (d + 1) / 2;
     const std::size_t rows = d > 0 ? pairs : width;
     io::ArrayInfo info;
@@ -58,26 +71,34 @@ void write_periods(io::ArraySink& sink, io::Dtype dtype, std::size_t width, std:
     if (d > 0) info.column_labels.push_back("wavelength");
     info.shape = {rows, info.column_labels.size()};
     info.dtype = dtype;
-    sink.begin(info);
-    for (std::size_t k = 0; k < rows; ++k) {
-        const double row[2] = {bit_period(k), d > 0 ? pair_wavelength(k, d, base) : 0.0};
-        sink.rows(k, row, 1);
-    }
-    sink.end();
+    auto fill = [d, base](std::size_t k, double* row) {
+        row[0] = bit_period(k);
+        if (d > 0) row[1] = pair_wavelength(k, d, base);
+    };
+    const std::size_t columns = info.columns();
+    return {std::move(info), io::row_by_row(fill, columns)};
 }
+
+const ShowTable<Show, BitsRun> kShow{
+    {Show::bits, "bits", "(n, bits)", "0..n-1 in binary, most significant bit first", bits_stream},
+    {Show::periods, "periods", "(bits or d/2, 1 or 2)",
+     "period of bit k; with -d, wavelength of column pair k", periods_stream},
+};
 
 int run_bits(const BitsOptions& opt) {
     if (!std::isfinite(opt.base) || !(opt.base > 1.0))
         throw UsageError(fmt::format("--base: {} is not a finite number greater than 1", opt.base));
     const auto n = static_cast<std::size_t>(opt.positions);
     const auto d = static_cast<std::size_t>(opt.dim);
-    const bool several = holds_several_arrays(opt.out);
-    const std::string show = opt.show.empty() ? (several ? "all" : "bits") : opt.show;
-    const std::size_t width = binary_width(n);
+    const io::OutputSpec spec = resolve_output(opt.out);
+    const Show show = opt.show.value_or(spec.holds_several_arrays() ? Show::all : Show::bits);
+    const BitsRun run{spec.dtype, n, binary_width(n), d, opt.base};
 
-    Output output(opt.out, show == "all" ? 2 : 1);
-    if (show != "periods") write_bits(output.sink(), output.dtype(), n, width);
-    if (show != "bits") write_periods(output.sink(), output.dtype(), width, d, opt.base);
+    std::vector<io::MatrixStream> streams;
+    for (const auto& entry : kShow)
+        if (show == Show::all || show == entry.item) streams.push_back(entry.stream(run));
+    io::Output output(spec, streams.size());
+    io::drive(output.sink(), streams);
     output.commit();
     return kOk;
 }
@@ -95,17 +116,20 @@ Command add_bits(CLI::App& root) {
                     "Encoding dimension d: adds the wavelength of each column pair")
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
     sub->add_option("--base", opt->base, "Base of the wavelengths, > 1")->capture_default_str();
-    sub->add_option("--show", opt->show,
-                    "bits, periods, or all (default: all where the format holds several arrays, "
-                    "else bits)")
-        ->check(CLI::IsMember({"bits", "periods", "all"}));
+    sub->add_option_function<Show>(
+           "--show", [opt](const Show& s) { opt->show = s; },
+           "bits, periods, or all (default: all where the format holds several arrays, "
+           "else bits)")
+        ->transform(enum_names(show_names(kShow, {{"all", Show::all}})))
+        ->type_name("TEXT");
     add_output_options(*sub, opt->out);
     sub->footer(
         "Examples:\n"
         "  attn bits -n 8            0 to 7 in binary, and the period of each bit\n"
         "  attn bits -n 8 -d 8       beside the wavelengths 2*pi*base^(2j/d) of P's column pairs\n"
-        "  attn bits -n 16 --show bits -f csv\n");
-    return {sub, [opt] { return run_bits(*opt); }};
+        "  attn bits -n 16 --show bits -f csv\n" +
+        show_help(kShow));
+    return {sub, [opt] { return run_bits(*opt); }, &opt->out};
 }
 
 }  // namespace attn::cli

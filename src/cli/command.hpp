@@ -4,18 +4,16 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
-#include <stdexcept>
+
+#include "cli/common_options.hpp"
+#include "cli/errors.hpp"
 
 namespace attn::cli {
 
 struct Command {
     CLI::App* app;
-    std::function<int()> run;  // called after parsing succeeded; returns an ExitCode
-};
-
-/// A bad option value found after parsing (exit 2). The message names the option.
-struct UsageError : std::invalid_argument {
-    using std::invalid_argument::invalid_argument;
+    std::function<int()> run;     // called after parsing succeeded; returns an ExitCode
+    const OutputOptions* output;  // its shared options (threads are set from them)
 };
 
 Command add_encode(CLI::App& root);

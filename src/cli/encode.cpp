@@ -4,29 +4,31 @@
 
 #include <algorithm>
 #include <cmath>
-#include <future>
 #include <memory>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include "attn/positions/sinusoidal.hpp"
 #include "cli/arguments.hpp"
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
+#include "cli/enum_option.hpp"
 #include "cli/exit_code.hpp"
+#include "io/matrix_stream.hpp"
 #include "io/npy.hpp"
 
 namespace attn::cli {
 
 namespace {
 
+const NameTable<Layout> kLayouts{{"interleaved", Layout::interleaved}, {"split", Layout::split}};
+
 struct EncodeOptions {
     std::int64_t positions = 60;
     std::int64_t dim = 32;
     double base = 10000.0;
     std::int64_t start = 0;
-    std::string layout = "interleaved";
+    Layout layout = Layout::interleaved;
     std::string columns;  // "" = all
     std::string add;      // "" = P alone
     bool positions_given = false, dim_given = false;
@@ -36,15 +38,14 @@ struct EncodeOptions {
 // X for --add: (n, d) or a batch (b, n, d), float32 or float64, from .npy ("-" = stdin).
 io::NpyArray read_addend(const EncodeOptions& opt) {
     struct stat st {};
-    if (opt.add != "-" && ::stat(opt.add.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+    if (!io::is_standard_stream(opt.add) && ::stat(opt.add.c_str(), &st) == 0 &&
+        S_ISREG(st.st_mode))
         check_memory(opt.out, static_cast<std::uint64_t>(st.st_size) * 2, "--add " + opt.add);
     io::NpyArray x;
     try {
-        x = io::read_npy(opt.add);
-    } catch (const std::invalid_argument& e) {
-        throw UsageError(std::string("--add: ") + e.what());
-    } catch (const std::system_error& e) {  // missing or unreadable: a bad option value
-        throw UsageError(std::string("--add: ") + e.what());
+        x = naming_option("--add", [&] { return io::read_npy(opt.add); });
+    } catch (const InputError& e) {  // tests/cli/encode_numpy_test.sh: a missing X is exit 2
+        throw UsageError(e.what());
     }
     if (x.shape.size() != 2 && x.shape.size() != 3)
         throw UsageError(
@@ -70,22 +71,17 @@ int run_encode(const EncodeOptions& opt) {
     const auto d = x.shape.empty() ? static_cast<std::size_t>(opt.dim) : x.shape.back();
     Slice cols{0, d};
     if (!opt.columns.empty()) {
-        try {
-            cols = parse_slice(opt.columns, d);
-        } catch (const std::invalid_argument& e) {
-            throw UsageError(std::string("--columns: ") + e.what());
-        }
+        cols = naming_option("--columns", [&] { return parse_slice(opt.columns, d); });
     }
-    const Layout layout = opt.layout == "split" ? Layout::split : Layout::interleaved;
-    Output output(opt.out, 1);
+    io::Output output(resolve_output(opt.out), 1);
     // float64 output gets the long-double combination: float32 is within 1 ulp either way.
     const PositionalEncoder encoder(
-        d, opt.base, layout, std::max<std::size_t>(n, 1),
+        d, opt.base, opt.layout, std::max<std::size_t>(n, 1),
         output.dtype() == io::Dtype::float64 ? Combine::extended : Combine::fast);
     io::ArrayInfo info;
     info.name = x.shape.empty() ? "P" : "X_plus_P";
     info.title = fmt::format("{}positional encoding P, base {}, {}", x.shape.empty() ? "" : "X + ",
-                             opt.base, opt.layout);
+                             opt.base, name_of(kLayouts, opt.layout));
     const std::int64_t start = opt.start;
     if (x.shape.size() == 3)
         info.labels.push_back({"batch", [n](std::size_t r) { return std::to_string(r / n); }});
@@ -99,19 +95,18 @@ int run_encode(const EncodeOptions& opt) {
     if (x.shape.size() == 3) info.shape.insert(info.shape.begin(), batch);
     info.dtype = output.dtype();
 
-    // Output row g is position g % n of batch item g / n. produce() writes rows
+    // Output row g is position g % n of batch item g / n. The producer writes rows
     // [g, g + count) as (count, columns) into out; it only reads shared state, so the next
-    // chunk is computed on a second thread while this one is written.
-    const std::size_t block = encoder.block_rows(), columns = cols.size(), total = batch * n;
-    auto produce = [&](std::size_t g, std::size_t count, std::vector<double>& out,
-                       std::vector<double>& P) {
-        out.resize(count * columns);
+    // block is made on a second thread while this one is written.
+    const std::size_t block = encoder.block_rows(), columns = cols.size();
+    auto scratch = std::make_shared<std::vector<double>>();  // (block, d) when columns < d
+    auto produce = [&, scratch](std::size_t g, std::size_t count, double* out) {
         const bool all_columns = columns == d;  // then rows are made in place, no copy
-        if (!all_columns) P.resize(block * d);
+        if (!all_columns) scratch->resize(block * d);
         for (std::size_t done = 0; done < count;) {
             const std::size_t b = (g + done) / n, r = (g + done) % n;
             const std::size_t c = std::min({block, n - r, count - done});
-            double* rows = all_columns ? &out[done * d] : P.data();  // (c, d)
+            double* rows = all_columns ? out + done * d : scratch->data();  // (c, d)
             encoder.fill(start + static_cast<std::int64_t>(r), c, rows);
             if (!x.shape.empty()) {
                 const double* xr = &x.values[(b * n + r) * d];  // X[b, r:r+c, :]
@@ -119,33 +114,15 @@ int run_encode(const EncodeOptions& opt) {
             }
             if (!all_columns)
                 for (std::size_t k = 0; k < c; ++k)
-                    std::copy_n(&P[k * d + cols.begin], columns, &out[(done + k) * columns]);
+                    std::copy_n(&(*scratch)[k * d + cols.begin], columns,
+                                out + (done + k) * columns);
             done += c;
         }
     };
-    io::ArraySink& sink = output.sink();
-    sink.begin(info);
-    const std::size_t chunk = 16 * block;
-    const bool ahead = thread_count(opt.out) > 1;
-    std::vector<double> current, next, scratch_a, scratch_b;
-    if (total > 0) produce(0, std::min(chunk, total), current, scratch_a);
-    for (std::size_t g = 0; g < total; g += chunk) {
-        const std::size_t g_next = g + chunk;
-        std::future<void> computing;
-        if (g_next < total) {
-            auto work = [&, g_next] {
-                produce(g_next, std::min(chunk, total - g_next), next, scratch_b);
-            };
-            if (ahead)
-                computing = std::async(std::launch::async, work);
-            else
-                computing = std::async(std::launch::deferred, work);
-        }
-        sink.rows(g, current.data(), std::min(chunk, total - g));
-        if (computing.valid()) computing.get();
-        std::swap(current, next);
-    }
-    sink.end();
+    io::DriveOptions drive;
+    drive.block_rows = 16 * block;
+    drive.compute_ahead = thread_count(opt.out) > 1;
+    io::drive(output.sink(), io::MatrixStream{std::move(info), produce}, drive);
     output.commit();
     return kOk;
 }
@@ -169,10 +146,8 @@ Command add_encode(CLI::App& root) {
     sub->add_option("--start", opt->start, "First position")
         ->check(CLI::Range(-(std::int64_t{1} << 52), std::int64_t{1} << 52))
         ->capture_default_str();
-    sub->add_option("--layout", opt->layout,
-                    "Column order: interleaved [s0 c0 s1 c1 ...] or split [s0 s1 ... c0 c1 ...]")
-        ->check(CLI::IsMember({"interleaved", "split"}))
-        ->capture_default_str();
+    add_enum_option(*sub, "--layout", opt->layout, kLayouts,
+                    "Column order: interleaved [s0 c0 s1 c1 ...] or split [s0 s1 ... c0 c1 ...]");
     sub->add_option("--columns", opt->columns,
                     "Columns A:B to print, half-open, negatives from the end (e.g. 6:10)")
         ->type_name("A:B");
@@ -182,11 +157,13 @@ Command add_encode(CLI::App& root) {
         "  attn encode -n 60 -d 32 --columns 6:10   columns 6 to 9, the book's figure\n"
         "  attn encode -n 1000000 -d 128 -o P.npy   streamed: memory does not grow with n\n"
         "  attn encode -n 4 -d 6 -f csv --precision 6\n");
-    return {sub, [opt, sub] {
+    return {sub,
+            [opt, sub] {
                 opt->positions_given = sub->count("--positions") > 0;
                 opt->dim_given = sub->count("--dim") > 0;
                 return run_encode(*opt);
-            }};
+            },
+            &opt->out};
 }
 
 }  // namespace attn::cli

@@ -1,30 +1,26 @@
 // attn: self-attention and positional encoding, one command at a time.
-// main parses, dispatches to the subcommand that was named, and maps every failure to one
-// line on stderr and one documented exit status (cli/exit_code.hpp).
+// main parses, sets the thread limits once, dispatches to the subcommand that was named, and
+// maps every failure to one line on stderr and one documented exit status (cli/errors.hpp).
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include <cerrno>
 #include <cstdio>
-#include <new>
 #include <system_error>
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/errors.hpp"
 #include "cli/exit_code.hpp"
 
 using namespace attn::cli;
 
 namespace {
 
-int report(const char* message, int code) {
-    fmt::print(stderr, "attn: {}\n", message);
-    return code;
-}
-
 int run(const std::vector<Command>& commands) {
     for (const Command& c : commands) {
         if (!c.app->parsed()) continue;
+        configure_threads(*c.output);
         const int rc = c.run();
         if (std::fflush(stdout) != 0)
             throw std::system_error(errno, std::generic_category(), "standard output");
@@ -60,14 +56,7 @@ int main(int argc, char** argv) {
     }
     try {
         return run(commands);
-    } catch (const std::invalid_argument& e) {  // UsageError, malformed input files
-        return report(e.what(), kUsage);
-    } catch (const std::system_error& e) {
-        if (e.code().value() == EPIPE) return kBrokenPipe;  // the reader left (| head): quietly
-        return report(e.what(), kFailure);
-    } catch (const std::bad_alloc&) {
-        return report("out of memory", kFailure);
-    } catch (const std::exception& e) {
-        return report(e.what(), kFailure);
+    } catch (...) {
+        return report(std::current_exception());
     }
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iterator>
 #include <memory>
 #include <numbers>
@@ -16,12 +17,16 @@
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_code.hpp"
+#include "cli/show_table.hpp"
+#include "io/matrix_stream.hpp"
 
 namespace attn::cli {
 
 namespace {
 
 constexpr std::size_t kMaxOffsets = 1000000;
+
+enum class Show { pairs, matrix, dot, summary };
 
 struct RotateOptions {
     std::int64_t positions = 1000;
@@ -30,7 +35,7 @@ struct RotateOptions {
     std::int64_t start = 0;
     std::string offset = "1";
     double tol = 0;  // read only when given
-    std::string show = "pairs";
+    Show show = Show::pairs;
     double up_to = 0;  // --positions-up-to, read only when given
     OutputOptions out;
     CLI::Option* tol_option = nullptr;
@@ -41,127 +46,139 @@ double as_double(std::int64_t v) {
     return static_cast<double>(v);
 }
 
-// Tables of numbers: every column is data (npy keeps them all), no row label fields.
-io::ArrayInfo table_info(std::string name, std::string title, std::vector<std::string> columns,
-                         std::size_t rows) {
+// Tables of numbers: every column is data (npy keeps them all), no row label fields. Rows are
+// made by fill(r, out) as they are written: the pairs table has offsets x d/2 rows, so it is
+// never held whole.
+io::MatrixStream table_stream(std::string name, std::string title, std::vector<std::string> columns,
+                              std::size_t rows,
+                              std::function<void(std::size_t row, double* out)> fill) {
     io::ArrayInfo info;
     info.name = std::move(name);
     info.title = std::move(title);
     info.column_labels = std::move(columns);
     info.shape = {rows, info.column_labels.size()};
     info.dtype = io::Dtype::float64;  // positions are exact integers, errors keep their digits
-    return info;
+    const std::size_t width = info.columns();
+    return {std::move(info), io::row_by_row(std::move(fill), width)};
 }
 
-// Streams rows.size() == info.rows() rows, each made by row(r, out) when it is written: the
-// pairs table has offsets x d/2 rows, so it is never held whole.
-template <typename MakeRow>
-void write_rows(io::ArraySink& sink, const io::ArrayInfo& info, MakeRow row) {
-    sink.begin(info);
-    std::vector<double> values(info.columns());
-    for (std::size_t r = 0; r < info.rows(); ++r) {
-        row(r, values.data());
-        sink.rows(r, values.data(), 1);
-    }
-    sink.end();
-}
+// What the arrays are made from: the scan's results and what it was asked.
+struct RotateRun {
+    const std::vector<OffsetResult>& results;
+    const std::vector<std::int64_t>& offsets;
+    std::size_t d;
+    double base;
+    Precision precision;
+    io::Dtype dtype;
+};
 
-void write_pairs(io::ArraySink& sink, const std::vector<OffsetResult>& results, std::size_t d,
-                 double base, Precision precision) {
+io::MatrixStream pairs_stream(const RotateRun& run) {
+    const auto& results = run.results;
+    const std::size_t d = run.d;
+    const double base = run.base;
+    const Precision precision = run.precision;
     const std::size_t pairs = (d + 1) / 2;  // the lone sine of an odd d gets a row of NaN errors
-    const io::ArrayInfo info =
-        table_info("pairs", "rotation per column pair: worst |R p_i - p_(i+delta)| over i",
-                   {"delta", "j", "w", "wavelength", "cos", "sin", "max_error", "at_i"},
-                   results.size() * pairs);
-    write_rows(sink, info, [&](std::size_t row, double* out) {
-        const OffsetResult& r = results[row / pairs];
-        const std::size_t j = row % pairs;
-        const double w = pair_frequency(j, d, base);
-        const PairRotation R = pair_rotation(r.delta, j, d, base, precision);
-        const bool paired = j < r.pairs.size();
-        const double values[] = {as_double(r.delta),
-                                 as_double(static_cast<std::int64_t>(j)),
-                                 w,
-                                 2 * std::numbers::pi / w,
-                                 R.cos,
-                                 R.sin,
-                                 paired ? r.pairs[j].max_error : NAN,
-                                 paired ? as_double(r.pairs[j].at_i) : NAN};
-        std::copy(std::begin(values), std::end(values), out);
-    });
+    return table_stream("pairs", "rotation per column pair: worst |R p_i - p_(i+delta)| over i",
+                        {"delta", "j", "w", "wavelength", "cos", "sin", "max_error", "at_i"},
+                        results.size() * pairs,
+                        [&results, pairs, d, base, precision](std::size_t row, double* out) {
+                            const OffsetResult& r = results[row / pairs];
+                            const std::size_t j = row % pairs;
+                            const double w = pair_frequency(j, d, base);
+                            const PairRotation R = pair_rotation(r.delta, j, d, base, precision);
+                            const bool paired = j < r.pairs.size();
+                            const double values[] = {as_double(r.delta),
+                                                     as_double(static_cast<std::int64_t>(j)),
+                                                     w,
+                                                     2 * std::numbers::pi / w,
+                                                     R.cos,
+                                                     R.sin,
+                                                     paired ? r.pairs[j].max_error : NAN,
+                                                     paired ? as_double(r.pairs[j].at_i) : NAN};
+                            std::copy(std::begin(values), std::end(values), out);
+                        });
 }
 
-void write_summary(io::ArraySink& sink, const std::vector<OffsetResult>& results) {
-    const io::ArrayInfo info = table_info(
-        "summary", "worst error per offset against the tolerance",
-        {"delta", "max_error", "at_i", "tol", "ratio", "ratio_at_i", "pass"}, results.size());
-    write_rows(sink, info, [&](std::size_t row, double* out) {
-        const OffsetResult& r = results[row];
-        const double values[] = {
-            as_double(r.delta), r.max_error,          as_double(r.at_i),     r.tol_at_i,
-            r.max_ratio,        as_double(r.ratio_i), r.passed() ? 1.0 : 0.0};
-        std::copy(std::begin(values), std::end(values), out);
-    });
+io::MatrixStream summary_stream(const RotateRun& run) {
+    const auto& results = run.results;
+    return table_stream("summary", "worst error per offset against the tolerance",
+                        {"delta", "max_error", "at_i", "tol", "ratio", "ratio_at_i", "pass"},
+                        results.size(), [&results](std::size_t row, double* out) {
+                            const OffsetResult& r = results[row];
+                            const double values[] = {as_double(r.delta),    r.max_error,
+                                                     as_double(r.at_i),     r.tol_at_i,
+                                                     r.max_ratio,           as_double(r.ratio_i),
+                                                     r.passed() ? 1.0 : 0.0};
+                            std::copy(std::begin(values), std::end(values), out);
+                        });
 }
 
-void write_dot(io::ArraySink& sink, const std::vector<OffsetResult>& results) {
-    const io::ArrayInfo info = table_info(
+io::MatrixStream dot_stream(const RotateRun& run) {
+    const auto& results = run.results;
+    return table_stream(
         "dot", "P[i]·P[i+delta] over i against sum_j cos(delta w_j)",
         {"delta", "min", "min_i", "max", "max_i", "spread", "closed_form", "max_error", "error_i"},
-        results.size());
-    write_rows(sink, info, [&](std::size_t row, double* out) {
-        const OffsetResult& r = results[row];
-        const double values[] = {as_double(r.delta),
-                                 r.dot_min,
-                                 as_double(r.dot_min_i),
-                                 r.dot_max,
-                                 as_double(r.dot_max_i),
-                                 r.dot_max - r.dot_min,
-                                 r.dot_closed,
-                                 r.dot_max_error,
-                                 as_double(r.dot_error_i)};
-        std::copy(std::begin(values), std::end(values), out);
-    });
+        results.size(), [&results](std::size_t row, double* out) {
+            const OffsetResult& r = results[row];
+            const double values[] = {as_double(r.delta),
+                                     r.dot_min,
+                                     as_double(r.dot_min_i),
+                                     r.dot_max,
+                                     as_double(r.dot_max_i),
+                                     r.dot_max - r.dot_min,
+                                     r.dot_closed,
+                                     r.dot_max_error,
+                                     as_double(r.dot_error_i)};
+            std::copy(std::begin(values), std::end(values), out);
+        });
 }
 
 // M_delta for every offset: one (offsets, d, d) array, streamed one row at a time.
-void write_matrix(io::ArraySink& sink, io::Dtype dtype, const std::vector<std::int64_t>& offsets,
-                  std::size_t d, double base, Precision precision) {
+io::MatrixStream matrix_stream(const RotateRun& run) {
+    const std::size_t d = run.d;
+    const double base = run.base;
+    const Precision precision = run.precision;
     io::ArrayInfo info;
     info.name = "M";
     info.title = fmt::format("M_delta with P[i+delta] = M_delta P[i], base {}", base);
-    auto shared = std::make_shared<std::vector<std::int64_t>>(offsets);
+    auto shared = std::make_shared<std::vector<std::int64_t>>(run.offsets);
     info.labels.push_back(
         {"delta", [shared, d](std::size_t r) { return std::to_string((*shared)[r / d]); }});
     info.labels.push_back({"row", [d](std::size_t r) { return std::to_string(r % d); }});
     for (std::size_t c = 0; c < d; ++c) info.column_labels.push_back(std::to_string(c));
-    info.shape = {offsets.size(), d, d};
-    info.dtype = dtype;
-    sink.begin(info);
-    std::vector<double> row(d);
-    for (std::size_t o = 0; o < offsets.size(); ++o)
-        for (std::size_t r = 0; r < d; ++r) {
-            offset_matrix_row(offsets[o], r, d, base, precision, row.data());
-            sink.rows(o * d + r, row.data(), 1);
-        }
-    sink.end();
+    info.shape = {run.offsets.size(), d, d};
+    info.dtype = run.dtype;
+    auto fill = [shared, d, base, precision](std::size_t r, double* out) {
+        offset_matrix_row((*shared)[r / d], r % d, d, base, precision, out);
+    };
+    return {std::move(info), io::row_by_row(fill, d)};
 }
 
-void write_sweep(io::ArraySink& sink, const std::vector<SweepRow>& sweep) {
-    const io::ArrayInfo info =
-        table_info("sweep", "worst rotation error against the position, float32 and float64",
-                   {"position", "float32_max_error", "float32_at_i", "float32_tol", "float32_ratio",
-                    "float64_max_error", "float64_at_i", "float64_tol", "float64_ratio"},
-                   sweep.size());
-    write_rows(sink, info, [&](std::size_t row, double* out) {
-        const SweepRow& s = sweep[row];
-        const double values[] = {
-            as_double(s.position),     s.float32.max_error, as_double(s.float32.at_i),
-            s.float32.tol_at_i,        s.float32.max_ratio, s.float64.max_error,
-            as_double(s.float64.at_i), s.float64.tol_at_i,  s.float64.max_ratio};
-        std::copy(std::begin(values), std::end(values), out);
-    });
+io::MatrixStream sweep_stream(const std::vector<SweepRow>& sweep) {
+    return table_stream(
+        "sweep", "worst rotation error against the position, float32 and float64",
+        {"position", "float32_max_error", "float32_at_i", "float32_tol", "float32_ratio",
+         "float64_max_error", "float64_at_i", "float64_tol", "float64_ratio"},
+        sweep.size(), [&sweep](std::size_t row, double* out) {
+            const SweepRow& s = sweep[row];
+            const double values[] = {
+                as_double(s.position),     s.float32.max_error, as_double(s.float32.at_i),
+                s.float32.tol_at_i,        s.float32.max_ratio, s.float64.max_error,
+                as_double(s.float64.at_i), s.float64.tol_at_i,  s.float64.max_ratio};
+            std::copy(std::begin(values), std::end(values), out);
+        });
 }
+
+const ShowTable<Show, RotateRun> kShow{
+    {Show::pairs, "pairs", "(offsets x d/2, 8)",
+     "per offset and column pair: frequency, rotation, worst error", pairs_stream},
+    {Show::matrix, "matrix", "(offsets, d, d)", "M_delta with P[i+delta] = M_delta P[i]",
+     matrix_stream},
+    {Show::dot, "dot", "(offsets, 9)", "P[i].P[i+delta] over i against its closed form",
+     dot_stream},
+    {Show::summary, "summary", "(offsets, 7)", "worst error per offset against the tolerance",
+     summary_stream},
+};
 
 // One line on stderr for the worst failure; the exit status says the rest.
 int verdict(const std::vector<OffsetResult>& results, const std::string& where) {
@@ -192,12 +209,8 @@ int run_rotate(const RotateOptions& opt) {
         throw UsageError(fmt::format(
             "--positions-up-to: {} is not a whole number from 1 to 2^52 (1e3 and 1000 both work)",
             opt.up_to));
-    std::vector<std::int64_t> offsets;
-    try {
-        offsets = parse_offsets(opt.offset, kMaxOffsets);
-    } catch (const std::invalid_argument& e) {
-        throw UsageError(std::string("--offset: ") + e.what());
-    }
+    const std::vector<std::int64_t> offsets =
+        naming_option("--offset", [&] { return parse_offsets(opt.offset, kMaxOffsets); });
     const auto n = static_cast<std::size_t>(opt.positions);
     const auto d = static_cast<std::size_t>(opt.dim);
     for (std::int64_t o : offsets)
@@ -208,7 +221,7 @@ int run_rotate(const RotateOptions& opt) {
     if (opt.start + opt.positions > (std::int64_t{1} << 52))
         throw UsageError("--start: the last position start + n - 1 is beyond 2^52");
     check_memory(opt.out, scan_bytes(d, offsets), "--offset/--dim");
-    if (opt.show == "matrix")
+    if (opt.show == Show::matrix)
         check_memory(opt.out, checked_product({offsets.size(), d, d, 8}, "--offset/--dim"),
                      "--show matrix");  // writers that cannot stream (npy, table) hold it
 
@@ -218,7 +231,7 @@ int run_rotate(const RotateOptions& opt) {
     spec.base = opt.base;
     spec.start = opt.start;
     spec.tol = fixed_tol ? opt.tol : 0.0;
-    spec.precision = opt.out.dtype == "float64" ? Precision::float64 : Precision::float32;
+    spec.precision = opt.out.dtype == io::Dtype::float64 ? Precision::float64 : Precision::float32;
 
     // Said once, after every usage check, so a bad value still gets its one-line message.
     const auto note_odd_d = [&] {
@@ -229,20 +242,20 @@ int run_rotate(const RotateOptions& opt) {
             "beside it, so no linear map of P[i] gives it; it is left out of the check and the "
             "dot product{}\n",
             d, d - 1, d / 2,
-            sweep                  ? ""
-            : opt.show == "matrix" ? ", and its row of M is NaN"
-            : opt.show == "pairs"  ? ", and its errors are NaN"
-                                   : "");
+            sweep                      ? ""
+            : opt.show == Show::matrix ? ", and its row of M is NaN"
+            : opt.show == Show::pairs  ? ", and its errors are NaN"
+                                       : "");
     };
 
     if (sweep) {
         const auto up_to = static_cast<std::int64_t>(opt.up_to);
         if (up_to + opt.positions > (std::int64_t{1} << 52))
             throw UsageError("--positions-up-to: the last window ends beyond 2^52");
-        Output output(opt.out, 1);
+        io::Output output(resolve_output(opt.out), 1);
         note_odd_d();
         const std::vector<SweepRow> rows = sweep_positions(spec, offsets, up_to);
-        write_sweep(output.sink(), rows);
+        io::drive(output.sink(), sweep_stream(rows));
         output.commit();
         std::vector<OffsetResult> all;
         for (const SweepRow& r : rows) {
@@ -252,14 +265,11 @@ int run_rotate(const RotateOptions& opt) {
         return verdict(all, " (float32 and float64 at every position)");
     }
 
-    Output output(opt.out, 1);  // checks the format before the scan runs
+    io::Output output(resolve_output(opt.out), 1);  // checks the format before the scan runs
     note_odd_d();
     const std::vector<OffsetResult> results = scan_offsets(spec, offsets);
-    if (opt.show == "pairs") write_pairs(output.sink(), results, d, opt.base, spec.precision);
-    if (opt.show == "summary") write_summary(output.sink(), results);
-    if (opt.show == "dot") write_dot(output.sink(), results);
-    if (opt.show == "matrix")
-        write_matrix(output.sink(), output.dtype(), offsets, d, opt.base, spec.precision);
+    const RotateRun run{results, offsets, d, opt.base, spec.precision, output.dtype()};
+    io::drive(output.sink(), show_entry(kShow, opt.show).stream(run));
     output.commit();
     return verdict(results, "");
 }
@@ -292,11 +302,9 @@ Command add_rotate(CLI::App& root) {
         "Fixed tolerance for every i (default: u*(16 + 4*(|i|+|delta|)), u = 2^-24 for float32, "
         "2^-53 for float64)");
     opt->tol_option->type_name("X");
-    sub->add_option("--show", opt->show,
+    add_enum_option(*sub, "--show", opt->show, show_names(kShow),
                     "pairs (per offset and pair), matrix (M_delta), dot (P[i].P[i+delta]), or "
-                    "summary (per offset)")
-        ->check(CLI::IsMember({"pairs", "matrix", "dot", "summary"}))
-        ->capture_default_str();
+                    "summary (per offset)");
     opt->up_to_option = sub->add_option(
         "--positions-up-to", opt->up_to,
         "Sweep: windows of -n positions starting at 0, 10, 20, 50, ... N; worst error in float32 "
@@ -311,8 +319,9 @@ Command add_rotate(CLI::App& root) {
         "  attn rotate -n 1000 -d 512 --offset 1:50 --show summary && echo ok\n"
         "  attn rotate -n 100 -d 8 --offset 3              the rotation of each pair, its error\n"
         "  attn rotate -d 4 --offset 1,2 --show matrix -o M.npy\n"
-        "  attn rotate -n 1000 -d 128 --positions-up-to 1e7 -o sweep.csv");
-    return {sub, [opt] { return run_rotate(*opt); }};
+        "  attn rotate -n 1000 -d 128 --positions-up-to 1e7 -o sweep.csv\n" +
+        show_help(kShow));
+    return {sub, [opt] { return run_rotate(*opt); }, &opt->out};
 }
 
 }  // namespace attn::cli

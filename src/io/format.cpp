@@ -107,7 +107,7 @@ std::unique_ptr<ArraySink> make_writer(Format f, OutputFile& out, const TextStyl
         case Format::heatmap:
             return std::make_unique<HeatmapWriter>(out, style);
     }
-    throw std::invalid_argument(std::string("--format: ") + std::string(format_name(f)) +
+    throw std::invalid_argument("format " + std::string(format_name(f)) +
                                 " is not available for this output");
 }
 

@@ -1,0 +1,187 @@
+#include "cli/attend_inputs.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <system_error>
+
+#include <xtensor/xview.hpp>
+
+#include "attn/tokenizer.hpp"
+#include "cli/errors.hpp"
+#include "io/output_file.hpp"
+#include "io/output_spec.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+bool is_npy_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    char magic[6] = {};
+    in.read(magic, 6);
+    return in.gcount() == 6 && std::memcmp(magic, "\x93NUMPY", 6) == 0;
+}
+
+}  // namespace
+
+io::NpyArray read_npy_option(const std::string& option, const std::string& path) {
+    return naming_option(option, [&] { return io::read_npy(path); });
+}
+
+std::string shape_string(const std::vector<std::size_t>& shape) {
+    std::string s = "(";
+    for (std::size_t k = 0; k < shape.size(); ++k) s += (k ? ", " : "") + std::to_string(shape[k]);
+    return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+EmbeddingSource load_embeddings(const AttendOptions& opt, TorchGenerator& gen) {
+    EmbeddingSource src;
+    if (opt.embeddings.empty()) {
+        const auto v = static_cast<std::uint64_t>(opt.vocab_size);
+        const auto d = static_cast<std::uint64_t>(opt.embed_dim);
+        // float32 table, the double copy, and the generator's temporaries.
+        check_memory(opt.out, checked_product({v, d, 4 + 8 + 8}, "--vocab-size"),
+                     fmt::format("--vocab-size {} --embed-dim {}: the embedding table", v, d));
+        gen.manual_seed(opt.seed);
+        const xt::xtensor<float, 2> t = torch_embedding<float>(gen, v, d);  // (V, D)
+        src.table = xt::cast<double>(t);
+        src.description = fmt::format("nn.Embedding({}, {}), seed {}", v, d, opt.seed);
+        return src;
+    }
+    if (is_npy_file(opt.embeddings)) {
+        io::NpyArray a = read_npy_option("--embeddings", opt.embeddings);
+        if (a.shape.size() != 2 || a.shape[0] == 0 || a.shape[1] == 0)
+            throw UsageError(
+                fmt::format("--embeddings: {}: shape {}; an embedding table is (vocabulary, dim)",
+                            opt.embeddings, shape_string(a.shape)));
+        if (!opt.vocab.empty()) {
+            src.kind = EmbeddingSource::words;
+            src.vectors.words =
+                naming_option("--vocab", [&] { return io::read_word_list(opt.vocab); });
+            if (src.vectors.words.size() != a.shape[0])
+                throw UsageError(fmt::format("--vocab: {} lists {} words, but {} has {} rows",
+                                             opt.vocab, src.vectors.words.size(), opt.embeddings,
+                                             a.shape[0]));
+            src.vectors.dim = a.shape[1];
+            src.vectors.values = std::move(a.values);
+            src.vectors.index();
+        } else {
+            src.kind = EmbeddingSource::npy_by_id;
+            src.table = xt::xtensor<double, 2>::from_shape({a.shape[0], a.shape[1]});
+            std::copy(a.values.begin(), a.values.end(), src.table.begin());
+        }
+        src.description = opt.embeddings;
+        return src;
+    }
+    if (!opt.vocab.empty())
+        throw UsageError("--vocab: names the rows of an .npy table; " + opt.embeddings +
+                         " is a text file that names its own words");
+    src.kind = EmbeddingSource::words;
+    src.vectors =
+        naming_option("--embeddings", [&] { return io::read_word_vectors(opt.embeddings); });
+    src.description = opt.embeddings;
+    return src;
+}
+
+Sequence embed_sentence(const std::string& text, const std::string& where, const AttendOptions& opt,
+                        const EmbeddingSource& src, TorchGenerator& gen) {
+    TokenizeOptions t;
+    t.lowercase = opt.lowercase;
+    t.strip_punctuation = opt.strip_punctuation;
+    Sequence s;
+    try {
+        s.tokens = tokenize(text, t);
+    } catch (const std::invalid_argument&) {
+        throw UsageError(where + ": empty sentence: no token remains" +
+                         (opt.strip_punctuation ? " after removing punctuation" : ""));
+    }
+    const Vocabulary vocab(s.tokens);
+    s.vocab = vocab.tokens();
+    s.ids = vocab.ids(s.tokens);
+    const std::size_t n = s.tokens.size(), d = src.dim();
+    xt::xtensor<double, 2> x = xt::zeros<double>({n, d});  // (n, d)
+    if (src.kind != EmbeddingSource::words) {
+        const std::size_t rows = src.table.shape(0);
+        if (vocab.size() > rows)
+            throw UsageError(fmt::format(
+                "{}: {} distinct tokens have ids 0..{}, but the embedding table has {} rows ({})",
+                where, vocab.size(), vocab.size() - 1, rows,
+                src.kind == EmbeddingSource::torch_table ? "--vocab-size" : "--embeddings"));
+        for (std::size_t i = 0; i < n; ++i) xt::row(x, i) = xt::row(src.table, s.ids[i]);
+    } else {
+        std::vector<std::string> unknown;  // in vocabulary order
+        std::vector<std::size_t> row_of(vocab.size());
+        for (std::size_t id = 0; id < vocab.size(); ++id) {
+            const auto r = src.vectors.find(vocab.token(id));
+            if (!r) unknown.push_back(vocab.token(id));
+            row_of[id] = r.value_or(std::numeric_limits<std::size_t>::max());
+        }
+        if (!unknown.empty() && opt.unknown == Unknown::error) {
+            std::string list;
+            for (const auto& u : unknown) list += (list.empty() ? "'" : ", '") + u + "'";
+            throw UsageError(
+                fmt::format("--embeddings: {}: no vector for {} (see --unknown)", where, list));
+        }
+        // --unknown random: torch.manual_seed(seed); torch.randn(len(unknown), dim).
+        xt::xtensor<float, 2> random;
+        if (!unknown.empty() && opt.unknown == Unknown::random) {
+            gen.manual_seed(opt.seed);
+            random = torch_randn<float>(gen, unknown.size(), d);
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::size_t r = row_of[s.ids[i]];
+            if (r != std::numeric_limits<std::size_t>::max()) {
+                for (std::size_t j = 0; j < d; ++j) x(i, j) = src.vectors.values[r * d + j];
+            } else if (opt.unknown == Unknown::random) {
+                const auto k = static_cast<std::size_t>(
+                    std::find(unknown.begin(), unknown.end(), s.tokens[i]) - unknown.begin());
+                for (std::size_t j = 0; j < d; ++j) x(i, j) = random(k, j);
+            }
+        }
+    }
+    s.x.push_back(std::move(x));
+    return s;
+}
+
+Sequence read_input(const AttendOptions& opt) {
+    io::NpyArray a = read_npy_option("--input", opt.input);
+    const auto& sh = a.shape;
+    if ((sh.size() != 2 && sh.size() != 3) || std::find(sh.begin(), sh.end(), 0) != sh.end())
+        throw UsageError(fmt::format(
+            "--input: {}: shape {}; expected rows (n, d) or a batch (b, n, d), "
+            "none of them 0",
+            io::is_standard_stream(opt.input) ? "<stdin>" : opt.input, shape_string(sh)));
+    Sequence s;
+    s.batch = sh.size() == 3 ? sh[0] : 0;
+    const std::size_t b = std::max<std::size_t>(s.batch, 1), n = sh[sh.size() - 2], d = sh.back();
+    for (std::size_t k = 0; k < b; ++k) {
+        xt::xtensor<double, 2> x = xt::xtensor<double, 2>::from_shape({n, d});
+        std::copy_n(a.values.begin() + static_cast<std::ptrdiff_t>(k * n * d), n * d, x.begin());
+        s.x.push_back(std::move(x));
+    }
+    return s;
+}
+
+std::vector<std::string> read_sentence_lines() {
+    if (io::is_terminal(STDIN_FILENO))
+        throw UsageError(
+            "no sentence: give one as an argument, or pipe sentences one per line "
+            "(see attn attend --help)");
+    std::vector<std::string> lines;
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        lines.push_back(line);
+    }
+    if (std::cin.bad()) throw std::system_error(errno, std::generic_category(), "standard input");
+    if (lines.empty()) throw UsageError("no sentence on standard input");
+    return lines;
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,113 @@
+#include "cli/attend_parameters.hpp"
+
+#include <fmt/format.h>
+
+#include "attn/embedding.hpp"
+#include "cli/attend_inputs.hpp"
+#include "cli/errors.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+std::optional<ProjectionFile> read_projection(const std::string& option, const std::string& path) {
+    if (path.empty()) return std::nullopt;
+    return ProjectionFile{read_npy_option(option, path)};
+}
+
+void check_projection(const std::string& option, const std::string& path, const ProjectionFile& f,
+                      std::size_t heads, std::size_t d_in, std::size_t d, const char* dname) {
+    const auto& sh = f.a.shape;
+    const bool ok = (sh.size() == 2 && sh[0] == d_in && sh[1] == heads * d) ||
+                    (sh.size() == 3 && sh[0] == heads && sh[1] == d_in && sh[2] == d);
+    if (!ok)
+        throw UsageError(fmt::format(
+            "{}: {} has shape {}; {} head{} with d_in = {} and {} = {} need ({}, {}){}", option,
+            path, shape_string(sh), heads, heads > 1 ? "s" : "", d_in, dname, d, d_in, heads * d,
+            heads > 1 ? fmt::format(" or ({}, {}, {})", heads, d_in, d) : std::string()));
+}
+
+// Head h's (d_in, d) block of a projection file.
+template <class T>
+xt::xtensor<T, 2> head_block(const ProjectionFile& f, std::size_t h, std::size_t heads) {
+    const auto& sh = f.a.shape;
+    const std::size_t d_in = sh.size() == 3 ? sh[1] : sh[0];
+    const std::size_t d = f.width(heads);
+    xt::xtensor<T, 2> w = xt::xtensor<T, 2>::from_shape({d_in, d});
+    for (std::size_t i = 0; i < d_in; ++i)
+        for (std::size_t j = 0; j < d; ++j)
+            w(i, j) = static_cast<T>(sh.size() == 3 ? f.a.values[(h * d_in + i) * d + j]
+                                                    : f.a.values[i * sh[1] + h * d + j]);
+    return w;
+}
+
+}  // namespace
+
+std::size_t ProjectionFile::width(std::size_t heads) const {
+    if (a.shape.size() == 3) return a.shape[0] == heads ? a.shape[2] : 0;
+    if (a.shape.size() == 2) return a.shape[1] % heads == 0 ? a.shape[1] / heads : 0;
+    return 0;
+}
+
+ProjectionFiles read_projections(const AttendOptions& opt) {
+    return {read_projection("--wq", opt.wq), read_projection("--wk", opt.wk),
+            read_projection("--wv", opt.wv), read_projection("--wo", opt.wo)};
+}
+
+Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& f, std::size_t d_in) {
+    const auto H = static_cast<std::size_t>(opt.heads);
+    std::size_t dq = static_cast<std::size_t>(opt.dq), dv = static_cast<std::size_t>(opt.dv);
+    if (!opt.dq_opt->count() && (f.q || f.k) && (f.q ? f.q : f.k)->width(H))
+        dq = (f.q ? f.q : f.k)->width(H);
+    if (!opt.dv_opt->count() && f.v && f.v->width(H)) dv = f.v->width(H);
+    const std::size_t dk = opt.dk_opt->count() ? static_cast<std::size_t>(opt.dk) : dq;
+    if (dk != dq)
+        throw UsageError(
+            fmt::format("--dk: {} differs from d_q = {}; the scores Q K^T need d_k = d_q", dk, dq));
+    if (f.q) check_projection("--wq", opt.wq, *f.q, H, d_in, dq, "d_q");
+    if (f.k) check_projection("--wk", opt.wk, *f.k, H, d_in, dk, "d_k");
+    if (f.v) check_projection("--wv", opt.wv, *f.v, H, d_in, dv, "d_v");
+    std::size_t d_out = H * dv;
+    if (f.o) {
+        const auto& sh = f.o->a.shape;
+        if (sh.size() != 2 || sh[0] != H * dv || sh[1] == 0)
+            throw UsageError(
+                fmt::format("--wo: {} has shape {}; W_o needs {} rows (heads x d_v) and "
+                            "any number of columns",
+                            opt.wo, shape_string(sh), H * dv));
+        d_out = sh[1];
+    }
+    return {H, d_in, dq, dk, dv, d_out, opt.out_proj || f.o.has_value()};
+}
+
+template <class T>
+Parameters<T> make_parameters(const AttendOptions& opt, const ProjectionFiles& f, const Dims& dims,
+                              TorchGenerator& gen) {
+    gen.manual_seed(opt.seed);
+    Parameters<T> par;
+    const auto draw = [&](std::size_t rows, std::size_t cols) {
+        const xt::xtensor<float, 2> w = draw_projection(gen, rows, cols, opt.init);
+        xt::xtensor<T, 2> out = xt::cast<T>(w);
+        return out;
+    };
+    const std::size_t H = dims.heads, d_in = dims.d_in;
+    for (std::size_t h = 0; h < H; ++h) {
+        HeadWeights<T> w;
+        w.w_query = f.q ? head_block<T>(*f.q, h, H) : draw(d_in, dims.dq);
+        w.w_key = f.k ? head_block<T>(*f.k, h, H) : draw(d_in, dims.dk);
+        w.w_value = f.v ? head_block<T>(*f.v, h, H) : draw(d_in, dims.dv);
+        par.heads.push_back(std::move(w));
+    }
+    if (f.o)
+        par.w_out = head_block<T>(*f.o, 0, 1);
+    else if (dims.out_proj)
+        par.w_out = draw(H * dims.dv, dims.d_out);
+    return par;
+}
+
+template Parameters<float> make_parameters<float>(const AttendOptions&, const ProjectionFiles&,
+                                                  const Dims&, TorchGenerator&);
+template Parameters<double> make_parameters<double>(const AttendOptions&, const ProjectionFiles&,
+                                                    const Dims&, TorchGenerator&);
+
+}  // namespace attn::cli

@@ -1,0 +1,52 @@
+// attn attend's parameters: W_query, W_key, W_value per head and W_o, read from .npy files or
+// drawn from the seed in the notebook's order (head 0 first), and the widths they imply.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <xtensor/xtensor.hpp>
+
+#include "attn/attention.hpp"
+#include "attn/torch_random.hpp"
+#include "cli/attend_options.hpp"
+#include "io/npy.hpp"
+
+namespace attn::cli {
+
+// A projection file for H heads of width d: (d_in, d) for one head, (d_in, H d) column
+// blocks (head h = columns [h d, (h+1) d), the layout of the book's W^T) or (H, d_in, d).
+struct ProjectionFile {
+    io::NpyArray a;
+    std::size_t width(std::size_t heads) const;  // d as the file implies it, 0 if it cannot
+};
+
+/// --wq --wk --wv --wo, those given.
+struct ProjectionFiles {
+    std::optional<ProjectionFile> q, k, v, o;
+};
+ProjectionFiles read_projections(const AttendOptions& opt);
+
+/// The widths of one run: from the options, or from the files when the option is absent.
+struct Dims {
+    std::size_t heads, d_in, dq, dk, dv, d_out;
+    bool out_proj;
+};
+/// Checks every file against the widths (UsageError naming the option).
+Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& files, std::size_t d_in);
+
+template <class T>
+struct Parameters {
+    std::vector<HeadWeights<T>> heads;
+    std::optional<xt::xtensor<T, 2>> w_out;
+};
+
+/// The files' blocks, or draws after torch.manual_seed(seed) (the notebook seeds again after
+/// the embedding): per head W_query, W_key, W_value, then W_o.
+template <class T>
+Parameters<T> make_parameters(const AttendOptions& opt, const ProjectionFiles& files,
+                              const Dims& dims, TorchGenerator& gen);
+
+}  // namespace attn::cli

@@ -1,0 +1,298 @@
+#include "cli/attend_show.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <string_view>
+
+#include "cli/errors.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+constexpr std::string_view kAll = "all";  // every array but the weights
+
+struct RowLabel {
+    std::string name;
+    std::function<std::string(std::size_t i)> value;  // i: row index within one matrix
+};
+
+std::vector<std::string> indices(std::size_t n) {
+    std::vector<std::string> v;
+    for (std::size_t j = 0; j < n; ++j) v.push_back(std::to_string(j));
+    return v;
+}
+
+std::vector<std::size_t> iota(std::size_t n) {
+    std::vector<std::size_t> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = i;
+    return v;
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t comma = text.find(',', start);
+        out.push_back(
+            text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+// A stack of (batch, head) matrices, rows `rows` of each: shape [b] [H] len(rows) cols.
+template <class T>
+io::MatrixStream matrix_stream(
+    std::string name, std::string title, std::size_t batch, std::size_t heads,
+    std::vector<std::size_t> rows, std::vector<std::string> column_labels,
+    std::vector<RowLabel> row_labels,
+    std::function<const xt::xtensor<T, 2>&(std::size_t b, std::size_t h)> mat) {
+    io::MatrixStream e;
+    e.info.name = std::move(name);
+    e.info.title = std::move(title);
+    const std::size_t nr = rows.size(), H = std::max<std::size_t>(heads, 1);
+    auto idx = std::make_shared<std::vector<std::size_t>>(std::move(rows));
+    if (batch) {
+        e.info.shape.push_back(batch);
+        e.info.labels.push_back(
+            {"batch", [nr, H](std::size_t r) { return std::to_string(r / nr / H); }});
+    }
+    if (heads) {
+        e.info.shape.push_back(heads);
+        e.info.labels.push_back(
+            {"head", [nr, H](std::size_t r) { return std::to_string(r / nr % H); }});
+    }
+    for (auto& l : row_labels)
+        e.info.labels.push_back(
+            {l.name, [idx, nr, f = l.value](std::size_t r) { return f((*idx)[r % nr]); }});
+    e.info.shape.push_back(nr);
+    e.info.shape.push_back(column_labels.size());
+    e.info.column_labels = std::move(column_labels);
+    auto fill = [idx, nr, H, mat](std::size_t r, double* out) {
+        const auto& m = mat(r / nr / H, r / nr % H);
+        const std::size_t i = (*idx)[r % nr];
+        for (std::size_t j = 0; j < m.shape(1); ++j) out[j] = static_cast<double>(m(i, j));
+    };
+    e.produce = io::row_by_row(fill, e.info.columns());
+    return e;
+}
+
+template <class T>
+using M = const xt::xtensor<T, 2>&;
+
+// The rows of one sentence: position, and token where there are tokens.
+template <class T>
+std::vector<RowLabel> row_labels(const SentenceArrays<T>& a) {
+    std::vector<RowLabel> labels{{"position", [](std::size_t i) { return std::to_string(i); }}};
+    auto tokens = std::make_shared<std::vector<std::string>>(a.s.tokens);
+    if (!tokens->empty())
+        labels.push_back({"token", [tokens](std::size_t i) { return (*tokens)[i]; }});
+    return labels;
+}
+
+template <class T>
+std::vector<std::size_t> query_rows(const SentenceArrays<T>& a) {
+    return a.query ? std::vector<std::size_t>{*a.query} : iota(a.s.n());
+}
+
+template <class T>
+std::vector<std::string> key_labels(const SentenceArrays<T>& a) {
+    return a.s.tokens.empty() ? indices(a.s.n()) : a.s.tokens;
+}
+
+template <class T>
+std::string heads_text(const SentenceArrays<T>& a) {
+    return a.dims.heads > 1 ? fmt::format(", {} heads", a.dims.heads) : "";
+}
+
+template <class T>
+std::size_t head_axis(const SentenceArrays<T>& a) {
+    return a.dims.heads > 1 ? a.dims.heads : 0;
+}
+
+template <class T>
+io::MatrixStream ids_stream(const SentenceArrays<T>& a, bool vocab) {
+    io::MatrixStream e;
+    auto v = std::make_shared<std::vector<std::string>>(vocab ? a.s.vocab : a.s.tokens);
+    auto ids = std::make_shared<std::vector<std::size_t>>(a.s.ids);
+    e.info.name = vocab ? "vocabulary" : "tokens";
+    e.info.title = vocab ? "vocabulary: sorted unique tokens and their ids"
+                         : "tokens and their ids (sentence_int)";
+    if (!vocab)
+        e.info.labels.push_back({"position", [](std::size_t i) { return std::to_string(i); }});
+    e.info.labels.push_back({"token", [v](std::size_t i) { return (*v)[i]; }});
+    e.info.column_labels = {"id"};
+    e.info.shape = {v->size(), 1};
+    e.produce = io::row_by_row(
+        [vocab, ids](std::size_t i, double* out) {
+            *out = static_cast<double>(vocab ? i : (*ids)[i]);
+        },
+        1);
+    return e;
+}
+
+template <class T>
+io::MatrixStream embeddings_stream(const SentenceArrays<T>& a) {
+    const auto& x = a.x;
+    return matrix_stream<T>("embeddings", a.embed_title, a.s.batch, 0, iota(a.s.n()),
+                            indices(a.dims.d_in), row_labels(a),
+                            [&x](std::size_t b, std::size_t) -> M<T> { return x[b]; });
+}
+
+// W_query, W_key or W_value of every head: (d_in, d) each.
+template <class T>
+io::MatrixStream weight_stream(const SentenceArrays<T>& a, int which) {
+    const auto& p = a.par.heads;
+    auto pick = [&p, which](std::size_t, std::size_t h) -> M<T> {
+        return which == 0 ? p[h].w_query : which == 1 ? p[h].w_key : p[h].w_value;
+    };
+    const char* names[] = {"w_query", "w_key", "w_value"};
+    const char* titles[] = {"W_query (d_in x d_q)", "W_key (d_in x d_k)", "W_value (d_in x d_v)"};
+    const std::vector<RowLabel> in{{"in", [](std::size_t i) { return std::to_string(i); }}};
+    return matrix_stream<T>(
+        names[which], std::string("projection ") + titles[which] + heads_text(a), 0, head_axis(a),
+        iota(a.dims.d_in), indices(which == 2 ? a.dims.dv : a.dims.dq), in, pick);
+}
+
+template <class T>
+io::MatrixStream w_out_stream(const SentenceArrays<T>& a) {
+    const auto& par = a.par;
+    const std::vector<RowLabel> in{{"in", [](std::size_t i) { return std::to_string(i); }}};
+    return matrix_stream<T>("w_out", "output projection W_o (heads x d_v, d_out)", 0, 0,
+                            iota(a.dims.heads * a.dims.dv), indices(a.dims.d_out), in,
+                            [&par](std::size_t, std::size_t) -> M<T> { return *par.w_out; });
+}
+
+// Q, K or V of every batch element and head.
+template <class T>
+io::MatrixStream projected_stream(const SentenceArrays<T>& a, int which) {
+    const auto& res = a.results;
+    auto pick = [&res, which](std::size_t b, std::size_t h) -> M<T> {
+        const auto& head = res[b].heads[h];
+        return which == 0 ? head.queries : which == 1 ? head.keys : head.values;
+    };
+    const char* names[] = {"queries", "keys", "values"};
+    const char* titles[] = {"queries Q = X W_query", "keys K = X W_key", "values V = X W_value"};
+    const std::size_t width[] = {a.dims.dq, a.dims.dk, a.dims.dv};
+    return matrix_stream<T>(names[which], titles[which] + heads_text(a), a.s.batch, head_axis(a),
+                            which == 0 ? query_rows(a) : iota(a.s.n()), indices(width[which]),
+                            row_labels(a), pick);
+}
+
+// The scores omega = Q K^T, or the weights softmax(omega / sqrt(d_k)), rows by query.
+template <class T>
+io::MatrixStream attention_stream(const SentenceArrays<T>& a, bool weights) {
+    const auto& res = a.results;
+    io::MatrixStream e = matrix_stream<T>(
+        weights ? "weights" : "scores",
+        weights ? "attention weights softmax(omega / sqrt(d_k))" + a.mask_text + heads_text(a)
+                : "unnormalized attention scores omega = Q K^T" + heads_text(a),
+        a.s.batch, head_axis(a), query_rows(a), key_labels(a), row_labels(a),
+        [&res, weights](std::size_t b, std::size_t h) -> M<T> {
+            const auto& att = res[b].heads[h].attention;
+            return weights ? att.weights : att.scores;
+        });
+    e.info.column_axis = "Key";
+    return e;
+}
+
+template <class T>
+io::MatrixStream context_stream(const SentenceArrays<T>& a) {
+    const std::size_t H = a.dims.heads;
+    const std::string title =
+        a.dims.out_proj ? fmt::format("output [z_0 | ... | z_{}] W_o", H - 1)
+        : H > 1 ? fmt::format("context vectors [z_0 | ... | z_{}] (heads concatenated)", H - 1)
+                : std::string("context vectors z = weights V");
+    const auto& res = a.results;
+    return matrix_stream<T>("context", title + a.mask_text, a.s.batch, 0, query_rows(a),
+                            indices(res.front().output.shape(1)), row_labels(a),
+                            [&res](std::size_t b, std::size_t) -> M<T> { return res[b].output; });
+}
+
+}  // namespace
+
+template <class T>
+const ShowTable<Show, SentenceArrays<T>>& attend_show_table() {
+    using A = const SentenceArrays<T>&;
+    static const ShowTable<Show, SentenceArrays<T>> table{
+        {Show::vocabulary, "vocabulary", "(V, 1)", "sorted unique tokens and their ids",
+         [](A a) { return ids_stream(a, true); }},
+        {Show::tokens, "tokens", "(n, 1)", "the sentence's tokens and their ids",
+         [](A a) { return ids_stream(a, false); }},
+        {Show::embeddings, "embeddings", "([b,] n, d_in)", "the rows attended over, X",
+         [](A a) { return embeddings_stream(a); }},
+        {Show::queries, "queries", "([b,] [H,] n, d_q)", "Q = X W_query",
+         [](A a) { return projected_stream(a, 0); }},
+        {Show::keys, "keys", "([b,] [H,] n, d_k)", "K = X W_key",
+         [](A a) { return projected_stream(a, 1); }},
+        {Show::values, "values", "([b,] [H,] n, d_v)", "V = X W_value",
+         [](A a) { return projected_stream(a, 2); }},
+        {Show::scores, "scores", "([b,] [H,] n, n)", "omega = Q K^T",
+         [](A a) { return attention_stream(a, false); }},
+        {Show::weights, "weights", "([b,] [H,] n, n)", "softmax(omega / sqrt(d_k)), masked",
+         [](A a) { return attention_stream(a, true); }},
+        {Show::context, "context", "([b,] n, H d_v or d_out)", "weights V, heads side by side",
+         [](A a) { return context_stream(a); }},
+        {Show::w_query, "w_query", "([H,] d_in, d_q)", "W_query of each head",
+         [](A a) { return weight_stream(a, 0); }},
+        {Show::w_key, "w_key", "([H,] d_in, d_k)", "W_key of each head",
+         [](A a) { return weight_stream(a, 1); }},
+        {Show::w_value, "w_value", "([H,] d_in, d_v)", "W_value of each head",
+         [](A a) { return weight_stream(a, 2); }},
+        {Show::w_out, "w_out", "(H d_v, d_out)", "W_o (--out-proj or --wo)",
+         [](A a) { return w_out_stream(a); }},
+    };
+    return table;
+}
+
+template const ShowTable<Show, SentenceArrays<float>>& attend_show_table<float>();
+template const ShowTable<Show, SentenceArrays<double>>& attend_show_table<double>();
+
+std::string show_name_list() {
+    std::string names;
+    for (const auto& e : attend_show_table<float>()) names += (names.empty() ? "" : ", ") + e.name;
+    return names;
+}
+
+std::vector<Show> parse_show(const std::string& list, bool from_input, bool has_out_proj) {
+    const auto& table = attend_show_table<float>();
+    const auto tokens_only = [](Show s) { return s == Show::vocabulary || s == Show::tokens; };
+    const auto weight = [](Show s) {
+        return s == Show::w_query || s == Show::w_key || s == Show::w_value || s == Show::w_out;
+    };
+    std::vector<Show> show;
+    for (const auto& name : split_list(list)) {
+        std::vector<Show> expanded;
+        const auto entry =
+            std::find_if(table.begin(), table.end(), [&](const auto& e) { return e.name == name; });
+        if (name == kAll) {
+            for (const auto& e : table)
+                if (!weight(e.item) && !(from_input && tokens_only(e.item)))
+                    expanded.push_back(e.item);
+        } else if (entry == table.end()) {
+            throw UsageError("--show: '" + name + "' is not one of all, " + show_name_list());
+        } else if (from_input && tokens_only(entry->item)) {
+            throw UsageError("--show " + name + ": --input rows have positions, not tokens");
+        } else if (entry->item == Show::w_out && !has_out_proj) {
+            throw UsageError(
+                "--show w_out: there is no output projection without --out-proj or --wo");
+        } else {
+            expanded.push_back(entry->item);
+        }
+        for (Show s : expanded)
+            if (std::find(show.begin(), show.end(), s) == show.end()) show.push_back(s);
+    }
+    return show;
+}
+
+double padding(Show item) {
+    return item == Show::weights ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+}
+
+}  // namespace attn::cli

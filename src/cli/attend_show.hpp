@@ -1,0 +1,63 @@
+// attn attend's --show table: every array it can print, written once (name, shape, help,
+// producer), and the parsing of a --show list against it.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <xtensor/xtensor.hpp>
+
+#include "attn/attention.hpp"
+#include "cli/attend_inputs.hpp"
+#include "cli/attend_parameters.hpp"
+#include "cli/show_table.hpp"
+
+namespace attn::cli {
+
+enum class Show {
+    vocabulary,
+    tokens,
+    embeddings,
+    queries,
+    keys,
+    values,
+    scores,
+    weights,
+    context,
+    w_query,
+    w_key,
+    w_value,
+    w_out
+};
+
+/// What the arrays of one sentence (or of the --input rows) are made from.
+template <class T>
+struct SentenceArrays {
+    const Sequence& s;
+    const std::vector<MultiHeadResult<T>>& results;  // per batch element
+    const std::vector<xt::xtensor<T, 2>>& x;         // the inputs, per batch element
+    const Parameters<T>& par;
+    const Dims& dims;
+    std::optional<std::size_t> query;  // --query: only this row of Q, scores, weights, context
+    std::string embed_title;           // what the embeddings are
+    std::string mask_text;             // ", causal, valid length 3", ...
+};
+
+template <class T>
+const ShowTable<Show, SentenceArrays<T>>& attend_show_table();
+
+/// "vocabulary, tokens, ..., w_out" in table order.
+std::string show_name_list();
+
+/// A --show list ("all", "scores,weights", ...) as items in order, without repeats; refuses
+/// (UsageError naming --show) unknown names, token arrays of --input rows, and w_out without
+/// an output projection.
+std::vector<Show> parse_show(const std::string& list, bool from_input, bool has_out_proj);
+
+/// Where a sentence's row is shorter than the widest (keys it lacks) when several sentences
+/// are one array: weights 0, else NaN.
+double padding(Show item);
+
+}  // namespace attn::cli

@@ -1,0 +1,68 @@
+#include "cli/errors.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <new>
+
+#include "io/format.hpp"
+#include "io/output_spec.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+std::string output_message(const io::OutputError& e) {
+    const std::string_view format = io::format_name(e.format);
+    using Kind = io::OutputError::Kind;
+    switch (e.kind) {
+        case Kind::unknown_extension:
+            return "--output: cannot tell the format from '" + e.path + "'; name it with -f " +
+                   io::format_names();
+        case Kind::lines_needs_svg:
+            return fmt::format("--plot lines draws an svg, not {}; use -f svg or -o FILE.svg",
+                               format);
+        case Kind::binary_to_terminal:
+            return fmt::format(
+                "--format {}: binary data not written to a terminal; use -o FILE or a pipe",
+                format);
+        case Kind::missing_directory:
+            return "--output: directory '" + e.path + "' does not exist";
+        case Kind::one_array_only:
+            return fmt::format(
+                "--format {} holds one array and this run writes {}; use -f npz, json or table, "
+                "or -o DIR/ for one file per array",
+                format, e.arrays);
+    }
+    return std::string("--output: ") + e.what();
+}
+
+}  // namespace
+
+Failure describe(std::exception_ptr error) {
+    try {
+        std::rethrow_exception(error);
+    } catch (const io::OutputError& e) {
+        return {kUsage, output_message(e)};
+    } catch (const std::invalid_argument& e) {  // UsageError, malformed input files
+        return {kUsage, e.what()};
+    } catch (const std::system_error& e) {
+        if (e.code().value() == EPIPE) return {kBrokenPipe, ""};  // the reader left (| head)
+        return {kFailure, e.what()};
+    } catch (const std::bad_alloc&) {
+        return {kFailure, "out of memory"};
+    } catch (const std::exception& e) {  // InputError, runtime errors
+        return {kFailure, e.what()};
+    } catch (...) {
+        return {kFailure, "unknown error"};
+    }
+}
+
+int report(std::exception_ptr error) {
+    const Failure f = describe(error);
+    if (!f.message.empty()) fmt::print(stderr, "attn: {}\n", f.message);
+    return f.code;
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,53 @@
+// The one mapping from what can go wrong to one line on stderr and one exit status
+// (cli/exit_code.hpp): usage 2, runtime and I/O 1 (a missing input file too), a failed check
+// 3 (returned, not thrown), the reader of standard output gone 141 (quietly).
+#pragma once
+
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+
+#include "cli/exit_code.hpp"
+
+namespace attn::cli {
+
+/// A bad option value found after parsing (exit 2). The message names the option.
+struct UsageError : std::invalid_argument {
+    using std::invalid_argument::invalid_argument;
+};
+
+/// An input named by an option could not be read (exit 1). The message names the option,
+/// the file and the system's reason once.
+struct InputError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct Failure {
+    ExitCode code;
+    std::string message;  // empty: nothing is printed
+};
+
+/// The exit status and the line for an exception (io::OutputError worded for the options).
+Failure describe(std::exception_ptr error);
+
+/// Prints "attn: <message>" on stderr when there is one; returns the exit status.
+int report(std::exception_ptr error);
+
+/// Runs read() with `option` named in any error it throws: malformed input or a value out of
+/// range (std::invalid_argument, std::overflow_error) becomes a UsageError, an unreadable
+/// file (std::system_error) an InputError.
+template <class F>
+auto naming_option(const std::string& option, F&& read) -> decltype(read()) {
+    try {
+        return read();
+    } catch (const std::system_error& e) {
+        throw InputError(option + ": " + e.what());
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(option + ": " + e.what());
+    } catch (const std::overflow_error& e) {
+        throw UsageError(option + ": " + e.what());
+    }
+}
+
+}  // namespace attn::cli

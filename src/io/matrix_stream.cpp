@@ -1,0 +1,114 @@
+#include "io/matrix_stream.hpp"
+
+#include <algorithm>
+#include <future>
+#include <memory>
+#include <utility>
+
+namespace attn::io {
+
+RowBlockProducer row_by_row(std::function<void(std::size_t row, double* out)> fill,
+                            std::size_t columns) {
+    return [fill = std::move(fill), columns](std::size_t first, std::size_t n, double* out) {
+        for (std::size_t k = 0; k < n; ++k) fill(first + k, out + k * columns);
+    };
+}
+
+MatrixStream table_stream(std::string name, std::string title, std::size_t rows,
+                          std::vector<TableColumn> columns, bool as_values) {
+    ArrayInfo info;
+    info.name = std::move(name);
+    info.title = std::move(title);
+    info.dtype = Dtype::float64;
+    std::vector<std::function<double(std::size_t)>> numbers;
+    for (TableColumn& c : columns) {
+        if (as_values && c.numeric) {
+            info.column_labels.push_back(c.name);
+            numbers.push_back(std::move(c.value));
+        } else {
+            info.labels.push_back({c.name, std::move(c.text), c.numeric});
+        }
+    }
+    info.shape = {rows, numbers.size()};
+    auto fill = [numbers](std::size_t r, double* out) {
+        for (std::size_t j = 0; j < numbers.size(); ++j) out[j] = numbers[j](r);
+    };
+    const std::size_t width = numbers.size();
+    return {std::move(info), row_by_row(fill, width)};
+}
+
+MatrixStream concatenate(std::vector<MatrixStream> parts, std::string part_label, double pad) {
+    MatrixStream out;
+    out.info = parts.front().info;
+    auto offsets = std::make_shared<std::vector<std::size_t>>();
+    std::size_t total = 0, cols = 0;
+    bool same_columns = true;
+    for (const auto& p : parts) {
+        offsets->push_back(total);
+        total += p.info.rows();
+        cols = std::max(cols, p.info.columns());
+        same_columns = same_columns && p.info.column_labels == parts.front().info.column_labels;
+    }
+    auto shared = std::make_shared<std::vector<MatrixStream>>(std::move(parts));
+    auto locate = [offsets](std::size_t r) {
+        const auto k = static_cast<std::size_t>(
+            std::upper_bound(offsets->begin(), offsets->end(), r) - offsets->begin() - 1);
+        return std::pair{k, r - (*offsets)[k]};
+    };
+    out.info.shape = {total, cols};
+    out.info.labels.clear();
+    out.info.labels.push_back({std::move(part_label), [locate](std::size_t r) {
+                                   return std::to_string(locate(r).first);
+                               }});
+    for (std::size_t l = 0; l < shared->front().info.labels.size(); ++l)
+        out.info.labels.push_back(
+            {shared->front().info.labels[l].name, [shared, locate, l](std::size_t r) {
+                 const auto [k, local] = locate(r);
+                 return (*shared)[k].info.labels[l].value(local);
+             }});
+    if (!same_columns) {
+        out.info.column_labels.clear();
+        for (std::size_t j = 0; j < cols; ++j) out.info.column_labels.push_back(std::to_string(j));
+    }
+    auto fill = [shared, locate, cols, pad](std::size_t r, double* row) {
+        const auto [k, local] = locate(r);
+        const MatrixStream& p = (*shared)[k];
+        p.produce(local, 1, row);
+        std::fill(row + p.info.columns(), row + cols, pad);
+    };
+    out.produce = row_by_row(fill, cols);
+    return out;
+}
+
+void drive(ArraySink& sink, const MatrixStream& stream, const DriveOptions& options) {
+    const ArrayInfo& info = stream.info;
+    const std::size_t total = info.rows(), columns = info.columns();
+    const std::size_t block = std::max<std::size_t>(options.block_rows, 1);
+    sink.begin(info);
+    std::vector<double> current, next;
+    auto make = [&](std::size_t first, std::vector<double>& out) {
+        const std::size_t count = std::min(block, total - first);
+        out.resize(count * columns);
+        stream.produce(first, count, out.data());
+    };
+    if (total > 0) make(0, current);
+    for (std::size_t first = 0; first < total; first += block) {
+        const std::size_t following = first + block;
+        std::future<void> computing;
+        if (following < total) {
+            auto work = [&, following] { make(following, next); };
+            computing = std::async(
+                options.compute_ahead ? std::launch::async : std::launch::deferred, work);
+        }
+        sink.rows(first, current.data(), std::min(block, total - first));
+        if (computing.valid()) computing.get();
+        std::swap(current, next);
+    }
+    sink.end();
+}
+
+void drive(ArraySink& sink, const std::vector<MatrixStream>& streams, const DriveOptions& options) {
+    for (const MatrixStream& s : streams) drive(sink, s, options);
+}
+
+}  // namespace attn::io
