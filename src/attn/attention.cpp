@@ -11,7 +11,7 @@
 #include <xtensor-blas/xlinalg.hpp>
 #include <xtensor/xview.hpp>
 
-#include "attn/parallel.hpp"
+#include "runtime/parallel.hpp"
 
 // Matrix products go through xt::linalg::dot with owning row-major xt::xtensor operands only:
 // in xtensor-blas 0.20 it rejects column views and mis-sizes aliased operands (style.md 3.3).
@@ -47,26 +47,11 @@ xt::xtensor<T, 2> matmul(const xt::xtensor<T, 2>& a, const xt::xtensor<T, 2>& b,
     return out;
 }
 
-// One row of softmax(s / scale) where the keys j >= limit are masked (the causal and the
-// valid-length masks both hide a suffix of the row): w[j] = exp(s[j]/scale - m) / sum,
-// m the largest unmasked s[j]/scale. Without fill masked weights are 0 (all zero when
-// limit = 0); with fill, masked scaled scores are `fill` and every entry takes part.
-// The same operations, in the same order, as masked_softmax.
-template <class T>
-void softmax_row(const T* s, T scale, std::size_t k, std::size_t limit, std::optional<T> fill,
-                 T* w) {
-    const std::size_t taken = fill ? k : limit;
-    const auto value = [&](std::size_t j) { return j < limit ? s[j] / scale : *fill; };
-    T row_max = -std::numeric_limits<T>::infinity();
-    for (std::size_t j = 0; j < taken; ++j) row_max = std::max(row_max, value(j));
-    std::fill(w, w + k, T(0));
-    if (!std::isfinite(row_max)) return;  // nothing to attend to: the row stays 0
-    T sum = 0;
-    for (std::size_t j = 0; j < taken; ++j) {
-        w[j] = std::exp(value(j) - row_max);
-        sum += w[j];
-    }
-    for (std::size_t j = 0; j < taken; ++j) w[j] /= sum;  // sum >= 1 (the max term)
+// The fill of MaskOptions: a number or -inf (NaN and +inf have no softmax).
+void check_fill(std::optional<double> fill, const char* who) {
+    if (fill && (std::isnan(*fill) || *fill == std::numeric_limits<double>::infinity()))
+        throw std::invalid_argument(
+            fmt::format("{}: fill value must be a number or -inf, got {}", who, *fill));
 }
 
 }  // namespace
@@ -101,33 +86,15 @@ xt::xtensor<T, 2> masked_softmax(const xt::xtensor<T, 2>& scores, const xt::xten
         throw std::invalid_argument(fmt::format("masked_softmax: mask {} does not match scores {}",
                                                 shape_str({mask.shape(0), mask.shape(1)}),
                                                 shape_str(shape_of(scores))));
-    if (fill && (std::isnan(*fill) || *fill == std::numeric_limits<double>::infinity()))
-        throw std::invalid_argument(
-            fmt::format("masked_softmax: fill value must be a number or -inf, got {}", *fill));
+    check_fill(fill, "masked_softmax");
     const std::size_t q = scores.shape(0);
     const std::size_t k = scores.shape(1);
-    // Row i takes part where taken(i, j): unmasked entries, or all entries in fill mode with
-    // masked ones replaced by the fill value.
-    const T fill_t = fill ? static_cast<T>(*fill) : T(0);
-    const auto value = [&](std::size_t i, std::size_t j) {
-        return fill && mask(i, j) ? fill_t : scores(i, j);
-    };
-    const auto taken = [&](std::size_t i, std::size_t j) { return fill || !mask(i, j); };
-
-    xt::xtensor<T, 2> weights = xt::zeros<T>({q, k});  // (q, k)
-    for (std::size_t i = 0; i < q; ++i) {
-        T row_max = -std::numeric_limits<T>::infinity();
-        for (std::size_t j = 0; j < k; ++j)
-            if (taken(i, j) && value(i, j) > row_max) row_max = value(i, j);
-        if (!std::isfinite(row_max)) continue;  // nothing to attend to: the row stays 0
-        T sum = 0;
-        for (std::size_t j = 0; j < k; ++j) {
-            if (!taken(i, j)) continue;
-            weights(i, j) = std::exp(value(i, j) - row_max);
-            sum += weights(i, j);
-        }
-        for (std::size_t j = 0; j < k; ++j) weights(i, j) /= sum;  // sum >= 1 (the max term)
-    }
+    const std::optional<T> fill_t = fill ? std::optional<T>(static_cast<T>(*fill)) : std::nullopt;
+    xt::xtensor<T, 2> weights = xt::xtensor<T, 2>::from_shape({q, k});  // (q, k)
+    for (std::size_t i = 0; i < q; ++i)
+        masked_softmax_row(
+            k, [&](std::size_t j) { return scores(i, j); },
+            [&](std::size_t j) { return mask(i, j); }, fill_t, weights.data() + i * k);
     return weights;
 }
 
@@ -156,10 +123,7 @@ AttentionResult<T> scaled_dot_product_attention(const xt::xtensor<T, 2>& Q,
     const std::size_t k = K.shape(0);
     const std::size_t d_k = Q.shape(1);
 
-    if (mask.fill &&
-        (std::isnan(*mask.fill) || *mask.fill == std::numeric_limits<double>::infinity()))
-        throw std::invalid_argument(
-            fmt::format("attention: fill value must be a number or -inf, got {}", *mask.fill));
+    check_fill(mask.fill, "attention");
 
     AttentionResult<T> r;
     r.scores = xt::linalg::dot(Q, xt::transpose(K));  // (q, d_k) x (d_k, k) -> (q, k)
@@ -168,12 +132,22 @@ AttentionResult<T> scaled_dot_product_attention(const xt::xtensor<T, 2>& Q,
     r.weights = xt::xtensor<T, 2>::from_shape({q, k});  // (q, k)
     const std::optional<T> fill =
         mask.fill ? std::optional<T>(static_cast<T>(*mask.fill)) : std::nullopt;
-    parallel_for(q, std::max<std::size_t>(1, 65536 / k), [&](std::size_t lo, std::size_t hi) {
+    parallel_for(q, softmax_rows_per_thread(k), [&](std::size_t lo, std::size_t hi) {
         for (std::size_t i = lo; i < hi; ++i) {
-            std::size_t limit = k;  // keys j >= limit are hidden from query i
+            std::size_t limit = k;  // the causal and valid-length masks hide keys j >= limit
             if (mask.causal) limit = std::min(limit, i + 1);
             if (mask.valid_len) limit = std::min(limit, *mask.valid_len);
-            softmax_row(&r.scores(i, 0), scale, k, limit, fill, &r.weights(i, 0));
+            const T* s = r.scores.data() + i * k;
+            T* w = r.weights.data() + i * k;
+            const auto value = [&](std::size_t j) { return s[j] / scale; };
+            if (fill) {
+                masked_softmax_row(
+                    k, value, [&](std::size_t j) { return j >= limit; }, fill, w);
+            } else {  // the hidden suffix takes no part: the row's first `limit` entries alone
+                masked_softmax_row(
+                    limit, value, [](std::size_t) { return false; }, fill, w);
+                std::fill(w + limit, w + k, T(0));
+            }
         }
     });
     r.context = xt::linalg::dot(r.weights, V);  // (q, k) x (k, d_v) -> (q, d_v)

@@ -6,7 +6,10 @@
 // Every function is instantiated for float (PyTorch's default dtype) and double.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -37,9 +40,35 @@ xt::xtensor<bool, 2> valid_length_mask(std::size_t q, std::size_t k, std::size_t
 /// (q, k) union of the masks that `options` asks for (all false if none).
 xt::xtensor<bool, 2> attention_mask(std::size_t q, std::size_t k, const MaskOptions& options);
 
-/// Row-wise softmax with max subtraction, (q, k) -> (q, k):
-///   w[i, j] = exp(s[i, j] - m_i) / sum_{j' unmasked} exp(s[i, j'] - m_i),  m_i = max unmasked s[i,
-///   :]
+/// The one softmax of attn, one row of k entries: every softmax here (masked_softmax,
+/// scaled_dot_product_attention, the timed kernels of complexity_timing) runs this.
+///   x_j = *fill if fill and hidden(j), else value(j)
+///   taken(j) = fill || !hidden(j)
+///   w[j] = exp(x_j - m) / sum_{taken j'} exp(x_j' - m) for taken j, m = max over taken x_j;
+///   w[j] = 0 for the others, and every w[j] = 0 when m is not finite (all hidden, all -inf).
+/// value(j) may read w[j] (an in-place softmax): entry j is read before w[j] is written.
+template <class T, class Value, class Hidden>
+void masked_softmax_row(std::size_t k, Value value, Hidden hidden, std::optional<T> fill, T* w) {
+    const auto taken = [&](std::size_t j) { return fill || !hidden(j); };
+    const auto x = [&](std::size_t j) { return fill && hidden(j) ? *fill : value(j); };
+    T row_max = -std::numeric_limits<T>::infinity();
+    for (std::size_t j = 0; j < k; ++j)
+        if (taken(j)) row_max = std::max(row_max, x(j));
+    if (!std::isfinite(row_max)) {  // nothing to attend to: the row is 0
+        std::fill(w, w + k, T(0));
+        return;
+    }
+    T sum = 0;
+    for (std::size_t j = 0; j < k; ++j) {
+        w[j] = taken(j) ? std::exp(x(j) - row_max) : T(0);
+        sum += w[j];
+    }
+    for (std::size_t j = 0; j < k; ++j) w[j] /= sum;  // sum >= 1 (the max term)
+}
+
+/// Row-wise softmax with max subtraction, (q, k) -> (q, k): masked_softmax_row on each row,
+///   w[i, j] = exp(s[i, j] - m_i) / sum_{j' unmasked} exp(s[i, j'] - m_i),  m_i = max unmasked
+///   s[i, :]
 /// Masked entries are exactly 0; a row with every entry masked (or every score -inf) is all
 /// zeros. With `fill`, masked scores are replaced by *fill first and every entry takes part
 /// (see MaskOptions). mask must have the shape of scores; throws std::invalid_argument if not.
@@ -49,6 +78,11 @@ xt::xtensor<T, 2> masked_softmax(const xt::xtensor<T, 2>& scores, const xt::xten
 /// Unmasked row-wise softmax (q, k) -> (q, k).
 template <class T>
 xt::xtensor<T, 2> masked_softmax(const xt::xtensor<T, 2>& scores);
+
+/// Rows of the attention weights one thread computes for k keys: at least 65536 weights.
+inline std::size_t softmax_rows_per_thread(std::size_t k) {
+    return std::max<std::size_t>(1, 65536 / std::max<std::size_t>(k, 1));
+}
 
 /// The three matrices of one scaled dot-product attention.
 template <class T>

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "attn/positions/sinusoidal.hpp"
+
 namespace attn {
 
 std::size_t binary_width(std::uint64_t n) {
@@ -24,7 +26,7 @@ double bit_period(std::size_t k) {
 }
 
 double pair_wavelength(std::size_t j, std::size_t d, double base) {
-    return 2.0 * std::numbers::pi * std::pow(base, 2.0 * double(j) / double(d));
+    return static_cast<double>(2 * std::numbers::pi_v<long double> / pair_frequency_l(j, d, base));
 }
 
 }  // namespace attn

@@ -1,8 +1,8 @@
 // Cost of one layer that maps n tokens of width d to n tokens of width d: convolution,
 // dilated convolution, recurrence, self-attention and restricted self-attention
 // (d2l 11.6.2 "Comparing CNNs, RNNs, and Self-Attention"; Vaswani et al. 2017, Table 1).
-// The symbolic table, exact counts for given sizes, sweeps over one size, the
-// crossover lengths, and kernels that run each layer for real to time it.
+// The symbolic table, exact counts for given sizes and the crossover lengths; the kernels
+// that run each layer to time it are in complexity_timing.hpp.
 #pragma once
 
 #include <array>
@@ -10,11 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
-#include <string>
 #include <string_view>
-#include <vector>
-
-#include <xtensor/xtensor.hpp>
 
 namespace attn {
 
@@ -37,22 +33,6 @@ inline constexpr std::array<Layer, 5> kLayers = {Layer::convolution, Layer::dila
 std::string_view layer_name(Layer layer);
 /// Inverse of layer_name; throws std::invalid_argument naming the unknown row and the known ones.
 Layer parse_layer(std::string_view name);
-
-/// Column names of the symbolic table and of the numeric table (the last two only when
-/// the layers were measured).
-inline constexpr std::array<std::string_view, 4> kSymbolicColumns = {
-    "layer", "complexity", "sequential_operations", "maximum_path_length"};
-inline constexpr std::array<std::string_view, 11> kNumericColumns = {"layer",
-                                                                     "n",
-                                                                     "d",
-                                                                     "k",
-                                                                     "r",
-                                                                     "multiply_adds",
-                                                                     "sequential_steps",
-                                                                     "path_length",
-                                                                     "activation_floats",
-                                                                     "seconds",
-                                                                     "gflops"};
 
 /// One row of Table 1 as printed in the chapter / the paper (n tokens, width d,
 /// kernel k, neighbourhood r):
@@ -159,23 +139,6 @@ struct LayerCounts {
 };
 LayerCounts layer_counts(Layer layer, const LayerSizes& sizes);
 
-/// A sweep over one size: the variable ("n", "d", "k" or "r") and its values in the given
-/// order.
-struct Sweep {
-    std::string variable;
-    std::vector<std::uint64_t> values;
-};
-
-/// Parses "<var>=<values>", var one of n, d, k, r:
-///   n=16:65536:x2    start:stop:xF  start, start*F, ... while <= stop (F >= 2)
-///   n=16:256:+16     start:stop:+S  start, start+S, ... while <= stop (S >= 1)
-///   n=16,32,64       a plain list (one value is a list of one)
-/// stop is included when the steps land on it. Values are decimal integers >= 1 without
-/// sign or spaces. Throws std::invalid_argument naming the problem for: bad syntax, an
-/// unknown variable, a zero, a negative number, a value beyond 2^64-1, stop < start
-/// (empty range), and more than max_points values.
-Sweep parse_sweep(std::string_view spec, std::size_t max_points = 10000);
-
 /// The smallest n >= 1 at which self-attention costs more multiply-adds than `other`
 /// (recurrent, convolution or dilated_convolution) for width d and kernel k.
 /// Dividing both counts by n d > 0:
@@ -192,58 +155,5 @@ std::uint64_t attention_crossover(Layer other, std::uint64_t d, std::uint64_t k,
 /// y = c x^b. Needs >= 2 points, equal lengths, all values positive and finite, and not
 /// all x equal; otherwise throws std::invalid_argument.
 double fit_exponent(std::span<const double> xs, std::span<const double> ys);
-
-// ---------------------------------------------------------------------------------------
-// Kernels: each runs one layer in float32 on owning row-major matrices (BLAS via
-// xt::linalg::dot for sgemm, xt::blas::gemv for the recurrent steps). They exist to be
-// timed; weights are inputs, no biases.
-
-/// "Same" 1-D convolution by im2col + sgemm. X (n, d), W (k*d, d_out) with
-/// W(t*d + c, o) the weight of tap t, input channel c, output channel o. Tap t of output i
-/// reads row i - floor((k-1) dilation / 2) + t dilation (zero outside [0, n)).
-///   cols (n, k*d) = im2col(X);  Y (n, d_out) = cols W.
-xt::xtensor<float, 2> convolution_forward(const xt::xtensor<float, 2>& X,
-                                          const xt::xtensor<float, 2>& W, std::size_t k,
-                                          std::size_t dilation = 1);
-
-/// n dependent steps h_t = tanh(W h_{t-1} + U x_t), h_0 = 0, two sgemv per step.
-/// X (n, d), W (d, d), U (d, d) -> H (n, d), row t-1 = h_t.
-xt::xtensor<float, 2> recurrent_forward(const xt::xtensor<float, 2>& X,
-                                        const xt::xtensor<float, 2>& W,
-                                        const xt::xtensor<float, 2>& U);
-
-/// softmax(Q K^T / sqrt(d)) V with a row-wise, max-subtracted softmax.
-/// Q (n, d), K (m, d), V (m, d_v) -> (n, d_v). Two sgemm.
-xt::xtensor<float, 2> self_attention_forward(const xt::xtensor<float, 2>& Q,
-                                             const xt::xtensor<float, 2>& K,
-                                             const xt::xtensor<float, 2>& V);
-
-/// Self-attention where query i sees only keys [i - floor(r/2), i + ceil(r/2)] within
-/// [0, n) (see multiply_adds). Q, K, V (n, d) -> (n, d). Plain loops, not BLAS: its
-/// GFLOP/s is not comparable with the sgemm rows. r >= 2(n-1) equals self_attention_forward.
-xt::xtensor<float, 2> restricted_attention_forward(const xt::xtensor<float, 2>& Q,
-                                                   const xt::xtensor<float, 2>& K,
-                                                   const xt::xtensor<float, 2>& V, std::uint64_t r);
-
-/// Timing of one layer.
-struct Measurement {
-    double seconds;               // median of the timed runs
-    double gflops;                // 2 * multiply_adds / seconds / 1e9 (0 if seconds is 0)
-    std::uint64_t multiply_adds;  // multiply_adds(layer, sizes)
-};
-
-/// Bytes the kernel of `layer` holds at once when measured (inputs, weights, intermediates
-/// and output, float32): what measure_layer compares with max_bytes. Callers check it before
-/// measuring anything. Throws std::overflow_error when it does not fit in 64 bits.
-std::uint64_t measurement_bytes(Layer layer, const LayerSizes& sizes);
-
-/// Runs the layer's kernel on deterministic pseudo-random data (inputs and weights drawn
-/// once, outside the timing): one warm-up run, then `repeat` timed runs (steady_clock);
-/// returns their median. The convolution row runs with dilation 1, the dilated row with
-/// dilation k (its second layer); with_projections also runs the four d x d projections.
-/// Throws std::invalid_argument for repeat == 0, invalid sizes, a dimension beyond
-/// 2^31-1 (BLAS int) or a working set (measurement_bytes) beyond max_bytes.
-Measurement measure_layer(Layer layer, const LayerSizes& sizes, std::size_t repeat = 5,
-                          std::uint64_t max_bytes = std::uint64_t{1} << 30);
 
 }  // namespace attn

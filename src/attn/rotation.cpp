@@ -1,7 +1,6 @@
 #include "attn/rotation.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -11,12 +10,8 @@ namespace attn {
 
 namespace {
 
-long double frequency_l(std::size_t j, std::size_t d, double base) {
-    return std::pow(static_cast<long double>(base),
-                    -static_cast<long double>(2 * j) / static_cast<long double>(d));
-}
-
-// D_j = base^(2j/d) as d2l's PyTorch code computes it in float32.
+// D_j = base^(2j/d) = 1 / w_j as d2l's PyTorch code computes it, in float32: the float32
+// recipe of the sinusoidal P (see the top of rotation.hpp), not a second formula for w_j.
 float divisor_f(std::size_t j, std::size_t d, double base) {
     const float exponent = static_cast<float>(2 * j) / static_cast<float>(d);
     return std::pow(static_cast<float>(base), exponent);  // powf
@@ -24,18 +19,6 @@ float divisor_f(std::size_t j, std::size_t d, double base) {
 
 std::uint64_t magnitude(std::int64_t v) {
     return v < 0 ? std::uint64_t(0) - std::uint64_t(v) : std::uint64_t(v);
-}
-
-std::int64_t parse_int(std::string_view text, std::string_view whole) {
-    std::int64_t v = 0;
-    const char* end = text.data() + text.size();
-    const auto [ptr, ec] = std::from_chars(text.data(), end, v);
-    if (text.empty() || ec != std::errc() || ptr != end)
-        throw std::invalid_argument("'" + std::string(whole) +
-                                    "' is not an offset, a list 1,5,10 or a range A:B[:STEP]");
-    if (magnitude(v) > (std::uint64_t{1} << 52))
-        throw std::invalid_argument(std::to_string(v) + " is beyond +-2^52");
-    return v;
 }
 
 }  // namespace
@@ -91,7 +74,7 @@ PairRotation pair_rotation(std::int64_t delta, std::size_t j, std::size_t d, dou
         const float a = static_cast<float>(delta) / divisor_f(j, d, base);
         return {std::cos(a), std::sin(a)};
     }
-    const long double a = static_cast<long double>(delta) * frequency_l(j, d, base);
+    const long double a = static_cast<long double>(delta) * pair_frequency_l(j, d, base);
     return {static_cast<double>(std::cos(a)), static_cast<double>(std::sin(a))};
 }
 
@@ -124,41 +107,8 @@ xt::xtensor<double, 2> offset_matrix(std::int64_t delta, std::size_t d, double b
 double dot_closed_form(std::int64_t delta, std::size_t d, double base) {
     long double sum = 0;
     for (std::size_t j = 0; j < d / 2; ++j)
-        sum += std::cos(static_cast<long double>(delta) * frequency_l(j, d, base));
+        sum += std::cos(static_cast<long double>(delta) * pair_frequency_l(j, d, base));
     return static_cast<double>(sum);
-}
-
-std::vector<std::int64_t> parse_offsets(std::string_view text, std::size_t max_count) {
-    std::vector<std::int64_t> offsets;
-    const std::string_view whole = text;
-    while (true) {
-        const std::size_t comma = text.find(',');
-        const std::string_view item = text.substr(0, comma);
-        const std::size_t c1 = item.find(':');
-        if (c1 == std::string_view::npos) {
-            offsets.push_back(parse_int(item, whole));
-        } else {
-            const std::size_t c2 = item.find(':', c1 + 1);
-            const std::int64_t a = parse_int(item.substr(0, c1), whole);
-            const std::int64_t b = parse_int(item.substr(c1 + 1, c2 - c1 - 1), whole);
-            const std::int64_t step = c2 == std::string_view::npos
-                                          ? (b >= a ? 1 : -1)
-                                          : parse_int(item.substr(c2 + 1), whole);
-            if (step == 0) throw std::invalid_argument("'" + std::string(item) + "': STEP is 0");
-            if ((b - a) / step < 0)
-                throw std::invalid_argument("'" + std::string(item) +
-                                            "' is empty: STEP goes away from B");
-            const std::uint64_t count = magnitude((b - a) / step) + 1;
-            if (count > max_count || offsets.size() + count > max_count)
-                throw std::invalid_argument("more than " + std::to_string(max_count) + " offsets");
-            for (std::int64_t v = a; step > 0 ? v <= b : v >= b; v += step) offsets.push_back(v);
-        }
-        if (offsets.size() > max_count)
-            throw std::invalid_argument("more than " + std::to_string(max_count) + " offsets");
-        if (comma == std::string_view::npos) break;
-        text.remove_prefix(comma + 1);
-    }
-    return offsets;
 }
 
 std::uint64_t scan_bytes(std::size_t d, const std::vector<std::int64_t>& offsets) {

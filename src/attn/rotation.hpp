@@ -40,12 +40,11 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
-#include <string_view>
 #include <vector>
 
 #include <xtensor/xtensor.hpp>
 
-#include "attn/positional_encoding.hpp"
+#include "attn/positions/sinusoidal.hpp"
 
 namespace attn {
 
@@ -97,11 +96,6 @@ xt::xtensor<double, 2> offset_matrix(std::int64_t delta, std::size_t d, double b
 /// the paired columns, for every i.
 double dot_closed_form(std::int64_t delta, std::size_t d, double base);
 
-/// Parses --offset: "5", "-3", "1,5,10", "A:B" or "A:B:STEP" (B included when reached:
-/// 1:10 is 1..10, 10:1:-3 is 10 7 4 1), and comma lists of these. At most max_count offsets.
-/// std::invalid_argument with the reason otherwise.
-std::vector<std::int64_t> parse_offsets(std::string_view text, std::size_t max_count);
-
 /// Worst residual of one pair over i.
 struct PairError {
     double max_error = 0;  // max over i of |R p_i - p_(i+delta)|, both coordinates
@@ -151,7 +145,7 @@ std::vector<OffsetResult> scan_offsets(const ScanSpec& spec,
                                        const std::vector<std::int64_t>& offsets,
                                        const RowEdit& edit = {});
 
-/// Magnitudes for --positions-up-to N: 0, 10, 20, 50, 100, 200, 500, ... <= N, and N.
+/// Magnitudes of a position sweep up to N: 0, 10, 20, 50, 100, 200, 500, ... <= N, and N.
 std::vector<std::int64_t> magnitude_grid(std::int64_t up_to);
 
 /// The worst over several offsets: max_error/at_i/tol_at_i and delta from the offset with the

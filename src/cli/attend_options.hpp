@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "attn/projections.hpp"
+#include "attn/embedding.hpp"
 #include "attn/torch_random.hpp"
 #include "cli/common_options.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "attn/projections.hpp"
+#include "attn/embedding.hpp"
 #include "cli/attend_inputs.hpp"
 #include "cli/errors.hpp"
 

@@ -7,10 +7,10 @@
 #include <string_view>
 #include <thread>
 
-#include "attn/blas.hpp"
-#include "attn/parallel.hpp"
 #include "cli/enum_option.hpp"
 #include "cli/errors.hpp"
+#include "runtime/blas.hpp"
+#include "runtime/parallel.hpp"
 
 namespace attn::cli {
 

@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "attn/complexity.hpp"
+#include "attn/complexity_timing.hpp"
+#include "cli/arguments.hpp"
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
 #include "cli/complexity_arrays.hpp"

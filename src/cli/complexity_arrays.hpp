@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "attn/complexity.hpp"
+#include "attn/complexity_timing.hpp"
 #include "io/format.hpp"
 #include "io/matrix_stream.hpp"
 

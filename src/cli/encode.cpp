@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "attn/positional_encoding.hpp"
-#include "attn/slice.hpp"
+#include "attn/positions/sinusoidal.hpp"
+#include "cli/arguments.hpp"
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
 #include "cli/enum_option.hpp"

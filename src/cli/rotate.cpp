@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attn/rotation.hpp"
+#include "cli/arguments.hpp"
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_code.hpp"

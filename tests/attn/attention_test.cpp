@@ -2,6 +2,7 @@
 // end to end from the torch generator, closed forms for masks and softmax, and d2l's shapes.
 #include "attn/attention.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -319,7 +320,17 @@ TEST_CASE("attention: d2l's example, 100 hidden units, 5 heads, X = ones(2, 4, 1
         for (std::size_t i = 1; i < n; ++i)
             require_allclose(xt::row(r.output, i), xt::row(r.output, 0), 0, 1e-6, "rows");
     }
-    CHECK(out.shape(0) == 2);
-    CHECK(out.shape(1) == 4);
-    CHECK(out.shape(2) == 100);
+    // X = ones: every value row is 1^T W_v^T, so every context row is too whatever the
+    // weights (they sum to 1), and every output row is (1^T W_v^T) W_o^T, in long double here.
+    std::vector<long double> v_row(hidden, 0.0L), want(hidden, 0.0L);
+    for (std::size_t r = 0; r < hidden; ++r)
+        for (std::size_t c = 0; c < hidden; ++c) v_row[c] += Wv_t(r, c);
+    for (std::size_t c = 0; c < hidden; ++c)
+        for (std::size_t o = 0; o < hidden; ++o) want[o] += v_row[c] * Wo_t(c, o);
+    double worst = 0;
+    for (std::size_t b = 0; b < batch; ++b)
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t o = 0; o < hidden; ++o)
+                worst = std::max(worst, double(std::fabs(out(b, i, o) - want[o])));
+    CHECK(worst < 1e-5);
 }

@@ -220,22 +220,6 @@ TEST_CASE("rotation: float32 P is d2l's PyTorch recipe") {
     for (double v : r) CHECK(double(float(v)) == v);
 }
 
-TEST_CASE("rotation: --offset syntax") {
-    using V = std::vector<std::int64_t>;
-    CHECK(attn::parse_offsets("5", 100) == V{5});
-    CHECK(attn::parse_offsets("-3", 100) == V{-3});
-    CHECK(attn::parse_offsets("1,5,10", 100) == V{1, 5, 10});
-    CHECK(attn::parse_offsets("1:4", 100) == V{1, 2, 3, 4});
-    CHECK(attn::parse_offsets("0:10:5", 100) == V{0, 5, 10});
-    CHECK(attn::parse_offsets("10:1:-4", 100) == V{10, 6, 2});
-    CHECK(attn::parse_offsets("-2:2,7", 100) == V{-2, -1, 0, 1, 2, 7});
-    CHECK(attn::parse_offsets("3:1", 100) == V{3, 2, 1});
-    for (const char* bad :
-         {"", "x", "1,", "1:", ":3", "1:5:0", "1:5:-1", "1.5", "1:2:3:4", "99999999999999999"})
-        CHECK_THROWS_AS(attn::parse_offsets(bad, 100), std::invalid_argument);
-    CHECK_THROWS_AS(attn::parse_offsets("1:1000", 100), std::invalid_argument);
-}
-
 TEST_CASE("rotation: sweep grid and rows") {
     using V = std::vector<std::int64_t>;
     CHECK(attn::magnitude_grid(1000) == V{0, 10, 20, 50, 100, 200, 500, 1000});

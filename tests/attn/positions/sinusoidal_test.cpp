@@ -1,4 +1,4 @@
-#include "attn/positional_encoding.hpp"
+#include "attn/positions/sinusoidal.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "attn/blas.hpp"
+#include "runtime/blas.hpp"
 
 #include <dlfcn.h>
 

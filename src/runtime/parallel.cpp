@@ -1,6 +1,8 @@
-#include "attn/parallel.hpp"
+#include "runtime/parallel.hpp"
 
 #include <atomic>
+
+#include "runtime/blas.hpp"
 
 namespace attn {
 
@@ -17,6 +19,13 @@ std::size_t thread_limit() {
     if (limit > 0) return limit;
     const unsigned cores = std::thread::hardware_concurrency();
     return cores > 0 ? cores : 1;
+}
+
+std::size_t runtime::configure_threads(std::size_t threads) {
+    set_thread_limit(threads);
+    const std::size_t count = thread_limit();
+    blas::set_threads(static_cast<int>(count));
+    return count;
 }
 
 }  // namespace attn

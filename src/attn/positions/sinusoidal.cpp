@@ -1,4 +1,4 @@
-#include "attn/positional_encoding.hpp"
+#include "attn/positions/sinusoidal.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,12 +11,12 @@ namespace {
 
 constexpr std::size_t kMaxBlockRows = 256;
 
+}  // namespace
+
 long double pair_frequency_l(std::size_t j, std::size_t d, double base) {
     return std::pow(static_cast<long double>(base),
                     -static_cast<long double>(2 * j) / static_cast<long double>(d));
 }
-
-}  // namespace
 
 double pair_frequency(std::size_t j, std::size_t d, double base) {
     return static_cast<double>(pair_frequency_l(j, d, base));

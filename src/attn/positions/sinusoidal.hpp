@@ -20,8 +20,11 @@ enum class Layout { interleaved, split };
 /// The arithmetic of the last step (see PositionalEncoder).
 enum class Combine { fast, extended };
 
-/// Frequency of column pair j: w_j = base^(-2j/d), j in [0, ceil(d/2)).
+/// Frequency of column pair j: w_j = base^(-2j/d), j in [0, ceil(d/2)). The one formula of
+/// the pair frequencies: P, the rotation checks and the wavelengths of bits all call it.
 double pair_frequency(std::size_t j, std::size_t d, double base);
+/// The same w_j in long double (64-bit mantissa); pair_frequency is it rounded to double.
+long double pair_frequency_l(std::size_t j, std::size_t d, double base);
 
 /// Rows of P, generated block by block so memory does not depend on n.
 ///   P[i, 2j]   = sin(i * w_j)

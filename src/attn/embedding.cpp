@@ -1,0 +1,66 @@
+#include "attn/embedding.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include <xtensor/xmanipulation.hpp>
+
+namespace attn {
+
+xt::xtensor<float, 2> draw_projection(TorchGenerator& gen, std::size_t d_in, std::size_t d_out,
+                                      ProjectionInit init) {
+    if (d_in == 0 || d_out == 0)
+        throw std::invalid_argument("draw_projection: d_in and d_out must be positive");
+    if (init == ProjectionInit::rand) return torch_rand<float>(gen, d_in, d_out);   // (d_in, d_out)
+    const TorchLinear<float> layer = torch_linear<float>(gen, d_in, d_out, false);  // (d_out, d_in)
+    xt::xtensor<float, 2> w = xt::transpose(layer.weight);                          // (d_in, d_out)
+    return w;
+}
+
+xt::xtensor<float, 2> draw_embedding_table(TorchGenerator& gen, std::uint64_t seed,
+                                           std::size_t vocab, std::size_t dim) {
+    gen.manual_seed(seed);
+    return torch_embedding<float>(gen, vocab, dim);  // (vocab, dim)
+}
+
+xt::xtensor<float, 2> draw_unknown_rows(TorchGenerator& gen, std::uint64_t seed, std::size_t count,
+                                        std::size_t dim) {
+    gen.manual_seed(seed);
+    return torch_randn<float>(gen, count, dim);  // (count, dim)
+}
+
+template <class T>
+xt::xtensor<T, 2> embed_rows(const xt::xtensor<T, 2>& table, const std::vector<std::size_t>& ids) {
+    const std::size_t rows = table.shape(0), d = table.shape(1);
+    xt::xtensor<T, 2> x = xt::xtensor<T, 2>::from_shape({ids.size(), d});  // (ids, d)
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (ids[i] >= rows)
+            throw std::invalid_argument("embed_rows: id " + std::to_string(ids[i]) +
+                                        " is beyond the table's " + std::to_string(rows) + " rows");
+        std::copy_n(table.data() + ids[i] * d, d, x.data() + i * d);
+    }
+    return x;
+}
+template xt::xtensor<float, 2> embed_rows<float>(const xt::xtensor<float, 2>&,
+                                                 const std::vector<std::size_t>&);
+template xt::xtensor<double, 2> embed_rows<double>(const xt::xtensor<double, 2>&,
+                                                   const std::vector<std::size_t>&);
+
+DrawnWeights draw_attention_weights(TorchGenerator& gen, std::uint64_t seed,
+                                    const WeightDraws& draws, ProjectionInit init) {
+    gen.manual_seed(seed);
+    const auto draw = [&](bool wanted, std::size_t rows, std::size_t cols) {
+        return wanted ? std::optional(draw_projection(gen, rows, cols, init)) : std::nullopt;
+    };
+    DrawnWeights w;
+    for (std::size_t h = 0; h < draws.heads; ++h) {
+        w.query.push_back(draw(draws.query, draws.d_in, draws.d_query));
+        w.key.push_back(draw(draws.key, draws.d_in, draws.d_key));
+        w.value.push_back(draw(draws.value, draws.d_in, draws.d_value));
+    }
+    if (draws.d_out) w.out = draw(draws.out, draws.heads * draws.d_value, *draws.d_out);
+    return w;
+}
+
+}  // namespace attn

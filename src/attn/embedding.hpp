@@ -1,0 +1,71 @@
+// Tokens -> ids -> rows of X, and every random matrix attn draws, in the order the notebook
+// and the book draw them (the tokens and their ids are tokenizer.hpp's).
+//
+// Seed protocol: each group of draws starts from torch.manual_seed(seed), as the notebook
+// re-seeds between its embedding and its weights:
+//   1. the embedding table      nn.Embedding(V, D).weight, (V, D)         draw_embedding_table
+//   2. rows for unknown words   torch.randn(count, D), (count, D)         draw_unknown_rows
+//   3. the attention weights    head 0: W_q, W_k, W_v; head 1: ...; then W_o
+//                                                                         draw_attention_weights
+// A matrix given by the user (read from a file) is skipped: it draws nothing, and the next
+// matrix takes the numbers it would have used.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include <xtensor/xtensor.hpp>
+
+#include "attn/torch_random.hpp"
+
+namespace attn {
+
+/// How a projection W (d_in, d_out), applied as X W, is drawn (always in float32, as PyTorch):
+///   rand:   torch.rand(d_in, d_out), U[0, 1): the notebook's nn.Parameter(torch.rand(...)).
+///   linear: nn.Linear(d_in, d_out, bias=False).weight (d_out, d_in), kaiming-uniform in
+///           (-1/sqrt(d_in), 1/sqrt(d_in)); returned transposed, since the layer computes
+///           x W^T. The book's MultiHeadAttention initialises W_q, W_k, W_v, W_o this way.
+enum class ProjectionInit { rand, linear };
+
+/// Draws one projection; consumes d_in * d_out u32 from gen. Returns (d_in, d_out).
+/// Throws std::invalid_argument if d_in or d_out is 0.
+xt::xtensor<float, 2> draw_projection(TorchGenerator& gen, std::size_t d_in, std::size_t d_out,
+                                      ProjectionInit init);
+
+/// torch.manual_seed(seed); nn.Embedding(vocab, dim).weight: N(0, 1), (vocab, dim).
+xt::xtensor<float, 2> draw_embedding_table(TorchGenerator& gen, std::uint64_t seed,
+                                           std::size_t vocab, std::size_t dim);
+
+/// torch.manual_seed(seed); torch.randn(count, dim): the rows given to words that have no
+/// vector, in vocabulary order, (count, dim).
+xt::xtensor<float, 2> draw_unknown_rows(TorchGenerator& gen, std::uint64_t seed, std::size_t count,
+                                        std::size_t dim);
+
+/// The rows of X: row i = table[ids[i]], (ids, D). Throws std::invalid_argument for an id
+/// beyond the table's rows.
+template <class T>
+xt::xtensor<T, 2> embed_rows(const xt::xtensor<T, 2>& table, const std::vector<std::size_t>& ids);
+
+/// The shapes of the attention weights and which of them to draw.
+struct WeightDraws {
+    std::size_t heads = 1;
+    std::size_t d_in = 1;                // columns of X
+    std::size_t d_query = 1, d_key = 1;  // W_q (d_in, d_query), W_k (d_in, d_key)
+    std::size_t d_value = 1;             // W_v (d_in, d_value)
+    std::optional<std::size_t> d_out;    // W_o (heads * d_value, d_out), none when unset
+    bool query = true, key = true, value = true, out = true;  // false: given, not drawn
+};
+
+/// Drawn weights; a matrix that was not drawn (given, or no W_o) is std::nullopt.
+struct DrawnWeights {
+    std::vector<std::optional<xt::xtensor<float, 2>>> query, key, value;  // (heads,)
+    std::optional<xt::xtensor<float, 2>> out;
+};
+
+/// torch.manual_seed(seed), then head by head W_q, W_k, W_v, then W_o (draw_projection each).
+DrawnWeights draw_attention_weights(TorchGenerator& gen, std::uint64_t seed,
+                                    const WeightDraws& draws, ProjectionInit init);
+
+}  // namespace attn

@@ -1,0 +1,205 @@
+#include "cli/arguments.hpp"
+
+#include <charconv>
+#include <cstdint>
+#include <system_error>
+
+namespace attn::cli {
+
+namespace {
+
+std::int64_t parse_index(std::string_view s, std::string_view whole) {
+    std::int64_t v = 0;
+    const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || ptr != s.data() + s.size())
+        throw std::invalid_argument("'" + std::string(whole) +
+                                    "' is not a slice A:B of whole numbers");
+    return v;
+}
+
+std::uint64_t magnitude(std::int64_t v) {
+    return v < 0 ? std::uint64_t(0) - std::uint64_t(v) : std::uint64_t(v);
+}
+
+std::int64_t parse_int(std::string_view text, std::string_view whole) {
+    std::int64_t v = 0;
+    const char* end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+    if (text.empty() || ec != std::errc() || ptr != end)
+        throw std::invalid_argument("'" + std::string(whole) +
+                                    "' is not an offset, a list 1,5,10 or a range A:B[:STEP]");
+    if (magnitude(v) > (std::uint64_t{1} << 52))
+        throw std::invalid_argument(std::to_string(v) + " is beyond +-2^52");
+    return v;
+}
+
+}  // namespace
+
+Slice parse_slice(std::string_view text, std::size_t length) {
+    const auto n = static_cast<std::int64_t>(length);
+    const std::string range = "accepted indices are -" + std::to_string(n) + " to " +
+                              std::to_string(n) + " (A:B, half-open)";
+    const auto colon = text.find(':');
+    const bool single = colon == std::string_view::npos;
+    const std::string_view a = single ? text : text.substr(0, colon);
+    const std::string_view b = single ? std::string_view{} : text.substr(colon + 1);
+    if (single && a.empty()) throw std::invalid_argument("'' is not a slice A:B of whole numbers");
+    std::int64_t begin = a.empty() ? 0 : parse_index(a, text);
+    std::int64_t end = single ? begin + 1 : (b.empty() ? n : parse_index(b, text));
+    if (single && begin < 0) end = begin + 1 == 0 ? n : begin + 1;
+    if (begin < -n || begin > n || end < -n || end > n)
+        throw std::invalid_argument("'" + std::string(text) + "' is out of range; " + range);
+    if (begin < 0) begin += n;
+    if (end < 0) end += n;
+    if (begin >= end)
+        throw std::invalid_argument("'" + std::string(text) + "' selects nothing; " + range);
+    return {static_cast<std::size_t>(begin), static_cast<std::size_t>(end)};
+}
+
+std::vector<std::int64_t> parse_offsets(std::string_view text, std::size_t max_count) {
+    std::vector<std::int64_t> offsets;
+    const std::string_view whole = text;
+    while (true) {
+        const std::size_t comma = text.find(',');
+        const std::string_view item = text.substr(0, comma);
+        const std::size_t c1 = item.find(':');
+        if (c1 == std::string_view::npos) {
+            offsets.push_back(parse_int(item, whole));
+        } else {
+            const std::size_t c2 = item.find(':', c1 + 1);
+            const std::int64_t a = parse_int(item.substr(0, c1), whole);
+            const std::int64_t b = parse_int(item.substr(c1 + 1, c2 - c1 - 1), whole);
+            const std::int64_t step = c2 == std::string_view::npos
+                                          ? (b >= a ? 1 : -1)
+                                          : parse_int(item.substr(c2 + 1), whole);
+            if (step == 0) throw std::invalid_argument("'" + std::string(item) + "': STEP is 0");
+            if ((b - a) / step < 0)
+                throw std::invalid_argument("'" + std::string(item) +
+                                            "' is empty: STEP goes away from B");
+            const std::uint64_t count = magnitude((b - a) / step) + 1;
+            if (count > max_count || offsets.size() + count > max_count)
+                throw std::invalid_argument("more than " + std::to_string(max_count) + " offsets");
+            for (std::int64_t v = a; step > 0 ? v <= b : v >= b; v += step) offsets.push_back(v);
+        }
+        if (offsets.size() > max_count)
+            throw std::invalid_argument("more than " + std::to_string(max_count) + " offsets");
+        if (comma == std::string_view::npos) break;
+        text.remove_prefix(comma + 1);
+    }
+    return offsets;
+}
+
+namespace {
+
+[[noreturn]] void sweep_error(std::string_view spec, const std::string& problem) {
+    throw std::invalid_argument("sweep '" + std::string(spec) + "': " + problem);
+}
+
+// A decimal integer >= 1, the whole of `text`.
+std::uint64_t parse_value(std::string_view spec, std::string_view text, std::string_view role) {
+    if (text.empty()) sweep_error(spec, "empty " + std::string(role));
+    if (text.front() == '-')
+        sweep_error(spec, std::string(role) + " '" + std::string(text) + "' is negative");
+    std::uint64_t value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec == std::errc::result_out_of_range)
+        sweep_error(spec, std::string(role) + " '" + std::string(text) + "' is larger than 2^64-1");
+    if (ec != std::errc{} || end != text.data() + text.size())
+        sweep_error(spec,
+                    std::string(role) + " '" + std::string(text) + "' is not a decimal integer");
+    if (value == 0) sweep_error(spec, std::string(role) + " is 0; values must be at least 1");
+    return value;
+}
+
+void push_point(std::string_view spec, std::vector<std::uint64_t>& values, std::uint64_t value,
+                std::size_t max_points) {
+    if (values.size() == max_points)
+        sweep_error(spec, "more than " + std::to_string(max_points) + " points");
+    values.push_back(value);
+}
+
+}  // namespace
+
+Sweep parse_sweep(std::string_view spec, std::size_t max_points) {
+    const std::size_t eq = spec.find('=');
+    if (eq == std::string_view::npos)
+        sweep_error(spec, "expected <var>=<values>, e.g. n=16:65536:x2 or n=16,32,64");
+    Sweep sweep;
+    sweep.variable = std::string(spec.substr(0, eq));
+    if (sweep.variable != "n" && sweep.variable != "d" && sweep.variable != "k" &&
+        sweep.variable != "r")
+        sweep_error(spec, "unknown variable '" + sweep.variable + "' (known: n, d, k, r)");
+    const std::string_view body = spec.substr(eq + 1);
+    if (body.empty()) sweep_error(spec, "no values after '='");
+
+    if (body.find(':') == std::string_view::npos) {  // plain list
+        std::size_t pos = 0;
+        while (true) {
+            const std::size_t comma = body.find(',', pos);
+            const std::string_view item = body.substr(pos, comma - pos);
+            push_point(spec, sweep.values, parse_value(spec, item, "value"), max_points);
+            if (comma == std::string_view::npos) break;
+            pos = comma + 1;
+        }
+        return sweep;
+    }
+
+    // start:stop:step
+    const std::size_t c1 = body.find(':');
+    const std::size_t c2 = body.find(':', c1 + 1);
+    if (c2 == std::string_view::npos || body.find(':', c2 + 1) != std::string_view::npos)
+        sweep_error(spec, "a range is start:stop:xF or start:stop:+S");
+    if (body.find(',') != std::string_view::npos)
+        sweep_error(spec, "a range and a list cannot be mixed");
+    const std::uint64_t start = parse_value(spec, body.substr(0, c1), "start");
+    const std::uint64_t stop = parse_value(spec, body.substr(c1 + 1, c2 - c1 - 1), "stop");
+    const std::string_view step = body.substr(c2 + 1);
+    if (step.empty() || (step.front() != 'x' && step.front() != '+'))
+        sweep_error(spec, "step '" + std::string(step) + "' must be xF (multiply) or +S (add)");
+    const bool multiply = step.front() == 'x';
+    const std::uint64_t by = parse_value(spec, step.substr(1), multiply ? "factor" : "step");
+    if (multiply && by == 1) sweep_error(spec, "factor x1 never advances; use x2 or more");
+    if (stop < start)
+        sweep_error(spec, "empty range: stop " + std::to_string(stop) + " < start " +
+                              std::to_string(start));
+
+    std::uint64_t value = start;
+    while (true) {
+        push_point(spec, sweep.values, value, max_points);
+        std::uint64_t next = 0;
+        const bool overflow = multiply ? __builtin_mul_overflow(value, by, &next)
+                                       : __builtin_add_overflow(value, by, &next);
+        if (overflow || next > stop) break;
+        value = next;
+    }
+    return sweep;
+}
+
+std::uint64_t parse_size(std::string_view text) {
+    const std::string whole(text);
+    std::size_t pos = 0;
+    double value = 0;
+    try {
+        value = std::stod(whole, &pos);
+    } catch (const std::exception&) {
+        pos = 0;
+    }
+    double scale = 1;
+    const std::string_view suffix = text.substr(pos);
+    if (suffix == "K" || suffix == "k")
+        scale = 1024.0;
+    else if (suffix == "M")
+        scale = 1024.0 * 1024;
+    else if (suffix == "G")
+        scale = 1024.0 * 1024 * 1024;
+    else if (suffix == "T")
+        scale = 1024.0 * 1024 * 1024 * 1024;
+    else if (!suffix.empty())
+        pos = 0;
+    if (pos == 0 || !(value * scale >= 1) || value * scale > 1.8e19)
+        throw std::invalid_argument(
+            "'" + whole + "' is not a size; use bytes or a number with K, M, G or T (e.g. 4G)");
+    return static_cast<std::uint64_t>(value * scale);
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,63 @@
+// The small grammars of option values, parsed into numbers before anything is computed:
+// slices of an axis (encode --columns), lists and ranges of offsets (rotate --offset),
+// sweeps over one size (complexity --sweep) and sizes in bytes (--max-memory). Errors are
+// std::invalid_argument saying what is wrong and what is accepted, without the option's name: the
+// caller adds it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attn::cli {
+
+// ---- Python-style half-open slices "A:B" over an axis of a given length
+
+/// [begin, end) after normalization.
+struct Slice {
+    std::size_t begin = 0;
+    std::size_t end = 0;
+    std::size_t size() const { return end - begin; }
+};
+
+/// Parses "A:B", "A:", ":B", ":" or "A" (one index) against an axis of `length`.
+/// Negative A or B count from the end, as in Python. Unlike Python, an index outside
+/// [-length, length] or an empty result is an error (std::invalid_argument saying the
+/// accepted range), since silently printing nothing helps nobody.
+Slice parse_slice(std::string_view text, std::size_t length);
+
+// ---- offsets
+/// Offsets: "5", "-3", "1,5,10", "A:B" or "A:B:STEP" (B included when reached:
+/// 1:10 is 1..10, 10:1:-3 is 10 7 4 1), and comma lists of these. At most max_count offsets.
+/// std::invalid_argument with the reason otherwise.
+std::vector<std::int64_t> parse_offsets(std::string_view text, std::size_t max_count);
+
+// ---- sweeps
+/// A sweep over one size: the variable ("n", "d", "k" or "r") and its values in the given
+/// order.
+struct Sweep {
+    std::string variable;
+    std::vector<std::uint64_t> values;
+};
+
+/// Parses "<var>=<values>", var one of n, d, k, r:
+///   n=16:65536:x2    start:stop:xF  start, start*F, ... while <= stop (F >= 2)
+///   n=16:256:+16     start:stop:+S  start, start+S, ... while <= stop (S >= 1)
+///   n=16,32,64       a plain list (one value is a list of one)
+/// stop is included when the steps land on it. Values are decimal integers >= 1 without
+/// sign or spaces. Throws std::invalid_argument naming the problem for: bad syntax, an
+/// unknown variable, a zero, a negative number, a value beyond 2^64-1, stop < start
+/// (empty range), and more than max_points values.
+Sweep parse_sweep(std::string_view spec, std::size_t max_points = 10000);
+
+// ---- sizes in bytes
+
+/// "4G", "512M", "1.5K", "123456": bytes, or a number with K (k), M, G or T, powers of 1024,
+/// rounded down to whole bytes. Throws std::invalid_argument for anything else, for a size
+/// below 1 byte and for one beyond about 1.8e19 bytes.
+std::uint64_t parse_size(std::string_view text);
+
+}  // namespace attn::cli

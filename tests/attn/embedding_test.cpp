@@ -1,0 +1,106 @@
+// attn/embedding: the notebook's embedded sentence and W_query, W_key, W_value to the bit
+// through the seed protocol, and nn.Linear's weight transposed.
+#include "attn/embedding.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "attn/tokenizer.hpp"
+#include "support/reference_data.hpp"
+
+namespace {
+
+std::vector<float> flat(const xt::xtensor<float, 2>& m) {
+    return {m.begin(), m.end()};
+}
+
+std::vector<std::uint64_t> notebook_bits(const char* name) {
+    static const std::string json =
+        attn::test::read_text_file(attn::test::shared_path("data/raschka/notebook_seed123.json"));
+    return attn::test::parse_hex_all(attn::test::json_tensor_array(json, name, "bits"));
+}
+
+}  // namespace
+
+TEST_CASE("draw_projection: rand draws the notebook's W_query, W_key, W_value in order") {
+    attn::TorchGenerator gen(123);
+    const auto wq = attn::draw_projection(gen, 3, 2, attn::ProjectionInit::rand);
+    const auto wk = attn::draw_projection(gen, 3, 2, attn::ProjectionInit::rand);
+    const auto wv = attn::draw_projection(gen, 3, 4, attn::ProjectionInit::rand);
+    CHECK(wv.shape(0) == 3);
+    CHECK(wv.shape(1) == 4);
+    attn::test::check_bits(flat(wq), notebook_bits("W_query"), "W_query");
+    attn::test::check_bits(flat(wk), notebook_bits("W_key"), "W_key");
+    attn::test::check_bits(flat(wv), notebook_bits("W_value"), "W_value");
+}
+
+TEST_CASE("draw_projection: linear is nn.Linear(d_in, d_out, bias=False).weight transposed") {
+    attn::TorchGenerator a(7), b(7);
+    const auto w = attn::draw_projection(a, 5, 3, attn::ProjectionInit::linear);  // (5, 3)
+    const auto layer = attn::torch_linear<float>(b, 5, 3, false);                 // (3, 5)
+    REQUIRE(w.shape(0) == 5);
+    REQUIRE(w.shape(1) == 3);
+    const float bound = static_cast<float>(1.0 / std::sqrt(5.0));
+    for (std::size_t i = 0; i < 5; ++i)
+        for (std::size_t j = 0; j < 3; ++j) {
+            CHECK(w(i, j) == layer.weight(j, i));
+            CHECK(std::fabs(w(i, j)) <= bound);
+        }
+    CHECK(a.u32() == b.u32());  // the same number of draws
+    CHECK_THROWS_AS(attn::draw_projection(a, 0, 3, attn::ProjectionInit::rand),
+                    std::invalid_argument);
+}
+
+TEST_CASE("embedding: the notebook's sentence and weights through the seed protocol") {
+    const auto tokens = attn::tokenize("Life is short, eat dessert first");
+    const auto ids = attn::Vocabulary(tokens).ids(tokens);
+    REQUIRE(ids == std::vector<std::size_t>{0, 4, 5, 2, 1, 3});
+    attn::TorchGenerator gen(7);  // the seed protocol re-seeds: the state before does not matter
+    gen.u32();
+    const auto table = attn::draw_embedding_table(gen, 123, 50000, 3);  // (50000, 3)
+    const auto x = attn::embed_rows(table, ids);                        // (6, 3)
+    REQUIRE(x.shape(0) == 6);
+    REQUIRE(x.shape(1) == 3);
+    attn::test::check_bits(flat(x), notebook_bits("embedded_sentence"), "embedded_sentence");
+    CHECK_THROWS_AS(attn::embed_rows(table, {50000}), std::invalid_argument);
+
+    attn::WeightDraws draws;
+    draws.d_in = 3, draws.d_query = 2, draws.d_key = 2, draws.d_value = 4;
+    const auto w = attn::draw_attention_weights(gen, 123, draws, attn::ProjectionInit::rand);
+    REQUIRE(w.query.size() == 1);
+    CHECK(!w.out);
+    attn::test::check_bits(flat(*w.query[0]), notebook_bits("W_query"), "W_query");
+    attn::test::check_bits(flat(*w.key[0]), notebook_bits("W_key"), "W_key");
+    attn::test::check_bits(flat(*w.value[0]), notebook_bits("W_value"), "W_value");
+
+    // A given W_q draws nothing: W_k takes the numbers W_q would have had.
+    draws.query = false;
+    draws.d_key = 2;
+    const auto skipped = attn::draw_attention_weights(gen, 123, draws, attn::ProjectionInit::rand);
+    CHECK(!skipped.query[0]);
+    attn::test::check_bits(flat(*skipped.key[0]), notebook_bits("W_query"), "W_key in W_q's place");
+}
+
+TEST_CASE("embedding: heads draw in order, W_o last") {
+    attn::WeightDraws draws;
+    draws.heads = 2, draws.d_in = 4, draws.d_query = 3, draws.d_key = 3, draws.d_value = 2;
+    draws.d_out = 5;
+    attn::TorchGenerator gen(0), ref(0);
+    const auto w = attn::draw_attention_weights(gen, 9, draws, attn::ProjectionInit::linear);
+    ref.manual_seed(9);
+    for (std::size_t h = 0; h < 2; ++h) {
+        CHECK(flat(*w.query[h]) ==
+              flat(attn::draw_projection(ref, 4, 3, attn::ProjectionInit::linear)));
+        CHECK(flat(*w.key[h]) ==
+              flat(attn::draw_projection(ref, 4, 3, attn::ProjectionInit::linear)));
+        CHECK(flat(*w.value[h]) ==
+              flat(attn::draw_projection(ref, 4, 2, attn::ProjectionInit::linear)));
+    }
+    REQUIRE(w.out);
+    CHECK(w.out->shape(0) == 4);  // heads * d_value
+    CHECK(w.out->shape(1) == 5);
+    CHECK(flat(*w.out) == flat(attn::draw_projection(ref, 4, 5, attn::ProjectionInit::linear)));
+    CHECK(gen.u32() == ref.u32());
+}

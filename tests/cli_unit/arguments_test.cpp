@@ -1,0 +1,168 @@
+#include "cli/arguments.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+namespace {
+
+using u64 = std::uint64_t;
+constexpr u64 kMax = std::numeric_limits<u64>::max();
+
+// The message of the std::invalid_argument that f throws ("" if it throws nothing).
+std::string invalid_argument_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const std::invalid_argument& e) {
+        return e.what();
+    }
+    return "";
+}
+
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("parse_slice: Python's half-open forms") {
+    auto s = attn::cli::parse_slice("6:10", 32);
+    CHECK(s.begin == 6);
+    CHECK(s.end == 10);
+    CHECK(s.size() == 4);
+    s = attn::cli::parse_slice("-4:", 32);
+    CHECK(s.begin == 28);
+    CHECK(s.end == 32);
+    s = attn::cli::parse_slice(":3", 32);
+    CHECK(s.begin == 0);
+    CHECK(s.end == 3);
+    s = attn::cli::parse_slice(":", 5);
+    CHECK(s.size() == 5);
+    s = attn::cli::parse_slice("2:-1", 5);
+    CHECK(s.begin == 2);
+    CHECK(s.end == 4);
+    s = attn::cli::parse_slice("3", 5);
+    CHECK(s.begin == 3);
+    CHECK(s.end == 4);
+    s = attn::cli::parse_slice("-1", 5);
+    CHECK(s.begin == 4);
+    CHECK(s.end == 5);
+}
+
+TEST_CASE("parse_slice: out of range, empty and malformed are errors") {
+    CHECK_THROWS_AS(attn::cli::parse_slice("3:40", 32), std::invalid_argument);
+    CHECK_THROWS_AS(attn::cli::parse_slice("-33:", 32), std::invalid_argument);
+    CHECK_THROWS_AS(attn::cli::parse_slice("5:5", 32), std::invalid_argument);
+    CHECK_THROWS_AS(attn::cli::parse_slice("10:6", 32), std::invalid_argument);
+    CHECK_THROWS_AS(attn::cli::parse_slice("a:b", 32), std::invalid_argument);
+    CHECK_THROWS_AS(attn::cli::parse_slice("1.5:3", 32), std::invalid_argument);
+    CHECK_THROWS_AS(attn::cli::parse_slice("", 32), std::invalid_argument);
+    CHECK_THROWS_AS(attn::cli::parse_slice("32", 32), std::invalid_argument);
+    try {
+        attn::cli::parse_slice("3:40", 32);
+    } catch (const std::invalid_argument& e) {
+        CHECK(std::string(e.what()).find("-32 to 32") != std::string::npos);
+    }
+}
+
+TEST_CASE("parse_offsets: single offsets, lists and ranges") {
+    using V = std::vector<std::int64_t>;
+    CHECK(attn::cli::parse_offsets("5", 100) == V{5});
+    CHECK(attn::cli::parse_offsets("-3", 100) == V{-3});
+    CHECK(attn::cli::parse_offsets("1,5,10", 100) == V{1, 5, 10});
+    CHECK(attn::cli::parse_offsets("1:4", 100) == V{1, 2, 3, 4});
+    CHECK(attn::cli::parse_offsets("0:10:5", 100) == V{0, 5, 10});
+    CHECK(attn::cli::parse_offsets("10:1:-4", 100) == V{10, 6, 2});
+    CHECK(attn::cli::parse_offsets("-2:2,7", 100) == V{-2, -1, 0, 1, 2, 7});
+    CHECK(attn::cli::parse_offsets("3:1", 100) == V{3, 2, 1});
+    for (const char* bad :
+         {"", "x", "1,", "1:", ":3", "1:5:0", "1:5:-1", "1.5", "1:2:3:4", "99999999999999999"})
+        CHECK_THROWS_AS(attn::cli::parse_offsets(bad, 100), std::invalid_argument);
+    CHECK_THROWS_AS(attn::cli::parse_offsets("1:1000", 100), std::invalid_argument);
+}
+
+TEST_CASE("parse_sweep: accepts ranges and lists") {
+    using V = std::vector<u64>;
+    SUBCASE("multiplicative, stop included when reached") {
+        const attn::cli::Sweep s = attn::cli::parse_sweep("n=16:65536:x2");
+        CHECK(s.variable == "n");
+        REQUIRE(s.values.size() == 13);  // 2^4 .. 2^16
+        CHECK(s.values.front() == 16);
+        CHECK(s.values.back() == 65536);
+        CHECK(attn::cli::parse_sweep("n=16:100:x2").values == V{16, 32, 64});
+        CHECK(attn::cli::parse_sweep("d=3:81:x3").values == V{3, 9, 27, 81});
+    }
+    SUBCASE("additive") {
+        CHECK(attn::cli::parse_sweep("d=8:32:+8").values == V{8, 16, 24, 32});
+        CHECK(attn::cli::parse_sweep("k=1:6:+2").values == V{1, 3, 5});
+        CHECK(attn::cli::parse_sweep("r=5:5:+1").values == V{5});
+    }
+    SUBCASE("plain lists keep their order") {
+        CHECK(attn::cli::parse_sweep("n=16,32,64").values == V{16, 32, 64});
+        CHECK(attn::cli::parse_sweep("k=7,3").values == V{7, 3});
+        CHECK(attn::cli::parse_sweep("k=5").values == V{5});
+    }
+    SUBCASE("steps that would overflow end the range") {
+        const attn::cli::Sweep s = attn::cli::parse_sweep("n=1:18446744073709551615:x2");
+        REQUIRE(s.values.size() == 64);
+        CHECK(s.values.back() == u64{1} << 63);
+        CHECK(attn::cli::parse_sweep("n=18446744073709551614:18446744073709551615:+5").values ==
+              V{kMax - 1});
+    }
+    SUBCASE("exactly max_points is fine") {
+        CHECK(attn::cli::parse_sweep("n=1:10000:+1").values.size() == 10000);
+        CHECK(attn::cli::parse_sweep("n=1:5:+1", 5).values.size() == 5);
+    }
+}
+
+TEST_CASE("parse_sweep: rejects bad specs and names the problem") {
+    const auto problem = [](std::string spec, std::size_t max_points = 10000) {
+        return invalid_argument_of([&] { attn::cli::parse_sweep(spec, max_points); });
+    };
+    CHECK(contains(problem("n16"), "expected <var>=<values>"));
+    CHECK(contains(problem("q=1,2"), "unknown variable 'q'"));
+    CHECK(contains(problem("=1,2"), "unknown variable ''"));
+    CHECK(contains(problem("n="), "no values"));
+    CHECK(contains(problem("n=1,,2"), "empty value"));
+    CHECK(contains(problem("n=1,2,"), "empty value"));
+    CHECK(contains(problem("n=0,1"), "is 0"));
+    CHECK(contains(problem("n=-4"), "negative"));
+    CHECK(contains(problem("n=-4:8:x2"), "negative"));
+    CHECK(contains(problem("n=1.5"), "not a decimal integer"));
+    CHECK(contains(problem("n= 16"), "not a decimal integer"));
+    CHECK(contains(problem("n=+16"), "not a decimal integer"));
+    CHECK(contains(problem("n=18446744073709551616"), "larger than 2^64-1"));
+    CHECK(contains(problem("n=1:8"), "start:stop:xF"));
+    CHECK(contains(problem("n=1:8:x2:3"), "start:stop:xF"));
+    CHECK(contains(problem("n=1:8:*2"), "must be xF"));
+    CHECK(contains(problem("n=1:8:"), "must be xF"));
+    CHECK(contains(problem("n=1:8:x1"), "never advances"));
+    CHECK(contains(problem("n=1:8:+0"), "is 0"));
+    CHECK(contains(problem("n=1:0:+1"), "is 0"));
+    CHECK(contains(problem("n=8:1:x2"), "empty range"));
+    CHECK(contains(problem("n=1,2:8:x2"), "cannot be mixed"));
+    CHECK(contains(problem("n=1:100000:+1"), "more than 10000 points"));
+    CHECK(contains(problem("n=1,2,3,4,5,6", 5), "more than 5 points"));
+    CHECK(problem("n=1:8:x2").empty());
+    CHECK(contains(problem("n=8:1:x2"), "sweep 'n=8:1:x2'"));  // the spec is quoted
+}
+
+TEST_CASE("parse_size: bytes or K, M, G, T in powers of 1024") {
+    using attn::cli::parse_size;
+    CHECK(parse_size("123456") == 123456);
+    CHECK(parse_size("1k") == 1024);
+    CHECK(parse_size("1.5K") == 1536);
+    CHECK(parse_size("512M") == u64{512} << 20);
+    CHECK(parse_size("4G") == u64{4} << 30);
+    CHECK(parse_size("2T") == u64{2} << 40);
+    CHECK(parse_size("1.9") == 1);  // rounded down to whole bytes
+    for (const char* bad :
+         {"", "G", "4X", "4GB", "4 G", "0", "0.5", "-1", "0G", "nan", "1e20", "16777216T"})
+        CHECK(contains(invalid_argument_of([&] { parse_size(bad); }),
+                       "' is not a size; use bytes or a number with K, M, G or T (e.g. 4G)"));
+}
