@@ -8,6 +8,8 @@
 
 #include <xtensor/xtensor.hpp>
 
+#include "attn/positions/angle.hpp"
+
 namespace attn {
 
 /// Column order of P. For d = 8 (s = sine of pair j, c = cosine of pair j):
@@ -26,15 +28,16 @@ double pair_frequency(std::size_t j, std::size_t d, double base);
 /// Rows of P, generated block by block so memory does not depend on n.
 ///   P[i, 2j]   = sin(i * w_j)
 ///   P[i, 2j+1] = cos(i * w_j),   i = start + row.
-/// Accuracy: sin/cos(i w_j) = sin/cos((i0 + k) w_j) are combined by the angle-addition
-/// formulas from sin/cos(i0 w_j) and sin/cos(k w_j), both evaluated in long double (64-bit
-/// mantissa) for each block start i0 and each offset k < block_rows().
-///   Combine::fast      combines in double: within ~4e-16 of the exact closed form, so a
-///                      float32 result is within 1 ulp of the correctly rounded value.
-///   Combine::extended  combines in long double (about 3x slower): float64 results are
-///                      within 2^-53 + |angle| * 2^-62 of the closed form (the angle i * w_j
-///                      itself is rounded in long double): below ~64 rad over 99% of values are
-///                      correctly rounded and the rest 1 ulp off; within 1-2 ulps beyond.
+/// Accuracy: w_j is carried as a double-double (about 106 bits), and sin/cos(i w_j) =
+/// sin/cos((i0 + k) w_j) are combined by the angle-addition formulas from sin/cos(i0 w_j) and
+/// sin/cos(k w_j), both evaluated exactly (positions/angle.hpp: error below 2^-100) for each
+/// block start i0 and each offset k < block_rows().
+///   Combine::fast      combines the doubles nearest those values in double: within ~4e-16 of
+///                      the closed form, so a float32 result is within 1 ulp of it.
+///   Combine::extended  combines the double-doubles (exact products, one rounding at the end):
+///                      within 2^-100 of the closed form before that rounding, so every float64
+///                      value is within 1 ulp of the exact value (correctly rounded but for
+///                      values within 2^-100 of a midpoint), for |i| up to 2^53.
 class PositionalEncoder {
   public:
     /// d >= 1, base > 1 and finite; throws std::invalid_argument otherwise. block_rows() is
@@ -51,16 +54,12 @@ class PositionalEncoder {
     void fill(std::int64_t first, std::size_t count, double* out) const;
 
   private:
-    template <typename T>
-    void combine_rows(const std::vector<T>& sin_k, const std::vector<T>& cos_k, std::int64_t first,
-                      std::size_t count, double* out) const;
-
     std::size_t d_, pairs_, block_;
     Layout layout_;
     Combine combine_;
-    std::vector<long double> freq_;             // w_j, (pairs,)
-    std::vector<double> sin_k_, cos_k_;         // sin/cos(k w_j), (block, pairs), fast
-    std::vector<long double> sin_kl_, cos_kl_;  // the same in long double, extended
+    std::vector<positions::DoubleDouble> freq_;  // w_j, (pairs,)
+    // sin/cos(k w_j) = hi + lo, (block, pairs); the lo tables only with Combine::extended.
+    std::vector<double> sin_hi_, sin_lo_, cos_hi_, cos_lo_;
 };
 
 /// The whole P, shape (n, d), positions start .. start+n-1.

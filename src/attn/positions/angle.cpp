@@ -13,8 +13,8 @@ namespace {
 __extension__ typedef __float128 Quad;
 
 // pi/2 = P0 + P1 + P2 + P3 to 218 bits (each the rounding of what the previous ones leave).
-constexpr double kHalfPi[4] = {0x1.921fb54442d18p+0, 0x1.1a62633145c07p-54,
-                               -0x1.f1976b7ed8fbcp-110, 0x1.4cf98e804177dp-164};
+constexpr double kHalfPi[4] = {0x1.921fb54442d18p+0, 0x1.1a62633145c07p-54, -0x1.f1976b7ed8fbcp-110,
+                               0x1.4cf98e804177dp-164};
 constexpr double kTwoOverPi = 0x1.45f306dc9c883p-1;
 
 // a - k pi/2 for an integer-valued double k: each k * P_i is exact (two_product), the sums are
@@ -91,14 +91,20 @@ SinCos sincos(DoubleDouble a) {
     // Quadrant q = k mod 4: rotate by q * pi/2.
     const auto q = static_cast<int>(static_cast<std::int64_t>(std::fmod(k, 4.0) + 4.0) % 4);
     switch (q) {
-        case 0: return v;
-        case 1: return {v.cos, negate(v.sin)};
-        case 2: return {negate(v.sin), negate(v.cos)};
-        default: return {negate(v.cos), v.sin};
+        case 0:
+            return v;
+        case 1:
+            return {v.cos, negate(v.sin)};
+        case 2:
+            return {negate(v.sin), negate(v.cos)};
+        default:
+            return {negate(v.cos), v.sin};
     }
 }
 
-SinCos sincos(std::int64_t x, DoubleDouble f) { return sincos(multiply(x, f)); }
+SinCos sincos(std::int64_t x, DoubleDouble f) {
+    return sincos(multiply(x, f));
+}
 
 float to_float(DoubleDouble v) {
     float f = static_cast<float>(v.hi);

@@ -46,7 +46,9 @@ inline DoubleDouble add(DoubleDouble a, DoubleDouble b) {
     s = fast_two_sum(s.hi, s.lo + t.hi);
     return fast_two_sum(s.hi, s.lo + t.lo);
 }
-inline DoubleDouble negate(DoubleDouble a) { return {-a.hi, -a.lo}; }
+inline DoubleDouble negate(DoubleDouble a) {
+    return {-a.hi, -a.lo};
+}
 /// a * b of double-doubles, relative error below 2^-102.
 inline DoubleDouble multiply(DoubleDouble a, DoubleDouble b) {
     const DoubleDouble p = two_product(a.hi, b.hi);
@@ -60,7 +62,8 @@ inline DoubleDouble multiply(std::int64_t x, DoubleDouble f) {
 }
 
 /// base^(-num/den) to about 106 bits (from 113-bit quad arithmetic), base > 0, den > 0.
-/// The frequency of pair j in the sinusoidal P and RoPE is base^(-2j/d) = inverse_power(base, 2j, d).
+/// The frequency of pair j in the sinusoidal P and RoPE is base^(-2j/d) = inverse_power(base, 2j,
+/// d).
 DoubleDouble inverse_power(double base, std::size_t num, std::size_t den);
 
 /// sin and cos of the angle a (|a.hi| < 2^62): a - k pi/2 is computed with pi/2 to 212 bits
@@ -72,6 +75,8 @@ SinCos sincos(std::int64_t x, DoubleDouble f);
 /// hi + lo rounded once to float (no double rounding through double).
 float to_float(DoubleDouble v);
 /// hi + lo rounded to double: hi, since hi + lo is normalised.
-inline double to_double(DoubleDouble v) { return v.hi + v.lo; }
+inline double to_double(DoubleDouble v) {
+    return v.hi + v.lo;
+}
 
 }  // namespace attn::positions

@@ -19,9 +19,15 @@ __extension__ typedef __float128 Quad;
 inline Quad quad_frequency(double base, std::size_t num, std::size_t den) {
     return expq(-(static_cast<Quad>(num) / static_cast<Quad>(den)) * logq(static_cast<Quad>(base)));
 }
-inline Quad quad_pi() { return 4 * atanq(static_cast<Quad>(1)); }
-inline Quad quad_sin(std::int64_t x, Quad f) { return sinq(static_cast<Quad>(x) * f); }
-inline Quad quad_cos(std::int64_t x, Quad f) { return cosq(static_cast<Quad>(x) * f); }
+inline Quad quad_pi() {
+    return 4 * atanq(static_cast<Quad>(1));
+}
+inline Quad quad_sin(std::int64_t x, Quad f) {
+    return sinq(static_cast<Quad>(x) * f);
+}
+inline Quad quad_cos(std::int64_t x, Quad f) {
+    return cosq(static_cast<Quad>(x) * f);
+}
 
 /// Distance in ulps between two finite doubles (through zero across a sign change).
 inline std::int64_t ulps(double a, double b) {
