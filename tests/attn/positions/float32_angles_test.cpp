@@ -47,7 +47,7 @@ TEST_CASE("float32_angles: every value is the correctly rounded float32 recipe")
 
 TEST_CASE("float32_angles: allclose to the book's PyTorch P (60 x 32 and 1000 x 32)") {
     for (const std::string file : {"book_P_60x32_float32.npy", "book_P_1000x32_float32.npy"}) {
-        const auto book = attn::io::read_npy(std::string(ATTN_SHARED_DIR) + "/data/d2l/" + file);
+        const auto book = attn::io::read_npy(attn_test::data_dir() + "/d2l/" + file);
         REQUIRE(book.shape.size() == 2);
         const std::size_t n = book.shape[0], d = book.shape[1];
         const attn::positions::Float32AngleEncoder enc(d);

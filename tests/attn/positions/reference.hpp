@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <limits>
+#include <string>
 
 #include <quadmath.h>
 
@@ -45,6 +47,25 @@ inline std::int64_t ulps(float a, float b) {
     if (ia < 0) ia = std::numeric_limits<std::int32_t>::min() - ia;
     if (ib < 0) ib = std::numeric_limits<std::int32_t>::min() - ib;
     return std::llabs(std::int64_t{ia} - std::int64_t{ib});
+}
+
+/// tests/data: from the build's definition when it gives one, else beside this file. __FILE__
+/// may be relative (ccache's base-dir rewriting) to the directory the tests were compiled in,
+/// the test binary's own directory.
+inline std::string data_dir() {
+#ifdef ATTN_TEST_DATA_DIR
+    return ATTN_TEST_DATA_DIR;
+#else
+    namespace fs = std::filesystem;
+    const std::string here = __FILE__;
+    fs::path dir = here.substr(0, here.rfind("/attn/positions/")) + "/data";
+    if (dir.is_relative()) {
+        std::error_code ec;
+        const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+        if (!ec) dir = exe.parent_path() / dir;
+    }
+    return dir.lexically_normal().string();
+#endif
 }
 
 /// A reproducible stream of integers in [0, bound) (64-bit LCG, high bits).
