@@ -8,7 +8,7 @@
 
 #include <xtensor/xtensor.hpp>
 
-#include "attn/positions/angle.hpp"
+#include "attn/positions/sincos_rows.hpp"
 
 namespace attn {
 
@@ -47,19 +47,17 @@ class PositionalEncoder {
 
     std::size_t dim() const { return d_; }
     /// Rows per block: tables are block_rows() x ceil(d/2).
-    std::size_t block_rows() const { return block_; }
+    std::size_t block_rows() const { return rows_.block_rows(); }
 
     /// Writes rows for positions first .. first+count-1 (count <= block_rows()) into out,
     /// count x d, row-major.
     void fill(std::int64_t first, std::size_t count, double* out) const;
 
   private:
-    std::size_t d_, pairs_, block_;
+    std::size_t d_, pairs_;
     Layout layout_;
     Combine combine_;
-    std::vector<positions::DoubleDouble> freq_;  // w_j, (pairs,)
-    // sin/cos(k w_j) = hi + lo, (block, pairs); the lo tables only with Combine::extended.
-    std::vector<double> sin_hi_, sin_lo_, cos_hi_, cos_lo_;
+    positions::SinCosRows rows_;  // sin/cos((i0 + k) w_j), w_j = base^(-2j/d) to 106 bits
 };
 
 /// The whole P, shape (n, d), positions start .. start+n-1.

@@ -40,32 +40,56 @@ const std::array<DoubleDouble, 20>& inverse_factorials() {
     return table;
 }
 
-// Taylor series on |r| <= pi/4 + tiny, z = r^2 <= 0.62:
-//   sin r = r * sum_k (-1)^k z^k / (2k+1)!,  cos r = sum_k (-1)^k z^k / (2k)!,  k = 0..14.
-// Terms k >= 10 (below 2^-67) are summed in double, the rest in double-double: the truncation
-// and rounding errors are below 2^-105.
-SinCos kernel(DoubleDouble r) {
-    const auto& inv = inverse_factorials();
-    const DoubleDouble z = multiply(r, r);
-    static const std::array<double, 30> approx = [] {  // 1/n! in double, for the tail
-        std::array<double, 30> t{};
-        t[0] = 1.0;
-        for (int n = 1; n < 30; ++n) t[n] = t[n - 1] / n;
-        return t;
+// Taylor series of sin and cos, in double-double for the terms k < dd_terms and in double
+// for k in [dd_terms, terms):
+//   sin t = t * sum_k (-1)^k z^k / (2k+1)!,  cos t = sum_k (-1)^k z^k / (2k)!,  z = t^2.
+SinCos series(DoubleDouble t, int dd_terms, int terms) {
+    static const std::array<double, 32> approx = [] {  // 1/n! in double, for the tail
+        std::array<double, 32> a{};
+        a[0] = 1.0;
+        for (int n = 1; n < 32; ++n) a[n] = a[n - 1] / n;
+        return a;
     }();
+    const auto& inv = inverse_factorials();
+    const DoubleDouble z = multiply(t, t);
     double ts = 0.0, tc = 0.0;
-    for (int k = 14; k >= 10; --k) {
+    for (int k = terms - 1; k >= dd_terms; --k) {
         const double sign = (k % 2 == 0) ? 1.0 : -1.0;
         ts = sign * approx[2 * k + 1] + z.hi * ts;
         tc = sign * approx[2 * k] + z.hi * tc;
     }
     DoubleDouble s{ts, 0.0}, c{tc, 0.0};
-    for (int k = 9; k >= 0; --k) {
+    for (int k = dd_terms - 1; k >= 0; --k) {
         const DoubleDouble fs = inv[2 * k + 1], fc = inv[2 * k];
         s = add(k % 2 == 0 ? fs : negate(fs), multiply(z, s));
         c = add(k % 2 == 0 ? fc : negate(fc), multiply(z, c));
     }
-    return {multiply(r, s), c};
+    return {multiply(t, s), c};
+}
+
+// sin/cos(m / 32), |m| <= 26, from the series on |m/32| <= 0.82: 15 terms, k < 10 in
+// double-double (terms k >= 10 are below 2^-67, the truncation below 2^-110).
+constexpr int kTableHalf = 26;
+const std::array<SinCos, 2 * kTableHalf + 1>& table() {
+    static const std::array<SinCos, 2 * kTableHalf + 1> t = [] {
+        std::array<SinCos, 2 * kTableHalf + 1> out{};
+        for (int m = -kTableHalf; m <= kTableHalf; ++m)
+            out[m + kTableHalf] = series({m / 32.0, 0.0}, 10, 15);
+        return out;
+    }();
+    return t;
+}
+
+// sin and cos of |r| <= pi/4 + tiny: r = r0 + t with r0 = m/32 nearest, |t| <= 1/64, so
+// z = t^2 <= 2^-12 and 7 terms suffice (the 8th is below 2^-124; terms k >= 4, below 2^-66,
+// are summed in double). Then the angle-addition formulas with the table's r0.
+SinCos kernel(DoubleDouble r) {
+    const double m = std::nearbyint(r.hi * 32.0);
+    const DoubleDouble t = fast_two_sum(r.hi - m / 32.0, r.lo);  // r.hi - m/32 is exact
+    const SinCos v = series(t, 4, 7);
+    const SinCos& w = table()[static_cast<int>(m) + kTableHalf];
+    return {add(multiply(w.sin, v.cos), multiply(w.cos, v.sin)),
+            add(multiply(w.cos, v.cos), negate(multiply(w.sin, v.sin)))};
 }
 
 }  // namespace
@@ -89,7 +113,7 @@ SinCos sincos(DoubleDouble a) {
     }
     const SinCos v = kernel(r);
     // Quadrant q = k mod 4: rotate by q * pi/2.
-    const auto q = static_cast<int>(static_cast<std::int64_t>(std::fmod(k, 4.0) + 4.0) % 4);
+    const auto q = static_cast<int>(static_cast<std::int64_t>(k) & 3);  // |k| < 2^62
     switch (q) {
         case 0:
             return v;

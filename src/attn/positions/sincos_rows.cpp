@@ -88,10 +88,13 @@ SinCosRows::SinCosRows(std::vector<DoubleDouble> freq, DoubleDouble scale, std::
         }
 }
 
-void SinCosRows::fill(std::int64_t first, std::size_t count, double* sines, double* cosines) const {
-    if (count > block_) throw std::invalid_argument("SinCosRows::fill: count > block_rows()");
+void SinCosRows::start(std::int64_t first, std::vector<double>& sh, std::vector<double>& sl,
+                       std::vector<double>& ch, std::vector<double>& cl) const {
     const std::size_t m = freq_.size();
-    std::vector<double> sh(m), sl(m), ch(m), cl(m);
+    sh.resize(m);
+    sl.resize(m);
+    ch.resize(m);
+    cl.resize(m);
     const bool scaled = scale_.hi != 1.0 || scale_.lo != 0.0;
     for (std::size_t j = 0; j < m; ++j) {
         SinCos v = sincos(first, freq_[j]);
@@ -101,6 +104,31 @@ void SinCosRows::fill(std::int64_t first, std::size_t count, double* sines, doub
         ch[j] = v.cos.hi;
         cl[j] = v.cos.lo;
     }
+}
+
+void SinCosRows::fill_fast(std::int64_t first, std::size_t count, double* sines,
+                           double* cosines) const {
+    if (count > block_) throw std::invalid_argument("SinCosRows::fill: count > block_rows()");
+    const std::size_t m = freq_.size();
+    std::vector<double> sh, sl, ch, cl;
+    start(first, sh, sl, ch, cl);
+    for (std::size_t k = 0; k < count; ++k) {
+        const double* skh = &sin_hi_[k * m];
+        const double* ckh = &cos_hi_[k * m];
+        double* vs = sines + k * m;
+        double* vc = cosines + k * m;
+        for (std::size_t j = 0; j < m; ++j) {
+            vs[j] = sh[j] * ckh[j] + ch[j] * skh[j];
+            vc[j] = ch[j] * ckh[j] - sh[j] * skh[j];
+        }
+    }
+}
+
+void SinCosRows::fill(std::int64_t first, std::size_t count, double* sines, double* cosines) const {
+    if (count > block_) throw std::invalid_argument("SinCosRows::fill: count > block_rows()");
+    const std::size_t m = freq_.size();
+    std::vector<double> sh, sl, ch, cl;
+    start(first, sh, sl, ch, cl);
     const Block b{sh.data(),      sl.data(),      ch.data(),      cl.data(), sin_hi_.data(),
                   sin_lo_.data(), cos_hi_.data(), cos_lo_.data(), m,         count,
                   sines,          cosines};

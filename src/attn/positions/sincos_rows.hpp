@@ -25,8 +25,15 @@ class SinCosRows {
     /// sines[k * m + j] = s * sin((first + k) f_j), cosines likewise, k < count <= block_rows(),
     /// |first + k| <= 2^53. Error before the one rounding below 2^-100 (|s| <= 2).
     void fill(std::int64_t first, std::size_t count, double* sines, double* cosines) const;
+    /// The same from the doubles nearest the exact values, combined in double (about 3x
+    /// faster): within ~4e-16 |s| of the exact values, enough for float32 within 1 ulp.
+    void fill_fast(std::int64_t first, std::size_t count, double* sines, double* cosines) const;
 
   private:
+    // s * sin/cos(first f_j) as hi and lo parts, (m,) each.
+    void start(std::int64_t first, std::vector<double>& sh, std::vector<double>& sl,
+               std::vector<double>& ch, std::vector<double>& cl) const;
+
     std::vector<DoubleDouble> freq_;
     DoubleDouble scale_;
     std::size_t block_;
