@@ -35,9 +35,10 @@ double pair_frequency(std::size_t j, std::size_t d, double base);
 ///   Combine::fast      combines the doubles nearest those values in double: within ~4e-16 of
 ///                      the closed form, so a float32 result is within 1 ulp of it.
 ///   Combine::extended  combines the double-doubles (exact products, one rounding at the end):
-///                      within 2^-100 of the closed form before that rounding, so every float64
-///                      value is within 1 ulp of the exact value (correctly rounded but for
-///                      values within 2^-100 of a midpoint), for |i| up to 2^53.
+///                      within 2^-100 + |i w_j| 2^-104 of the closed form before that rounding
+///                      (w_j's own 106 bits bound the second term), so float64 values are
+///                      within 1 ulp: correctly rounded on every grid tested up to |i| = 2^31;
+///                      a value below 2^-19 in magnitude at |i| near 2^31 could miss by 2 ulps.
 class PositionalEncoder {
   public:
     /// d >= 1, base > 1 and finite; throws std::invalid_argument otherwise. block_rows() is
