@@ -1,5 +1,6 @@
 #include "attn/positions/rope.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -237,6 +238,15 @@ void Rope::rotate(std::int64_t first, std::size_t count, RopeLayout layout, cons
             const double a = x[ia], b = x[ib], cj = c[k * h + j], sj = s[k * h + j];
             out[ia] = dot(a, cj, -b, sj);
             out[ib] = dot(b, cj, a, sj);
+        }
+}
+
+void Rope::rotate_all(std::int64_t start, std::size_t batch, std::size_t n, RopeLayout layout,
+                      const double* x, double* out) const {
+    for (std::size_t b = 0; b < batch; ++b)
+        for (std::size_t r = 0; r < n; r += block_rows()) {
+            const std::size_t count = std::min(block_rows(), n - r), at = (b * n + r) * d_;
+            rotate(start + static_cast<std::int64_t>(r), count, layout, x + at, out + at);
         }
 }
 

@@ -89,6 +89,11 @@ class Rope {
     void rotate(std::int64_t first, std::size_t count, RopeLayout layout, const double* x,
                 double* out) const;
 
+    /// X of shape (batch, n, d) (batch 1 for n x d), rows at positions start .. start+n-1 in
+    /// every batch item, rotated into out (same shape; out may be x), block by block.
+    void rotate_all(std::int64_t start, std::size_t batch, std::size_t n, RopeLayout layout,
+                    const double* x, double* out) const;
+
   private:
     struct Derived;  // inv_freq, attention factor and base, computed in quad precision
     static Derived derive(const RopeParameters& p, std::int64_t start, std::size_t n);

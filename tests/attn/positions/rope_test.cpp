@@ -212,6 +212,28 @@ TEST_CASE("rope: rotate turns each pair by its angle, split and interleaved") {
     }
 }
 
+TEST_CASE("rope: rotate_all rotates every batch item at the same positions, in blocks") {
+    RopeParameters p;
+    p.d = 4;
+    const std::size_t batch = 2, n = 600;  // more rows than one block
+    const Rope rope(p, 7, n);
+    REQUIRE(rope.block_rows() < n);
+    std::vector<double> x(batch * n * 4);
+    for (std::size_t k = 0; k < x.size(); ++k) x[k] = 1.0 + double(k % 5);
+    std::vector<double> y(x.size());
+    rope.rotate_all(7, batch, n, RopeLayout::split, x.data(), y.data());
+    for (std::size_t b = 0; b < batch; ++b)
+        for (std::size_t i = 0; i < n; i += 97)
+            for (std::size_t j = 0; j < 2; ++j) {
+                const std::size_t row = (b * n + i) * 4;
+                const long double t = (7.0L + i) * std::pow(10000.0L, -2.0L * j / 4);
+                const long double a = x[row + j], c = x[row + j + 2];
+                CHECK(std::fabs(y[row + j] - double(a * std::cos(t) - c * std::sin(t))) < 1e-12);
+                CHECK(std::fabs(y[row + j + 2] - double(c * std::cos(t) + a * std::sin(t))) <
+                      1e-12);
+            }
+}
+
 TEST_CASE("rope: invalid parameters name the parameter") {
     auto message = [](const RopeParameters& p) {
         try {
