@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -11,15 +12,24 @@ namespace {
 
 constexpr std::size_t kMaxBlockRows = 256;
 
+std::vector<positions::DoubleDouble> frequencies(std::size_t d, double base) {
+    if (d < 1) throw std::invalid_argument("d must be at least 1");
+    if (!(base > 1.0) || !std::isfinite(base))
+        throw std::invalid_argument("base must be a finite number greater than 1");
+    std::vector<positions::DoubleDouble> f((d + 1) / 2);
+    for (std::size_t j = 0; j < f.size(); ++j) f[j] = positions::inverse_power(base, 2 * j, d);
+    return f;
+}
+
 }  // namespace
 
 long double pair_frequency_l(std::size_t j, std::size_t d, double base) {
-    return std::pow(static_cast<long double>(base),
-                    -static_cast<long double>(2 * j) / static_cast<long double>(d));
+    const positions::DoubleDouble f = positions::inverse_power(base, 2 * j, d);
+    return static_cast<long double>(f.hi) + static_cast<long double>(f.lo);
 }
 
 double pair_frequency(std::size_t j, std::size_t d, double base) {
-    return static_cast<double>(pair_frequency_l(j, d, base));
+    return positions::to_double(positions::inverse_power(base, 2 * j, d));
 }
 
 std::size_t sine_column(std::size_t j, std::size_t /*d*/, Layout layout) {
@@ -32,67 +42,36 @@ std::size_t cosine_column(std::size_t j, std::size_t d, Layout layout) {
 
 PositionalEncoder::PositionalEncoder(std::size_t d, double base, Layout layout,
                                      std::size_t max_block, Combine combine)
-    : d_(d), pairs_((d + 1) / 2), layout_(layout), combine_(combine) {
-    if (d < 1) throw std::invalid_argument("d must be at least 1");
-    if (!(base > 1.0) || !std::isfinite(base))
-        throw std::invalid_argument("base must be a finite number greater than 1");
-    // Up to 256 rows a block, and tables of block x pairs values of at most ~32 MiB.
-    block_ = std::clamp<std::size_t>((std::size_t{1} << 21) / pairs_, 1,
-                                     std::clamp<std::size_t>(max_block, 1, kMaxBlockRows));
-    freq_.resize(pairs_);
-    for (std::size_t j = 0; j < pairs_; ++j) freq_[j] = pair_frequency_l(j, d, base);
-    sin_kl_.resize(block_ * pairs_);
-    cos_kl_.resize(block_ * pairs_);
-    for (std::size_t k = 0; k < block_; ++k)
-        for (std::size_t j = 0; j < pairs_; ++j) {
-            const long double a = static_cast<long double>(k) * freq_[j];
-            sin_kl_[k * pairs_ + j] = std::sin(a);
-            cos_kl_[k * pairs_ + j] = std::cos(a);
-        }
-    if (combine_ == Combine::fast) {
-        sin_k_.assign(sin_kl_.begin(), sin_kl_.end());
-        cos_k_.assign(cos_kl_.begin(), cos_kl_.end());
-        sin_kl_ = {};
-        cos_kl_ = {};
-    }
-}
-
-template <typename T>
-void PositionalEncoder::combine_rows(const std::vector<T>& sin_k, const std::vector<T>& cos_k,
-                                     std::int64_t first, std::size_t count, double* out) const {
-    // sin/cos of the block's first angle, a = i0 * w_j.
-    std::vector<T> s0(pairs_), c0(pairs_);
-    for (std::size_t j = 0; j < pairs_; ++j) {
-        const long double a = static_cast<long double>(first) * freq_[j];
-        s0[j] = static_cast<T>(std::sin(a));
-        c0[j] = static_cast<T>(std::cos(a));
-    }
-    const std::size_t full = d_ / 2;  // pairs that have both a sine and a cosine
-    // Column of sine j is sin_at + j * step, of cosine j cos_at + j * step.
-    const bool interleaved = layout_ == Layout::interleaved;
-    const std::size_t step = interleaved ? 2 : 1;
-    const std::size_t cos_at = interleaved ? 1 : pairs_;
-    for (std::size_t k = 0; k < count; ++k) {
-        const T* sk = &sin_k[k * pairs_];  // sin(b), b = k * w_j
-        const T* ck = &cos_k[k * pairs_];
-        double* row = out + k * d_;
-        // sin(a + b) = sin a cos b + cos a sin b;  cos(a + b) = cos a cos b - sin a sin b
-        for (std::size_t j = 0; j < full; ++j) {
-            row[j * step] = static_cast<double>(s0[j] * ck[j] + c0[j] * sk[j]);
-            row[cos_at + j * step] = static_cast<double>(c0[j] * ck[j] - s0[j] * sk[j]);
-        }
-        if (d_ % 2 == 1)  // the last sine has no cosine
-            row[full * step] = static_cast<double>(s0[full] * ck[full] + c0[full] * sk[full]);
-    }
-}
+    : d_(d),
+      pairs_((d + 1) / 2),
+      layout_(layout),
+      combine_(combine),
+      rows_(frequencies(d, base), {1.0, 0.0}, std::min(max_block, kMaxBlockRows)) {}
 
 void PositionalEncoder::fill(std::int64_t first, std::size_t count, double* out) const {
-    if (count > block_)
+    if (count > block_rows())
         throw std::invalid_argument("PositionalEncoder::fill: count > block_rows()");
-    if (combine_ == Combine::fast)
-        combine_rows(sin_k_, cos_k_, first, count, out);
+    // sin/cos of (first + k) w_j, (count, pairs) each, then laid out in the rows.
+    const auto sines = std::make_unique_for_overwrite<double[]>(count * pairs_);
+    const auto cosines = std::make_unique_for_overwrite<double[]>(count * pairs_);
+    if (combine_ == Combine::extended)
+        rows_.fill(first, count, sines.get(), cosines.get());
     else
-        combine_rows(sin_kl_, cos_kl_, first, count, out);
+        rows_.fill_fast(first, count, sines.get(), cosines.get());
+    const std::size_t full = d_ / 2;  // pairs that have both a sine and a cosine
+    const bool interleaved = layout_ == Layout::interleaved;
+    const std::size_t step = interleaved ? 2 : 1;         // column of sine j: j * step
+    const std::size_t cos_at = interleaved ? 1 : pairs_;  // of cosine j: cos_at + j * step
+    for (std::size_t k = 0; k < count; ++k) {
+        const double* s = &sines[k * pairs_];
+        const double* c = &cosines[k * pairs_];
+        double* row = out + k * d_;
+        for (std::size_t j = 0; j < full; ++j) {
+            row[j * step] = s[j];
+            row[cos_at + j * step] = c[j];
+        }
+        if (full < pairs_) row[full * step] = s[full];  // odd d: the last sine has no cosine
+    }
 }
 
 xt::xtensor<double, 2> positional_encoding(std::size_t n, std::size_t d, double base,

@@ -8,6 +8,8 @@
 
 #include <xtensor/xtensor.hpp>
 
+#include "attn/positions/sincos_rows.hpp"
+
 namespace attn {
 
 /// Column order of P. For d = 8 (s = sine of pair j, c = cosine of pair j):
@@ -29,15 +31,17 @@ long double pair_frequency_l(std::size_t j, std::size_t d, double base);
 /// Rows of P, generated block by block so memory does not depend on n.
 ///   P[i, 2j]   = sin(i * w_j)
 ///   P[i, 2j+1] = cos(i * w_j),   i = start + row.
-/// Accuracy: sin/cos(i w_j) = sin/cos((i0 + k) w_j) are combined by the angle-addition
-/// formulas from sin/cos(i0 w_j) and sin/cos(k w_j), both evaluated in long double (64-bit
-/// mantissa) for each block start i0 and each offset k < block_rows().
-///   Combine::fast      combines in double: within ~4e-16 of the exact closed form, so a
-///                      float32 result is within 1 ulp of the correctly rounded value.
-///   Combine::extended  combines in long double (about 3x slower): float64 results are
-///                      within 2^-53 + |angle| * 2^-62 of the closed form (the angle i * w_j
-///                      itself is rounded in long double): below ~64 rad over 99% of values are
-///                      correctly rounded and the rest 1 ulp off; within 1-2 ulps beyond.
+/// Accuracy: w_j is carried as a double-double (about 106 bits), and sin/cos(i w_j) =
+/// sin/cos((i0 + k) w_j) are combined by the angle-addition formulas from sin/cos(i0 w_j) and
+/// sin/cos(k w_j), both evaluated exactly (positions/angle.hpp: error below 2^-100) for each
+/// block start i0 and each offset k < block_rows().
+///   Combine::fast      combines the doubles nearest those values in double: within ~4e-16 of
+///                      the closed form, so a float32 result is within 1 ulp of it.
+///   Combine::extended  combines the double-doubles (exact products, one rounding at the end):
+///                      within 2^-100 + |i w_j| 2^-104 of the closed form before that rounding
+///                      (w_j's own 106 bits bound the second term), so float64 values are
+///                      within 1 ulp: correctly rounded on every grid tested up to |i| = 2^31;
+///                      a value below 2^-19 in magnitude at |i| near 2^31 could miss by 2 ulps.
 class PositionalEncoder {
   public:
     /// d >= 1, base > 1 and finite; throws std::invalid_argument otherwise. block_rows() is
@@ -47,23 +51,17 @@ class PositionalEncoder {
 
     std::size_t dim() const { return d_; }
     /// Rows per block: tables are block_rows() x ceil(d/2).
-    std::size_t block_rows() const { return block_; }
+    std::size_t block_rows() const { return rows_.block_rows(); }
 
     /// Writes rows for positions first .. first+count-1 (count <= block_rows()) into out,
     /// count x d, row-major.
     void fill(std::int64_t first, std::size_t count, double* out) const;
 
   private:
-    template <typename T>
-    void combine_rows(const std::vector<T>& sin_k, const std::vector<T>& cos_k, std::int64_t first,
-                      std::size_t count, double* out) const;
-
-    std::size_t d_, pairs_, block_;
+    std::size_t d_, pairs_;
     Layout layout_;
     Combine combine_;
-    std::vector<long double> freq_;             // w_j, (pairs,)
-    std::vector<double> sin_k_, cos_k_;         // sin/cos(k w_j), (block, pairs), fast
-    std::vector<long double> sin_kl_, cos_kl_;  // the same in long double, extended
+    positions::SinCosRows rows_;  // sin/cos((i0 + k) w_j), w_j = base^(-2j/d) to 106 bits
 };
 
 /// The whole P, shape (n, d), positions start .. start+n-1.

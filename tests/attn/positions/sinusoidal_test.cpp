@@ -6,15 +6,16 @@
 #include <cstdint>
 #include <cstring>
 
+#include "attn/positions/reference.hpp"
+
 namespace {
 
-// The closed form in long double (64-bit mantissa): the reference every value is held to.
+// The closed form in quad precision (113 bits, libquadmath's own reduction): the reference
+// every value is held to.
 long double exact(std::int64_t i, std::size_t j, std::size_t d, bool cosine,
                   double base = 10000.0) {
-    const long double w =
-        std::pow(static_cast<long double>(base), -static_cast<long double>(2 * j) / d);
-    const long double a = static_cast<long double>(i) * w;
-    return cosine ? std::cos(a) : std::sin(a);
+    const attn_test::Quad w = attn_test::quad_frequency(base, 2 * j, d);
+    return static_cast<long double>(cosine ? attn_test::quad_cos(i, w) : attn_test::quad_sin(i, w));
 }
 
 // Distance in float32 ulps between two floats (same sign handling as IEEE ordering).
@@ -116,33 +117,43 @@ TEST_CASE("positional_encoding: bad parameters are refused") {
     CHECK_THROWS_AS(e.fill(0, e.block_rows() + 1, out.data()), std::invalid_argument);
 }
 
-TEST_CASE("positional_encoding: the extended combination is float64 to the last bit") {
-    // Angles i * w_j carry a long-double rounding of about |angle| * 2^-64, in this
-    // implementation and in the reference alike. Below 64 rad that is under 2^-58, so the
-    // reference decides the correctly rounded double but for rare ties; beyond, both are
-    // within about |angle| * 2^-63 of the truth.
-    const std::size_t n = 3000, d = 64;
-    const auto P = attn::positional_encoding(n, d, 10000.0, 0, attn::Layout::interleaved,
-                                             attn::Combine::extended);
-    std::size_t small = 0, off = 0;
-    double worst_excess = 0;
-    for (std::size_t r = 0; r < n; ++r)
-        for (std::size_t c = 0; c < d; ++c) {
-            const long double want = exact(std::int64_t(r), c / 2, d, c % 2 == 1);
-            const double angle = double(r) * attn::pair_frequency(c / 2, d, 10000.0);
-            if (angle < 64) {
-                ++small;
-                off += P(r, c) != static_cast<double>(want);
+TEST_CASE("positional_encoding: the extended combination is float64 within 1 ulp everywhere") {
+    // Rows at positions 0.., near 3,000 and 1e5 (where double angles were hundreds to
+    // thousands of ulps off) and up to 2^31; d up to 512; several bases. Every value is held
+    // to the quad closed form, in float64 (extended) and float32 (fast).
+    struct Grid {
+        std::int64_t start;
+        std::size_t n, d;
+        double base;
+    };
+    const Grid grids[] = {{0, 300, 64, 10000.0},        {2900, 300, 32, 10000.0},
+                          {99900, 200, 128, 10000.0},   {0, 60, 32, 10000.0},
+                          {1 << 20, 40, 512, 500000.0}, {2147483000, 600, 16, 10000.0},
+                          {-2147483000, 40, 7, 3.0},    {123456789, 300, 10, 1e6}};
+    for (const Grid& g : grids) {
+        const auto P = attn::positional_encoding(
+            g.n, g.d, g.base, g.start, attn::Layout::interleaved, attn::Combine::extended);
+        const auto F = attn::positional_encoding(g.n, g.d, g.base, g.start);
+        std::int64_t worst64 = 0, worst32 = 0, rounded = 0;
+        for (std::size_t r = 0; r < g.n; ++r)
+            for (std::size_t c = 0; c < g.d; ++c) {
+                const attn_test::Quad w = attn_test::quad_frequency(g.base, 2 * (c / 2), g.d);
+                const std::int64_t i = g.start + std::int64_t(r);
+                const attn_test::Quad want =
+                    c % 2 == 1 ? attn_test::quad_cos(i, w) : attn_test::quad_sin(i, w);
+                const std::int64_t e = attn_test::ulps(P(r, c), static_cast<double>(want));
+                worst64 = std::max(worst64, e);
+                rounded += e == 0;
+                worst32 =
+                    std::max(worst32, attn_test::ulps(float(F(r, c)), static_cast<float>(want)));
             }
-            const double allowed = std::ldexp(1.0, -53) + angle * std::ldexp(1.0, -62);
-            worst_excess = std::max(worst_excess, double(std::fabs(P(r, c) - want)) / allowed);
-        }
-    INFO("angles below 64 rad: " << off << " of " << small
-                                 << " not correctly rounded; worst error / allowed "
-                                 << worst_excess);
-    CHECK(small > 50000);
-    CHECK(off <= small / 100);  // misrounded: ties, and small values after cancellation
-    CHECK(worst_excess <= 1.0);
+        INFO("start " << g.start << ", d " << g.d << ": worst float64 ulp " << worst64
+                      << ", float32 (fast) " << worst32 << ", correctly rounded " << rounded
+                      << " of " << g.n * g.d);
+        CHECK(worst64 <= 1);
+        CHECK(worst32 <= 1);
+        CHECK(rounded == std::int64_t(g.n * g.d));  // 2^-100 before rounding: no near-ties here
+    }
 }
 
 // The book's matrices, from ../shared/data/d2l (README there).
