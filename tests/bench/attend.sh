@@ -8,7 +8,9 @@
 #            libattn_core.a), whole process and the kernel alone;
 #   PyTorch  softmax(Q K^T / sqrt d) V, n x n materialized, timed on the computation alone
 #            (only where 2 n^2 floats fit in the available memory).
-# Each time is the median of RUNS runs (default 3). GFLOP/s counts 4 n^2 d flops (Q K^T and
+# Each time is the median of RUNS runs (default 3); "cpu" is user + system time of all
+# threads (of the computation alone for PyTorch), less sensitive than wall time to a loaded
+# machine. GFLOP/s counts 4 n^2 d flops (Q K^T and
 # weights V) and is set against the machine's peak measured here: the best of 3 float32
 # 4096^3 matrix products in PyTorch with the same thread count. Peak RSS from /usr/bin/time.
 # Usage: tests/bench/attend.sh [path/to/attn] [n ...]     (default n: 4096 16384 65536)
@@ -45,45 +47,52 @@ torch.set_num_threads(threads)
 x = torch.from_numpy(np.load(sys.argv[1]))
 torch.manual_seed(123)
 wq, wk, wv = torch.rand(d, d), torch.rand(d, d), torch.rand(d, d)
-t = time.perf_counter()
+t, c = time.perf_counter(), time.process_time()
 q, k, v = x @ wq, x @ wk, x @ wv
 z = torch.softmax(q @ k.T / d ** 0.5, dim=-1) @ v
-print(f"{time.perf_counter() - t:.6f}")
+print(f"{time.perf_counter() - t:.6f} {time.process_time() - c:.6f}")
 PY
 cat >"$WORK/peak.py" <<'PY'
 import sys, time, torch
 torch.set_num_threads(int(sys.argv[1]))
 a, b = torch.rand(4096, 4096), torch.rand(4096, 4096)
 a @ b
-best = min((lambda t: (a @ b, time.perf_counter() - t)[1])(time.perf_counter()) for _ in range(3))
-print(f"{2 * 4096 ** 3 / best / 1e9:.1f}")
+runs = [(lambda t, c: (a @ b, time.perf_counter() - t, time.process_time() - c)[1:])(
+    time.perf_counter(), time.process_time()) for _ in range(3)]
+print(f"{2 * 4096 ** 3 / min(r[0] for r in runs) / 1e9:.1f} "
+      f"{2 * 4096 ** 3 / min(r[1] for r in runs) / 1e9:.1f}")
 PY
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-# runs a command RUNS times under /usr/bin/time; prints "median-wall median-rss-KiB"
-# (stdout of the last run in $WORK/out.txt); fails if the command fails.
+# runs a command RUNS times under /usr/bin/time; prints "median-wall median-rss-KiB
+# median-cpu" (cpu = user + system seconds, all threads; stdout of the last run in
+# $WORK/out.txt); fails if the command fails.
 timed() {
-    : >"$WORK/walls"; : >"$WORK/rss"
+    : >"$WORK/walls"; : >"$WORK/rss"; : >"$WORK/cpus"
     for _ in $(seq "$RUNS"); do
-        /usr/bin/time -f "%e %M" -o "$WORK/t.txt" "$@" >"$WORK/out.txt" 2>"$WORK/err.txt" || return 1
-        read -r w r <"$WORK/t.txt"; echo "$w" >>"$WORK/walls"; echo "$r" >>"$WORK/rss"
+        /usr/bin/time -f "%e %M %U %S" -o "$WORK/t.txt" "$@" >"$WORK/out.txt" 2>"$WORK/err.txt" ||
+            return 1
+        read -r w r u s <"$WORK/t.txt"
+        echo "$w" >>"$WORK/walls"; echo "$r" >>"$WORK/rss"; echo "$u $s" | awk '{print $1 + $2}' >>"$WORK/cpus"
     done
-    echo "$(median <"$WORK/walls") $(median <"$WORK/rss")"
+    echo "$(median <"$WORK/walls") $(median <"$WORK/rss") $(median <"$WORK/cpus")"
 }
-line() {  # label n seconds rss-KiB peak [note]
-    awk -v l="$1" -v n="$2" -v s="$3" -v r="$4" -v p="$5" -v d="$D" -v note="${6:-}" 'BEGIN {
+line() {  # label n wall-seconds rss-KiB cpu-seconds peak [note]
+    awk -v l="$1" -v n="$2" -v s="$3" -v r="$4" -v c="$5" -v p="$6" -v d="$D" -v note="${7:-}" 'BEGIN {
         g = 4 * n * n * d / s / 1e9
-        printf "  %-34s %9.3f s %8.1f GFLOP/s %5.1f%% of peak %9s %s\n", l, s, g, 100 * g / p,
+        printf "  %-37s %8.3f s %7.1f GFLOP/s %5.1f%% of peak  cpu %7.3f s (%5.1f GFLOP/cpu-s) %8s %s\n",
+               l, s, g, 100 * g / p, c, 4 * n * n * d / c / 1e9,
                (r == "" ? "-" : sprintf("%.0f MiB", r / 1024)), note }'
 }
 
 echo "attention context, d = $D, float32; median of $RUNS runs; $(nproc) cores;" \
      "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 for t in $THREADS; do
-    peak=1
-    [ "$HAVE_TORCH" = 1 ] && peak=$(/usr/bin/python3 "$WORK/peak.py" "$t")
+    peak=1 cpeak=1
+    [ "$HAVE_TORCH" = 1 ] && read -r peak cpeak < <(/usr/bin/python3 "$WORK/peak.py" "$t")
     echo
-    echo "threads = $t: measured peak ${peak} GFLOP/s (PyTorch float32 4096^3 product, best of 3)"
+    echo "threads = $t: measured peak ${peak} GFLOP/s wall, ${cpeak} GFLOP/cpu-s" \
+         "(PyTorch float32 4096^3 product, best of 3)"
     for n in $NS; do
         echo " n = $n   (load average $(cut -d' ' -f1-3 /proc/loadavg))"
         "$ATTN" encode -n "$n" -d "$D" -o "$WORK/x.npy"
@@ -108,7 +117,8 @@ for t in $THREADS; do
             done
             read -r _ trss <"$WORK/t.txt"
             line "PyTorch $(/usr/bin/python3 -c 'import torch; print(torch.__version__)') (compute alone)" \
-                 "$n" "$(median <"$WORK/tw")" "$trss" "$peak" "(RSS: whole interpreter, last run)"
+                 "$n" "$(awk '{print $1}' "$WORK/tw" | median)" "$trss" \
+                 "$(awk '{print $2}' "$WORK/tw" | median)" "$peak" "(RSS: whole interpreter)"
         elif [ "$HAVE_TORCH" = 1 ]; then
             echo "  PyTorch: skipped, 2 n^2 float32 = $((8 * n * n / 1048576)) MiB exceed the available memory"
         fi
