@@ -137,7 +137,8 @@ void check_view(const char* name, std::size_t cols, std::size_t stride) {
                                     "'s row stride is smaller than its row");
 }
 
-// K^T packed in key tiles (d_k, bk) and V padded to (tiles * bk, dv_pad), plus the problem.
+// K^T packed in key tiles (d_k, bk), V padded to (n_k, dv_pad) unless d_v is a multiple of
+// the vector width, plus the problem.
 template <class T>
 struct Packed {
     std::vector<T> kt, v;
@@ -169,8 +170,9 @@ void pack(const Kernels<T>& ker, MatrixRef<T> q, MatrixRef<T> k, const MatrixRef
                 for (std::size_t c = 0; c < d_k; ++c)
                     out.kt[t * d_k * bk + c * bk + (j - t * bk)] = k.data[j * k.stride + c];
     });
-    if (v) {
-        out.v.assign(tiles * bk * dv_pad, T(0));
+    const bool copy_v = v && dv_pad != d_v;
+    if (copy_v) {
+        out.v.assign(n_k * dv_pad, T(0));
         for (std::size_t j = 0; j < n_k; ++j)
             std::copy_n(v->data + j * v->stride, d_v, out.v.data() + j * dv_pad);
     }
@@ -178,7 +180,8 @@ void pack(const Kernels<T>& ker, MatrixRef<T> q, MatrixRef<T> k, const MatrixRef
     p.q = q.data;
     p.q_stride = q.stride;
     p.kt = out.kt.data();
-    p.v = out.v.data();
+    p.v = copy_v ? out.v.data() : v ? v->data : nullptr;
+    p.v_stride = copy_v ? dv_pad : v ? v->stride : 0;
     p.n_q = q.rows, p.n_k = n_k, p.d_k = d_k, p.d_v = d_v, p.dv_pad = dv_pad;
     p.bq = ker.bq, p.bk = bk;
     p.scale = static_cast<T>(opt.scale ? *opt.scale : 1.0 / std::sqrt(static_cast<double>(d_k)));

@@ -142,7 +142,9 @@ struct Problem {
     const T* q;  // (n_q, d_k), row stride q_stride
     std::size_t q_stride;
     const T* kt;  // key tile t at kt + t * d_k * bk: K^T (d_k, bk), zero padded
-    const T* v;   // (tiles * bk, dv_pad), zero padded
+    const T* v;   // (n_k, dv_pad) with row stride v_stride: V itself when d_v is a multiple of
+                  // the vector width, else a zero-padded copy
+    std::size_t v_stride;
     std::size_t n_q, n_k, d_k, d_v, dv_pad, bq, bk;
     T scale;
     bool causal;

@@ -312,3 +312,25 @@ TEST_CASE("tiled attention rejects mismatched shapes") {
     CHECK_THROWS_AS(attn::tiled_attention(q, k, v), std::invalid_argument);
     CHECK_THROWS_AS(attn::tiled_attention(k, k, v4), std::invalid_argument);
 }
+
+TEST_CASE("tiled attention on a head's column block of wider matrices (strided views)") {
+    const std::size_t n = 130, heads = 3, d = 16;
+    const Matrix<float> q = uniform<float>(n, heads * d, 51), k = uniform<float>(n, heads * d, 52),
+                        v = uniform<float>(n, heads * d, 53);
+    Matrix<float> out = xt::zeros<float>({n, heads * d});
+    attn::TiledOptions o;
+    o.causal = true;
+    for (std::size_t h = 0; h < heads; ++h)
+        attn::tiled_attention<float>(
+            {q.data() + h * d, n, d, heads * d}, {k.data() + h * d, n, d, heads * d},
+            {v.data() + h * d, n, d, heads * d}, out.data() + h * d, heads * d, o);
+    attn::MaskOptions mask;
+    mask.causal = true;
+    for (std::size_t h = 0; h < heads; ++h) {
+        auto block = [&](const Matrix<float>& m) {
+            return Matrix<float>(xt::view(m, xt::all(), xt::range(h * d, (h + 1) * d)));
+        };
+        const auto direct = attn::scaled_dot_product_attention(block(q), block(k), block(v), mask);
+        require_allclose(block(out), direct.context, 0, 2e-6, "context of a head");
+    }
+}
