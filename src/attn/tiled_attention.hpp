@@ -84,7 +84,7 @@ xt::xtensor<T, 2> tiled_attention(const xt::xtensor<T, 2>& q, const xt::xtensor<
 /// pointer[r * stride]. A null pointer is not computed.
 template <class T>
 struct ScoreRows {
-    T* raw = nullptr;      // Q K^T
+    T* raw = nullptr;      // Q K^T (AttentionResult::scores, omega)
     T* scores = nullptr;   // scale * raw + bias
     T* masked = nullptr;   // scores with hidden keys = fill or -inf
     T* weights = nullptr;  // softmax of masked; rows sum to 1 (or are all 0)
@@ -100,8 +100,9 @@ void attention_rows(MatrixRef<T> q, MatrixRef<T> k, std::size_t row0, std::size_
                     const ScoreRows<T>& out, const TiledOptions& options = {},
                     const AttentionBias<T>& bias = {});
 
-/// One attention problem prepared once (K transposed into key tiles, V padded: O((n_k) (d_k +
-/// d_v)) memory), then computed whole or a row block at a time. Q, K and V must outlive it;
+/// One attention problem prepared once (K transposed into key tiles, and V copied with padded
+/// rows when d_v is not a multiple of the vector width: O(n_k (d_k + d_v)) memory), then
+/// computed whole or a row block at a time. Q, K and V must outlive it;
 /// V may be an empty view ({}) when only rows() is wanted. The instruction set is the one
 /// selected when it is made. Throws std::invalid_argument as tiled_attention.
 template <class T>
