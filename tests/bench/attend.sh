@@ -1,50 +1,128 @@
 #!/usr/bin/env bash
-# Benchmark (not a test): attn attend --input over n = 4096 rows of d = 64, float32, context
-# only. Prints wall time, GFLOP/s (4 n^2 d flops: Q K^T and weights V) and peak RSS; and the
-# same computation in PyTorch when python3 can import torch.
-# Usage: tests/bench/attend.sh [path/to/attn] [n] [d]
+# Benchmark (not a test): self-attention's context for n rows of d = 64, float32, side by side
+# in one run, for each n and 1 and 2 threads:
+#   attend   `attn attend --input X.npy --show context` (the command line, today's untiled
+#            path: it materializes n x n and refuses what does not fit), whole process;
+#   tiled    the fused kernel of src/attn/tiled_attention.hpp through a small driver
+#            (tests/bench/tiled_attention_bench.cpp, compiled here against the build's
+#            libattn_core.a), whole process and the kernel alone;
+#   PyTorch  softmax(Q K^T / sqrt d) V, n x n materialized, timed on the computation alone
+#            (only where 2 n^2 floats fit in the available memory).
+# Each time is the median of RUNS runs (default 3); "cpu" is user + system time of all
+# threads (of the computation alone for PyTorch), less sensitive than wall time to a loaded
+# machine. GFLOP/s counts 4 n^2 d flops (Q K^T and
+# weights V) and is set against the machine's peak measured here: the best of 3 float32
+# 4096^3 matrix products in PyTorch with the same thread count. Peak RSS from /usr/bin/time.
+# Usage: tests/bench/attend.sh [path/to/attn] [n ...]     (default n: 4096 16384 65536)
+# Environment: RUNS=3, THREADS="1 2", D=64, CXX=g++
 set -eu
-ATTN=${1:-$(dirname "$0")/../../build/release/attn}
-N=${2:-4096}
-D=${3:-64}
+HERE=$(cd "$(dirname "$0")" && pwd)
+ATTN=${1:-$HERE/../../build/release/attn}
+shift || true
+NS=${*:-4096 16384 65536}
+D=${D:-64}
+RUNS=${RUNS:-3}
+THREADS=${THREADS:-1 2}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
+[ -x /usr/bin/time ] || { echo "attend.sh: needs /usr/bin/time (Debian package 'time')" >&2; exit 1; }
 
-# X = P (n x d), the positional encoding, as a float32 .npy.
-"$ATTN" encode -n "$N" -d "$D" -o "$WORK/x.npy"
+# The kernel driver, against the library the build made next to the attn binary.
+LIB=$(dirname "$ATTN")/libattn_core.a
+BENCH=""
+if [ -f "$LIB" ] && ${CXX:-g++} -O2 -std=c++20 -I"$HERE/../../src" \
+    "$HERE/tiled_attention_bench.cpp" "$LIB" -lfmt -ldl -pthread -o "$WORK/tiled" 2>"$WORK/cc.txt"
+then
+    BENCH=$WORK/tiled
+else
+    echo "(tiled driver not built: $(head -c 300 "$WORK/cc.txt" 2>/dev/null))"
+fi
+HAVE_TORCH=0
+/usr/bin/python3 -c 'import torch' 2>/dev/null && HAVE_TORCH=1
 
-flops=$((4 * N * N * D))
-/usr/bin/time -v "$ATTN" attend --input "$WORK/x.npy" --dq "$D" --dv "$D" --show context \
-    -f npy -o "$WORK/context.npy" 2>"$WORK/time.txt"
-wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$WORK/time.txt")
-cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {print s}' "$WORK/time.txt")
-rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$WORK/time.txt")
-secs=$(echo "$wall" | awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }')
-echo "attn attend --input (n=$N, d=$D, float32, context only, threads=${OPENBLAS_NUM_THREADS:-all})"
-awk -v s="$secs" -v c="$cpu" -v f="$flops" -v r="$rss" 'BEGIN {
-    printf "  wall %.3f s   %.2f GFLOP/s   peak RSS %.1f MiB   (cpu user+sys %.3f s)\n",
-           s, f / s / 1e9, r / 1024, c }'
-echo "  load average: $(cut -d' ' -f1-3 /proc/loadavg) (wall time includes waiting for a core)"
-
-if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
-    cat >"$WORK/torch_attention.py" <<'PY'
-import sys, time, numpy as np, torch, resource
-x = torch.from_numpy(np.load(sys.argv[1])); n, d = int(sys.argv[2]), int(sys.argv[3])
+cat >"$WORK/torch_attention.py" <<'PY'
+import sys, time, numpy as np, torch
+n, d, threads = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+torch.set_num_threads(threads)
+x = torch.from_numpy(np.load(sys.argv[1]))
 torch.manual_seed(123)
 wq, wk, wv = torch.rand(d, d), torch.rand(d, d), torch.rand(d, d)
-t = time.perf_counter()
+t, c = time.perf_counter(), time.process_time()
 q, k, v = x @ wq, x @ wk, x @ wv
 z = torch.softmax(q @ k.T / d ** 0.5, dim=-1) @ v
-s = time.perf_counter() - t
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(f"PyTorch {torch.__version__}: compute {s:.3f} s   {4 * n * n * d / s / 1e9:.2f} GFLOP/s   "
-      f"peak RSS {rss:.1f} MiB (interpreter included)")
+print(f"{time.perf_counter() - t:.6f} {time.process_time() - c:.6f}")
 PY
-    /usr/bin/time -f "%e %M" -o "$WORK/torch_time.txt" /usr/bin/python3 "$WORK/torch_attention.py" \
-        "$WORK/x.npy" "$N" "$D"
-    read -r twall trss <"$WORK/torch_time.txt"
-    echo "  PyTorch whole process (python3, import torch, load, compute): wall $twall s," \
-        "peak RSS $((trss / 1024)) MiB; attn whole process: wall $secs s"
-else
-    echo "  (PyTorch not importable by /usr/bin/python3: no comparison)"
-fi
+cat >"$WORK/peak.py" <<'PY'
+import sys, time, torch
+torch.set_num_threads(int(sys.argv[1]))
+a, b = torch.rand(4096, 4096), torch.rand(4096, 4096)
+a @ b
+runs = [(lambda t, c: (a @ b, time.perf_counter() - t, time.process_time() - c)[1:])(
+    time.perf_counter(), time.process_time()) for _ in range(3)]
+print(f"{2 * 4096 ** 3 / min(r[0] for r in runs) / 1e9:.1f} "
+      f"{2 * 4096 ** 3 / min(r[1] for r in runs) / 1e9:.1f}")
+PY
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# runs a command RUNS times under /usr/bin/time; prints "median-wall median-rss-KiB
+# median-cpu" (cpu = user + system seconds, all threads; stdout of the last run in
+# $WORK/out.txt); fails if the command fails.
+timed() {
+    : >"$WORK/walls"; : >"$WORK/rss"; : >"$WORK/cpus"
+    for _ in $(seq "$RUNS"); do
+        /usr/bin/time -f "%e %M %U %S" -o "$WORK/t.txt" "$@" >"$WORK/out.txt" 2>"$WORK/err.txt" ||
+            return 1
+        read -r w r u s <"$WORK/t.txt"
+        echo "$w" >>"$WORK/walls"; echo "$r" >>"$WORK/rss"; echo "$u $s" | awk '{print $1 + $2}' >>"$WORK/cpus"
+    done
+    echo "$(median <"$WORK/walls") $(median <"$WORK/rss") $(median <"$WORK/cpus")"
+}
+line() {  # label n wall-seconds rss-KiB cpu-seconds peak [note]
+    awk -v l="$1" -v n="$2" -v s="$3" -v r="$4" -v c="$5" -v p="$6" -v d="$D" -v note="${7:-}" 'BEGIN {
+        g = 4 * n * n * d / s / 1e9
+        printf "  %-37s %8.3f s %7.1f GFLOP/s %5.1f%% of peak  cpu %7.3f s (%5.1f GFLOP/cpu-s) %8s %s\n",
+               l, s, g, 100 * g / p, c, 4 * n * n * d / c / 1e9,
+               (r == "" ? "-" : sprintf("%.0f MiB", r / 1024)), note }'
+}
+
+echo "attention context, d = $D, float32; median of $RUNS runs; $(nproc) cores;" \
+     "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+for t in $THREADS; do
+    peak=1 cpeak=1
+    [ "$HAVE_TORCH" = 1 ] && read -r peak cpeak < <(/usr/bin/python3 "$WORK/peak.py" "$t")
+    echo
+    echo "threads = $t: measured peak ${peak} GFLOP/s wall, ${cpeak} GFLOP/cpu-s" \
+         "(PyTorch float32 4096^3 product, best of 3)"
+    for n in $NS; do
+        echo " n = $n   (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+        "$ATTN" encode -n "$n" -d "$D" -o "$WORK/x.npy"
+        if r=$(OPENBLAS_NUM_THREADS=$t timed "$ATTN" attend --input "$WORK/x.npy" --threads "$t" \
+                   --dq "$D" --dv "$D" --show context -f npy -o "$WORK/context.npy"); then
+            line "attn attend (untiled, whole process)" "$n" $r "$peak"
+        else
+            echo "  attn attend (untiled): $(head -n 1 "$WORK/err.txt")"
+        fi
+        if [ -n "$BENCH" ] && r=$(timed "$BENCH" "$n" "$D" "$t"); then
+            ksec=$(awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "s") { print $i; exit } }' \
+                       "$WORK/out.txt")
+            line "tiled kernel driver (whole process)" "$n" $r "$peak" \
+                 "(kernel alone, last run: $ksec s, $(awk '{print $1, $2}' "$WORK/out.txt"))"
+        fi
+        avail=$(awk '/MemAvailable/ {print $2 * 1024}' /proc/meminfo)
+        if [ "$HAVE_TORCH" = 1 ] && awk -v n="$n" -v a="$avail" 'BEGIN { exit !(2.2 * n * n * 4 < a) }'; then
+            : >"$WORK/tw"
+            for _ in $(seq "$RUNS"); do
+                /usr/bin/time -f "%e %M" -o "$WORK/t.txt" /usr/bin/python3 "$WORK/torch_attention.py" \
+                    "$WORK/x.npy" "$n" "$D" "$t" >>"$WORK/tw"
+            done
+            read -r _ trss <"$WORK/t.txt"
+            line "PyTorch $(/usr/bin/python3 -c 'import torch; print(torch.__version__)') (compute alone)" \
+                 "$n" "$(awk '{print $1}' "$WORK/tw" | median)" "$trss" \
+                 "$(awk '{print $2}' "$WORK/tw" | median)" "$peak" "(RSS: whole interpreter)"
+        elif [ "$HAVE_TORCH" = 1 ]; then
+            echo "  PyTorch: skipped, 2 n^2 float32 = $((8 * n * n / 1048576)) MiB exceed the available memory"
+        fi
+    done
+done
+echo
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg) (wall times include waiting for a core)"

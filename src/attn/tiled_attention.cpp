@@ -1,0 +1,325 @@
+#include "attn/tiled_attention.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <type_traits>
+#include <vector>
+
+#include "attn/parallel.hpp"
+
+namespace attn {
+namespace tiled_detail {
+namespace {
+
+// Portable kernels: plain arrays of W lanes that the compiler may vectorize for the baseline
+// instruction set; fmadd is a * b + c (two roundings).
+template <class T_, std::size_t W_>
+struct Portable {
+    using T = T_;
+    struct reg {
+        T v[W_];
+    };
+    static constexpr std::size_t W = W_;
+    static constexpr int R = 4, NV = 2;
+    template <class F>
+    static reg map(F f) {
+        reg r;
+        for (std::size_t i = 0; i < W; ++i) r.v[i] = f(i);
+        return r;
+    }
+    static reg zero() { return set1(T(0)); }
+    static reg load(const T* p) {
+        return map([&](std::size_t i) { return p[i]; });
+    }
+    static void store(T* p, reg x) { std::memcpy(p, x.v, sizeof x.v); }
+    static reg set1(T x) {
+        return map([&](std::size_t) { return x; });
+    }
+    static reg fmadd(reg a, reg b, reg c) {
+        return map([&](std::size_t i) { return a.v[i] * b.v[i] + c.v[i]; });
+    }
+    static reg add(reg a, reg b) {
+        return map([&](std::size_t i) { return a.v[i] + b.v[i]; });
+    }
+    static reg sub(reg a, reg b) {
+        return map([&](std::size_t i) { return a.v[i] - b.v[i]; });
+    }
+    static reg mul(reg a, reg b) {
+        return map([&](std::size_t i) { return a.v[i] * b.v[i]; });
+    }
+    static reg div(reg a, reg b) {
+        return map([&](std::size_t i) { return a.v[i] / b.v[i]; });
+    }
+    static reg max(reg a, reg b) {
+        return map([&](std::size_t i) { return a.v[i] > b.v[i] ? a.v[i] : b.v[i]; });
+    }
+    static reg min(reg a, reg b) {
+        return map([&](std::size_t i) { return a.v[i] < b.v[i] ? a.v[i] : b.v[i]; });
+    }
+    static T hmax(reg x) {
+        T m = x.v[0];
+        for (std::size_t i = 1; i < W; ++i) m = x.v[i] > m ? x.v[i] : m;
+        return m;
+    }
+    static T hsum(reg x) {
+        T s = x.v[0];
+        for (std::size_t i = 1; i < W; ++i) s += x.v[i];
+        return s;
+    }
+    static reg round(reg x) {
+        return map([&](std::size_t i) { return std::nearbyint(x.v[i]); });
+    }
+    static reg pow2(reg n) {
+        return map([&](std::size_t i) { return std::ldexp(T(1), static_cast<int>(n.v[i])); });
+    }
+    static reg zero_below(reg x, reg lo, reg y) {
+        return map([&](std::size_t i) { return x.v[i] < lo.v[i] ? T(0) : y.v[i]; });
+    }
+};
+
+#include "attn/tiled_attention_kernel.inc"
+
+const Kernels<float>* portable_float() {
+    return Kernel<Portable<float, 8>>::table("portable", 64, 128);
+}
+const Kernels<double>* portable_double() {
+    return Kernel<Portable<double, 4>>::table("portable", 64, 128);
+}
+
+bool cpu_has(const std::string& name) {
+    __builtin_cpu_init();
+    if (name == "avx512") return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+    if (name == "avx2") return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return name == "portable";
+}
+
+std::string best_kernel() {
+    for (const char* name : {"avx512", "avx2"})
+        if (cpu_has(name)) return name;
+    return "portable";
+}
+
+std::atomic<int> g_kernel{-1};  // 0 portable, 1 avx2, 2 avx512; -1 not chosen yet
+const char* const kernel_names[] = {"portable", "avx2", "avx512"};
+
+int kernel_index() {
+    int k = g_kernel.load();
+    if (k < 0) {
+        const std::string best = best_kernel();
+        k = best == "avx512" ? 2 : best == "avx2" ? 1 : 0;
+        g_kernel.store(k);
+    }
+    return k;
+}
+
+template <class T>
+const Kernels<T>* kernels() {
+    const int k = kernel_index();
+    if constexpr (std::is_same_v<T, float>)
+        return k == 2 ? avx512_float() : k == 1 ? avx2_float() : portable_float();
+    else
+        return k == 2 ? avx512_double() : k == 1 ? avx2_double() : portable_double();
+}
+
+template <class T>
+void call_bias(const void* ctx, std::size_t row0, std::size_t col0, std::size_t rows,
+               std::size_t cols, T* tile, std::size_t stride) {
+    (*static_cast<const BiasTile<T>*>(ctx))(row0, col0, rows, cols, tile, stride);
+}
+
+void check_view(const char* name, std::size_t cols, std::size_t stride) {
+    if (stride < cols)
+        throw std::invalid_argument(std::string("tiled attention: ") + name +
+                                    "'s row stride is smaller than its row");
+}
+
+// K^T packed in key tiles (d_k, bk), V padded to (n_k, dv_pad) unless d_v is a multiple of
+// the vector width, plus the problem.
+template <class T>
+struct Packed {
+    std::vector<T> kt, v;
+    Problem<T> p{};
+};
+
+template <class T>
+void pack(const Kernels<T>& ker, MatrixRef<T> q, MatrixRef<T> k, const MatrixRef<T>* v,
+          const TiledOptions& opt, const AttentionBias<T>& bias, Packed<T>& out) {
+    check_view("Q", q.cols, q.stride);
+    check_view("K", k.cols, k.stride);
+    if (q.cols != k.cols)
+        throw std::invalid_argument("tiled attention: Q and K have different d_k");
+    if (q.cols == 0) throw std::invalid_argument("tiled attention: d_k is 0");
+    if (v) {
+        check_view("V", v->cols, v->stride);
+        if (v->rows != k.rows)
+            throw std::invalid_argument("tiled attention: V and K have different row counts");
+    }
+    if (opt.fill && (std::isnan(*opt.fill) || *opt.fill == std::numeric_limits<double>::infinity()))
+        throw std::invalid_argument("tiled attention: the fill value is NaN or +inf");
+    const std::size_t bk = ker.bk, W = ker.width, d_k = k.cols, n_k = k.rows;
+    const std::size_t tiles = (n_k + bk - 1) / bk;
+    const std::size_t d_v = v ? v->cols : 0, dv_pad = (d_v + W - 1) / W * W;
+    out.kt.assign(tiles * d_k * bk, T(0));
+    parallel_for(tiles, 4, [&](std::size_t b, std::size_t e) {
+        for (std::size_t t = b; t < e; ++t)
+            for (std::size_t j = t * bk; j < std::min(n_k, (t + 1) * bk); ++j)
+                for (std::size_t c = 0; c < d_k; ++c)
+                    out.kt[t * d_k * bk + c * bk + (j - t * bk)] = k.data[j * k.stride + c];
+    });
+    const bool copy_v = v && dv_pad != d_v;
+    if (copy_v) {
+        out.v.assign(n_k * dv_pad, T(0));
+        for (std::size_t j = 0; j < n_k; ++j)
+            std::copy_n(v->data + j * v->stride, d_v, out.v.data() + j * dv_pad);
+    }
+    Problem<T>& p = out.p;
+    p.q = q.data;
+    p.q_stride = q.stride;
+    p.kt = out.kt.data();
+    p.v = copy_v ? out.v.data() : v ? v->data : nullptr;
+    p.v_stride = copy_v ? dv_pad : v ? v->stride : 0;
+    p.n_q = q.rows, p.n_k = n_k, p.d_k = d_k, p.d_v = d_v, p.dv_pad = dv_pad;
+    p.bq = ker.bq, p.bk = bk;
+    p.scale = static_cast<T>(opt.scale ? *opt.scale : 1.0 / std::sqrt(static_cast<double>(d_k)));
+    p.causal = opt.causal;
+    p.valid_len = opt.valid_len ? std::min(*opt.valid_len, n_k) : n_k;
+    p.has_fill = opt.fill.has_value();
+    p.fill = static_cast<T>(opt.fill.value_or(0.0));
+    p.has_alibi = bias.alibi_slope.has_value();
+    p.alibi_slope = static_cast<T>(bias.alibi_slope.value_or(0.0));
+    p.bias = bias.add ? &call_bias<T> : nullptr;
+    p.bias_ctx = bias.add ? &bias.add : nullptr;
+}
+
+}  // namespace
+}  // namespace tiled_detail
+
+template <class T>
+struct TiledAttention<T>::Impl {
+    const tiled_detail::Kernels<T>* ker;
+    AttentionBias<T> bias;
+    tiled_detail::Packed<T> packed;
+};
+
+template <class T>
+TiledAttention<T>::TiledAttention(MatrixRef<T> q, MatrixRef<T> k, MatrixRef<T> v,
+                                  const TiledOptions& options, AttentionBias<T> bias)
+    : impl_(std::make_unique<Impl>()) {
+    impl_->ker = tiled_detail::kernels<T>();
+    impl_->bias = std::move(bias);
+    tiled_detail::pack(*impl_->ker, q, k, v.data || v.cols ? &v : nullptr, options, impl_->bias,
+                       impl_->packed);
+}
+
+template <class T>
+TiledAttention<T>::~TiledAttention() = default;
+template <class T>
+TiledAttention<T>::TiledAttention(TiledAttention&&) noexcept = default;
+template <class T>
+TiledAttention<T>& TiledAttention<T>::operator=(TiledAttention&&) noexcept = default;
+
+template <class T>
+void TiledAttention<T>::context(T* out, std::size_t out_stride) const {
+    const tiled_detail::Kernels<T>& ker = *impl_->ker;
+    const tiled_detail::Problem<T>& p = impl_->packed.p;
+    tiled_detail::check_view("the context", p.d_v, out_stride);
+    if (p.n_q == 0 || p.d_v == 0) return;
+    const std::size_t tiles = (p.n_q + p.bq - 1) / p.bq;
+    const std::size_t work = ker.workspace(p.bq, p.bk, p.dv_pad);
+    // Causal tiles grow with the row: thread ranges take tiles from both ends alternately
+    // (0, last, 1, last - 1, ...) so that each holds about the same work.
+    parallel_for(tiles, 1, [&](std::size_t b, std::size_t e) {
+        std::vector<T> buffer(work);
+        for (std::size_t x = b; x < e; ++x) {
+            const std::size_t t = x % 2 == 0 ? x / 2 : tiles - 1 - x / 2;
+            const std::size_t i0 = t * p.bq;
+            ker.query_tile(p, i0, std::min(p.bq, p.n_q - i0), buffer.data(), out, out_stride);
+        }
+    });
+}
+
+template <class T>
+void TiledAttention<T>::rows(std::size_t row0, std::size_t rows, const ScoreRows<T>& out) const {
+    const tiled_detail::Kernels<T>& ker = *impl_->ker;
+    const tiled_detail::Problem<T>& p = impl_->packed.p;
+    if (row0 > p.n_q || rows > p.n_q - row0)
+        throw std::invalid_argument("tiled attention: rows beyond Q");
+    tiled_detail::check_view("the score rows", p.n_k, out.stride);
+    const std::size_t blocks = (rows + p.bq - 1) / p.bq;
+    const std::size_t work = ker.workspace(p.bq, p.bk, 0);
+    parallel_for(blocks, 1, [&](std::size_t b, std::size_t e) {
+        std::vector<T> buffer(work);
+        for (std::size_t x = b; x < e; ++x) {
+            const std::size_t r0 = x * p.bq, n = std::min(p.bq, rows - r0);
+            auto at = [&](T* base) { return base ? base + r0 * out.stride : nullptr; };
+            const ScoreRows<T> sub{at(out.raw), at(out.scores), at(out.masked), at(out.weights),
+                                   out.stride};
+            ker.score_rows(p, row0 + r0, n, buffer.data(), sub);
+        }
+    });
+}
+
+template <class T>
+void tiled_attention(MatrixRef<T> q, MatrixRef<T> k, MatrixRef<T> v, T* out, std::size_t out_stride,
+                     const TiledOptions& options, const AttentionBias<T>& bias) {
+    TiledAttention<T>(q, k, v, options, bias).context(out, out_stride);
+}
+
+template <class T>
+xt::xtensor<T, 2> tiled_attention(const xt::xtensor<T, 2>& q, const xt::xtensor<T, 2>& k,
+                                  const xt::xtensor<T, 2>& v, const TiledOptions& options,
+                                  const AttentionBias<T>& bias) {
+    auto view = [](const xt::xtensor<T, 2>& m) {
+        return MatrixRef<T>{m.data(), m.shape(0), m.shape(1), m.shape(1)};
+    };
+    xt::xtensor<T, 2> out = xt::zeros<T>({q.shape(0), v.shape(1)});
+    tiled_attention(view(q), view(k), view(v), out.data(), v.shape(1), options, bias);
+    return out;
+}
+
+template <class T>
+void attention_rows(MatrixRef<T> q, MatrixRef<T> k, std::size_t row0, std::size_t rows,
+                    const ScoreRows<T>& out, const TiledOptions& options,
+                    const AttentionBias<T>& bias) {
+    TiledAttention<T>(q, k, {}, options, bias).rows(row0, rows, out);
+}
+
+template <class T>
+void tiled_exp(T* x, std::size_t n) {
+    tiled_detail::kernels<T>()->exp(x, n);
+}
+
+std::string tiled_kernel() {
+    return tiled_detail::kernel_names[tiled_detail::kernel_index()];
+}
+
+bool select_tiled_kernel(const std::string& name) {
+    const std::string want = name.empty() || name == "auto" ? tiled_detail::best_kernel() : name;
+    for (int k = 0; k < 3; ++k)
+        if (want == tiled_detail::kernel_names[k] && tiled_detail::cpu_has(want)) {
+            tiled_detail::g_kernel.store(k);
+            return true;
+        }
+    return false;
+}
+
+#define ATTN_TILED(T)                                                                           \
+    template class TiledAttention<T>;                                                           \
+    template void tiled_attention<T>(MatrixRef<T>, MatrixRef<T>, MatrixRef<T>, T*, std::size_t, \
+                                     const TiledOptions&, const AttentionBias<T>&);             \
+    template xt::xtensor<T, 2> tiled_attention<T>(                                              \
+        const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&,           \
+        const TiledOptions&, const AttentionBias<T>&);                                          \
+    template void attention_rows<T>(MatrixRef<T>, MatrixRef<T>, std::size_t, std::size_t,       \
+                                    const ScoreRows<T>&, const TiledOptions&,                   \
+                                    const AttentionBias<T>&);                                   \
+    template void tiled_exp<T>(T*, std::size_t);
+ATTN_TILED(float)
+ATTN_TILED(double)
+#undef ATTN_TILED
+
+}  // namespace attn

@@ -1,0 +1,95 @@
+// The tiled attention kernels for AVX-512 (F only), chosen at run time when the CPU has it.
+// Standard headers come before the target pragma so that no inline library code is compiled
+// for AVX-512 (the linker could otherwise keep that copy for every caller).
+#include <cstddef>
+#include <limits>
+
+#include "attn/tiled_attention.hpp"
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,fma")
+// GCC 12's avx512fintrin.h seeds masked builtins with _mm512_undefined_*(), which
+// -Wmaybe-uninitialized reports in every caller (GCC bug 105593).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+
+namespace attn::tiled_detail {
+namespace {
+
+struct F512 {
+    using T = float;
+    using reg = __m512;
+    static constexpr std::size_t W = 16;
+    static constexpr int R = 6, NV = 4;  // 24 accumulators of 32
+    static reg zero() { return _mm512_setzero_ps(); }
+    static reg load(const T* p) { return _mm512_loadu_ps(p); }
+    static void store(T* p, reg x) { _mm512_storeu_ps(p, x); }
+    static reg set1(T x) { return _mm512_set1_ps(x); }
+    static reg fmadd(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
+    static reg add(reg a, reg b) { return _mm512_add_ps(a, b); }
+    static reg sub(reg a, reg b) { return _mm512_sub_ps(a, b); }
+    static reg mul(reg a, reg b) { return _mm512_mul_ps(a, b); }
+    static reg div(reg a, reg b) { return _mm512_div_ps(a, b); }
+    static reg max(reg a, reg b) { return _mm512_max_ps(a, b); }
+    static reg min(reg a, reg b) { return _mm512_min_ps(a, b); }
+    static T hmax(reg x) { return _mm512_reduce_max_ps(x); }
+    static T hsum(reg x) { return _mm512_reduce_add_ps(x); }
+    static reg round(reg x) {
+        return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    }
+    static reg pow2(reg n) {
+        const __m512i e = _mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127));
+        return _mm512_castsi512_ps(_mm512_slli_epi32(e, 23));
+    }
+    static reg zero_below(reg x, reg lo, reg y) {
+        return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, lo, _CMP_LT_OQ), y, zero());
+    }
+};
+
+struct D512 {
+    using T = double;
+    using reg = __m512d;
+    static constexpr std::size_t W = 8;
+    static constexpr int R = 6, NV = 4;
+    static reg zero() { return _mm512_setzero_pd(); }
+    static reg load(const T* p) { return _mm512_loadu_pd(p); }
+    static void store(T* p, reg x) { _mm512_storeu_pd(p, x); }
+    static reg set1(T x) { return _mm512_set1_pd(x); }
+    static reg fmadd(reg a, reg b, reg c) { return _mm512_fmadd_pd(a, b, c); }
+    static reg add(reg a, reg b) { return _mm512_add_pd(a, b); }
+    static reg sub(reg a, reg b) { return _mm512_sub_pd(a, b); }
+    static reg mul(reg a, reg b) { return _mm512_mul_pd(a, b); }
+    static reg div(reg a, reg b) { return _mm512_div_pd(a, b); }
+    static reg max(reg a, reg b) { return _mm512_max_pd(a, b); }
+    static reg min(reg a, reg b) { return _mm512_min_pd(a, b); }
+    static T hmax(reg x) { return _mm512_reduce_max_pd(x); }
+    static T hsum(reg x) { return _mm512_reduce_add_pd(x); }
+    static reg round(reg x) {
+        return _mm512_roundscale_pd(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    }
+    static reg pow2(reg n) {
+        const __m512i i = _mm512_cvtepi32_epi64(_mm512_cvtpd_epi32(n));
+        const __m512i e = _mm512_add_epi64(i, _mm512_set1_epi64(1023));
+        return _mm512_castsi512_pd(_mm512_slli_epi64(e, 52));
+    }
+    static reg zero_below(reg x, reg lo, reg y) {
+        return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, lo, _CMP_LT_OQ), y, zero());
+    }
+};
+
+#include "attn/tiled_attention_kernel.inc"
+
+}  // namespace
+
+const Kernels<float>* avx512_float() {
+    return Kernel<F512>::table("avx512", 96, 256);
+}
+const Kernels<double>* avx512_double() {
+    return Kernel<D512>::table("avx512", 96, 128);
+}
+
+}  // namespace attn::tiled_detail
+
+#pragma GCC diagnostic pop
+#pragma GCC pop_options
