@@ -9,11 +9,12 @@ for tool in xmllint rsvg-convert "$PYTHON"; do
     fi
 done
 
-# cell_pixel SVG ROW COL: the pixel at the centre of grid cell (ROW, COL), from the
-# transform of <g id="cells">: translate(X Y) scale(W H).
+# cell_pixel SVG ROW COL: a pixel of grid cell (ROW, COL), from the transform of
+# <g id="cells">: translate(X Y) scale(W H); across its middle, a fifth of the way down,
+# above the value written in an annotated cell.
 cell_pixel() {
     sed -n 's/.*<g id="cells" transform="translate(\([0-9.]*\) \([0-9.]*\)) scale(\([0-9.]*\) \([0-9.]*\))".*/\1 \2 \3 \4/p' "$1" |
-        awk -v i="$2" -v j="$3" '{ printf "%d,%d\n", $1 + (j + 0.5) * $3, $2 + (i + 0.5) * $4 }'
+        awk -v i="$2" -v j="$3" '{ printf "%d,%d\n", $1 + (j + 0.5) * $3, $2 + (i + 0.2) * $4 }'
 }
 
 # expect_colors SVG "ROW COL #rrggbb" ...: renders SVG and checks each cell's colour.
