@@ -28,6 +28,10 @@ COLORTERM=24bit on_terminal "$ATTN" encode -n 4 -d 4 -f heatmap >"$OUT" 2>&1
 expect_grep "${ESC}\[38;2;" "$OUT"
 COLORTERM= on_terminal "$ATTN" encode -n 4 -d 4 -f heatmap >"$OUT" 2>&1
 expect_grep "^0 ${ESC}\[38;5;[0-9]+m█" "$OUT"
+# rdbu keeps its hues in 256 colours: P[0,0] = 0 white (231), P[0,1] = 1 navy (18), the
+# scale from dark red (52) to navy.
+expect_grep "^0 ${ESC}\[38;5;231m█+${ESC}\[38;5;18m█" "$OUT"
+expect_grep "^-1 ${ESC}\[38;5;52m█" "$OUT"
 checks=$((checks + 1))
 ! grep -q "${ESC}\[38;2;" "$OUT" || fail "24-bit colour without COLORTERM"
 for env in NO_COLOR=1 TERM=dumb; do
