@@ -87,6 +87,9 @@ void SvgWriter::begin(const ArrayInfo& info) {
     started_ = true;
     info_ = info;
     const std::size_t n = info_.rows(), d = info_.columns();
+    if (n == 0 || d == 0)
+        throw std::invalid_argument(
+            fmt::format("svg: {} has no values ({} x {}): nothing to draw", info_.name, n, d));
     if (style_.plot == Plot::lines) {
         const std::size_t curves = d - (info_.x_column && *info_.x_column < d ? 1 : 0);
         if (curves > kMaxSvgLines)

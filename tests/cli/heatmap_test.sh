@@ -51,4 +51,15 @@ expect_grep '^positions in binary \(4 x 2, float32\)$' "$OUT"
 expect_grep '^bit periods and column-pair wavelengths' "$OUT"
 expect_grep 'viridis$' "$OUT"
 expect_usage_error "--plot lines" "$ATTN" encode -f heatmap --plot lines
+
+# Memory does not grow with n: 1e6 rows (a grid of every row would take 630 MB) under a
+# 300 MB limit, averaged to at most 2000 lines. (Not under AddressSanitizer: it reserves
+# terabytes of address space.)
+if [ "${ATTN_SANITIZED:-OFF}" != ON ]; then
+    (ulimit -v 300000; "$ATTN" encode -n 1000000 -d 64 -f heatmap >"$OUT") ||
+        fail "heatmap of 1e6 rows needed more than 300 MB"
+    checks=$((checks + 1))
+    [ "$(wc -l <"$OUT")" -le 2004 ] || fail "heatmap of 1e6 rows: more than 2004 lines"
+    expect_grep '^averaged in blocks of 500 rows x 1 columns to fit 80 columns and 2000 lines$' "$OUT"
+fi
 finish

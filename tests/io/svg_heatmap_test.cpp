@@ -224,3 +224,24 @@ TEST_CASE("svg heatmap: title, axis names and every token labelled") {
     CHECK(has(svg, ">key</text>"));
     for (const auto& t : tokens) CHECK(count(svg, ">" + t + "</text>") == 2);  // row and column
 }
+
+TEST_CASE("svg heatmap: panels share the cell budget; masked values are left out of block means") {
+    // 4 heads of 300 x 300: 360000 cells, 50000 per panel: blocks of 2 x 2.
+    const std::string svg = write_svg(heads(4, 300), ramp(4 * 300 * 300, 1e-6));
+    CHECK(count(svg, "<g id=\"cells-") == 4);
+    CHECK(has(svg, "(4 x 300 x 300, float32), averaged in 2 x 2 blocks</title>"));
+    CHECK(!has(svg, "<g id=\"values"));
+
+    // A 4 x 4 array [k] in panels of 2 rows, 2 x 2 blocks (at most 1 x 2 grid each),
+    // with the upper triangle (c > r) masked.
+    attn::io::PanelAverage g(4, 4, 2, 1, 2, [](std::size_t r, std::size_t c) { return c > r; });
+    const std::vector<double> v = ramp(16, 1.0);
+    g.add(0, v.data(), 4, false);
+    REQUIRE(g.panels() == 2);
+    CHECK(g.panel(0).rows() == 1);
+    CHECK(g.panel(0).cols() == 2);
+    CHECK(g.panel(0)(0, 0) == (0.0 + 4 + 5) / 3);  // (0,1) masked
+    CHECK(g.panel(0).masked(0, 1));                // rows 0-1, columns 2-3: all masked
+    CHECK(!g.panel(1).masked(0, 1));
+    CHECK(g.panel(1)(0, 1) == (10.0 + 14 + 15) / 3);  // (2, 3) masked
+}
