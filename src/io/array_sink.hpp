@@ -4,7 +4,9 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/dtype.hpp"
@@ -33,6 +35,29 @@ struct ArrayInfo {
     std::string column_axis;                 // what the columns are, for pictures: "Key"
     std::vector<std::size_t> shape;
     Dtype dtype = Dtype::float32;
+
+    // For the pictures (svg, heatmap); every default draws what was drawn before they existed.
+    /// Rows per panel: 0 = one panel; else the rows are split into panels of that many rows
+    /// (one per head, one per sequence), drawn in a grid with one shared colour bar.
+    std::size_t panel_rows = 0;
+    /// One title per panel ("head 0", ...); missing ones are "panel k".
+    std::vector<std::string> panel_titles;
+    /// The colour bar's range: {0, 1} for attention weights, whatever the data's range.
+    /// nullopt = the data's finite range (symmetric for diverging maps).
+    std::optional<std::pair<double, double>> value_range;
+    /// What the rows are, e.g. "query"; empty = "Row (<label names>)".
+    std::string row_axis;
+    /// Cells not computed (a causal or valid-length mask): drawn grey and hatched, with a
+    /// legend entry "masked", left out of the data's range. row is the array's row index
+    /// (across panels), col its column. Empty = nothing masked.
+    std::function<bool(std::size_t row, std::size_t col)> masked;
+    /// --plot lines: this column is the x axis (a position or size), not a curve.
+    std::optional<std::size_t> x_column;
+    /// --plot lines: logarithmic axes (non-positive values are left out of the curves).
+    bool log_x = false, log_y = false;
+    /// --plot lines: vertical lines at these x values, each with its label,
+    /// e.g. {"n = d = 512", 512}.
+    std::vector<std::pair<std::string, double>> x_markers;
 
     std::size_t columns() const { return shape.empty() ? 1 : shape.back(); }
     std::size_t rows() const {

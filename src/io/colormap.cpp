@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
+#include <numbers>
 #include <span>
+#include <unordered_map>
 #include <utility>
 
 namespace attn::io {
@@ -151,25 +154,122 @@ std::string hex(Rgb c) {
     return fmt::format("#{:02x}{:02x}{:02x}", c.r, c.g, c.b);
 }
 
+namespace {
+
+double linear(std::uint8_t c) {
+    const double x = c / 255.0;
+    return x <= 0.04045 ? x / 12.92 : std::pow((x + 0.055) / 1.055, 2.4);
+}
+
+}  // namespace
+
+// sRGB -> XYZ (D65) -> CIELAB.
+Lab to_lab(Rgb c) {
+    const double r = linear(c.r), g = linear(c.g), b = linear(c.b);
+    const double x = (0.4124564 * r + 0.3575761 * g + 0.1804375 * b) / 0.95047;
+    const double y = 0.2126729 * r + 0.7151522 * g + 0.0721750 * b;
+    const double z = (0.0193339 * r + 0.1191920 * g + 0.9503041 * b) / 1.08883;
+    auto f = [](double t) {
+        return t > 216.0 / 24389 ? std::cbrt(t) : (24389.0 / 27 * t + 16) / 116;
+    };
+    const double fx = f(x), fy = f(y), fz = f(z);
+    return {116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)};
+}
+
+namespace {
+
+double degrees(double rad) {
+    return rad * 180 / std::numbers::pi;
+}
+double radians(double deg) {
+    return deg * std::numbers::pi / 180;
+}
+
+// Sharma, Wu, Dalal (2005), "The CIEDE2000 color-difference formula", eqs. (1)-(22).
+}  // namespace
+
+double delta_e2000(const Lab& p, const Lab& q) {
+    const double c1 = std::hypot(p.a, p.b), c2 = std::hypot(q.a, q.b);
+    const double cbar7 = std::pow((c1 + c2) / 2, 7);
+    const double g = 0.5 * (1 - std::sqrt(cbar7 / (cbar7 + std::pow(25.0, 7))));
+    const double a1 = (1 + g) * p.a, a2 = (1 + g) * q.a;
+    const double c1p = std::hypot(a1, p.b), c2p = std::hypot(a2, q.b);
+    auto hue = [](double b, double a) {
+        if (a == 0 && b == 0) return 0.0;
+        const double h = degrees(std::atan2(b, a));
+        return h < 0 ? h + 360 : h;
+    };
+    const double h1 = hue(p.b, a1), h2 = hue(q.b, a2);
+    const double dl = q.l - p.l, dc = c2p - c1p;
+    double dh = 0;
+    if (c1p * c2p != 0) {
+        dh = h2 - h1;
+        if (dh > 180) dh -= 360;
+        if (dh < -180) dh += 360;
+    }
+    const double dhh = 2 * std::sqrt(c1p * c2p) * std::sin(radians(dh / 2));
+    const double lbar = (p.l + q.l) / 2, cbarp = (c1p + c2p) / 2;
+    double hbar = h1 + h2;
+    if (c1p * c2p != 0) {
+        if (std::fabs(h1 - h2) <= 180)
+            hbar = (h1 + h2) / 2;
+        else
+            hbar = h1 + h2 < 360 ? (h1 + h2 + 360) / 2 : (h1 + h2 - 360) / 2;
+    }
+    const double t = 1 - 0.17 * std::cos(radians(hbar - 30)) + 0.24 * std::cos(radians(2 * hbar)) +
+                     0.32 * std::cos(radians(3 * hbar + 6)) -
+                     0.20 * std::cos(radians(4 * hbar - 63));
+    const double dtheta = 30 * std::exp(-std::pow((hbar - 275) / 25, 2));
+    const double cbarp7 = std::pow(cbarp, 7);
+    const double rc = 2 * std::sqrt(cbarp7 / (cbarp7 + std::pow(25.0, 7)));
+    const double sl =
+        1 + 0.015 * (lbar - 50) * (lbar - 50) / std::sqrt(20 + (lbar - 50) * (lbar - 50));
+    const double sc = 1 + 0.045 * cbarp, sh = 1 + 0.015 * cbarp * t;
+    const double rt = -std::sin(radians(2 * dtheta)) * rc;
+    const double x = dl / sl, y = dc / sc, z = dhh / sh;
+    return std::sqrt(x * x + y * y + z * z + rt * y * z);
+}
+
+Rgb xterm256_rgb(int k) {
+    constexpr std::array<std::uint8_t, 6> levels{0, 95, 135, 175, 215, 255};
+    if (k >= 232) {
+        const auto v = static_cast<std::uint8_t>(8 + 10 * (k - 232));
+        return {v, v, v};
+    }
+    k = std::max(k, 16) - 16;
+    return {levels[k / 36], levels[k / 6 % 6], levels[k % 6]};
+}
+
 int xterm256(Rgb c) {
-    // The cube's levels are 0, 95, 135, 175, 215, 255; greys 232-255 are 8 + 10 k.
-    constexpr std::array<int, 6> levels{0, 95, 135, 175, 215, 255};
-    auto nearest_level = [&](int v) {
-        int best = 0;
-        for (int k = 1; k < 6; ++k)
-            if (std::abs(levels[k] - v) < std::abs(levels[best] - v)) best = k;
-        return best;
-    };
-    auto distance = [&](int r, int g, int b) {
-        return (r - c.r) * (r - c.r) + (g - c.g) * (g - c.g) + (b - c.b) * (b - c.b);
-    };
-    const int r6 = nearest_level(c.r), g6 = nearest_level(c.g), b6 = nearest_level(c.b);
-    const int cube = 16 + 36 * r6 + 6 * g6 + b6;
-    const int cube_d = distance(levels[r6], levels[g6], levels[b6]);
-    const int mean = (c.r + c.g + c.b) / 3;
-    const int grey_k = std::clamp((mean - 8 + 5) / 10, 0, 23);
-    const int grey = 8 + 10 * grey_k;
-    return distance(grey, grey, grey) < cube_d ? 232 + grey_k : cube;
+    static const std::array<Lab, 240> palette = [] {
+        std::array<Lab, 240> p{};
+        for (int k = 16; k < 256; ++k) p[k - 16] = to_lab(xterm256_rgb(k));
+        return p;
+    }();
+    // A heatmap asks about the same few colours again and again.
+    thread_local std::unordered_map<std::uint32_t, int> cache;
+    const std::uint32_t key = std::uint32_t(c.r) << 16 | std::uint32_t(c.g) << 8 | c.b;
+    if (const auto it = cache.find(key); it != cache.end()) return it->second;
+    if (cache.size() > 4096) cache.clear();
+    const Lab lab = to_lab(c);
+    int best = 16;
+    double best_d = std::numeric_limits<double>::infinity();
+    for (int k = 16; k < 256; ++k) {
+        const double d = delta_e2000(lab, palette[k - 16]);
+        if (d < best_d) best_d = d, best = k;
+    }
+    cache.emplace(key, best);
+    return best;
+}
+
+double relative_luminance(Rgb c) {
+    return 0.2126 * linear(c.r) + 0.7152 * linear(c.g) + 0.0722 * linear(c.b);
+}
+
+Rgb contrasting_text(Rgb c) {
+    // Contrast ratios (L + 0.05) / 0.05 against black and 1.05 / (L + 0.05) against white
+    // are equal at L = 0.179.
+    return relative_luminance(c) > 0.179 ? Rgb{0, 0, 0} : Rgb{255, 255, 255};
 }
 
 }  // namespace attn::io

@@ -43,7 +43,24 @@ std::pair<double, double> colormap_range(Colormap c, double lo, double hi);
 /// "#rrggbb".
 std::string hex(Rgb c);
 
-/// The nearest colour of xterm's 256-colour palette (6x6x6 cube 16-231, greys 232-255).
+/// The nearest colour of xterm's 256-colour palette (6x6x6 cube 16-231, greys 232-255;
+/// the 16 system colours depend on the terminal's theme and are not used) by CIEDE2000
+/// colour difference in CIELAB (D65): rdbu's ends stay red and blue, its middle white.
 int xterm256(Rgb c);
+/// xterm's colour k (16..255) as sRGB.
+Rgb xterm256_rgb(int k);
+
+/// CIELAB under D65 of an sRGB colour.
+struct Lab {
+    double l = 0, a = 0, b = 0;
+};
+Lab to_lab(Rgb c);
+/// The CIEDE2000 colour difference (Sharma, Wu, Dalal 2005) of two CIELAB colours.
+double delta_e2000(const Lab& p, const Lab& q);
+
+/// WCAG relative luminance of an sRGB colour, in [0, 1].
+double relative_luminance(Rgb c);
+/// Text drawn on background c: black or white, whichever contrasts more (WCAG ratio).
+Rgb contrasting_text(Rgb c);
 
 }  // namespace attn::io

@@ -37,12 +37,19 @@ bool holds_several_arrays(Format f);
 ///          rows; svg only).
 ///   cmap:  nullopt = default_colormap(min, max) of the data (rdbu for both signs, else blues).
 ///   color: heatmap's escapes: 24-bit, xterm 256 colours, or none (a grey character ramp).
+///   annotate: each heatmap cell's value written in it with two decimals: auto_ when every
+///          panel has at most 20 x 20 cells (svg), never, always.
+///   title: replaces the array's title and shape (svg <title>, the caption above, the
+///          terminal heatmap's first line).
 enum class Plot { heatmap, lines };
 enum class ColorMode { truecolor, xterm256, none };
+enum class Annotate { auto_, never, always };
 struct PictureStyle {
     std::optional<Colormap> cmap;
     Plot plot = Plot::heatmap;
     ColorMode color = ColorMode::none;
+    Annotate annotate = Annotate::auto_;
+    std::optional<std::string> title;
 };
 
 /// How text formats print numbers and what the table (and heatmap) fits into.

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "io/colormap.hpp"
@@ -19,6 +20,7 @@ constexpr std::string_view kRamp = " .:-=+*#%@";   // light -> dark
 constexpr std::string_view kUpperHalf = "\u2580";  // ▀
 constexpr std::string_view kFullBlock = "\u2588";  // █
 constexpr std::size_t kScaleCells = 16;
+constexpr Rgb kMaskedGrey{128, 128, 128};  // masked cells: in no colour map
 
 std::size_t nice_step(std::size_t need) {
     for (std::size_t p = 1;; p *= 10)
@@ -76,16 +78,36 @@ void HeatmapWriter::begin(const ArrayInfo& info) {
     for (std::size_t j = 0; j < d && j < 10000; ++j)
         column_label_width = std::max(column_label_width, display_width(column_label(info_, j)));
 
+    std::size_t panel_rows = info_.panel_rows;
+    if (panel_rows == 0 || panel_rows >= n || ceil_div(n, panel_rows) > kMaxHeatmapPanels)
+        panel_rows = 0;
+    const std::size_t panels = panel_rows == 0 ? 1 : ceil_div(n, panel_rows);
+    const std::size_t tallest = panel_rows == 0 ? n : panel_rows;
+
     // Room: the label and a space on the left; title, column labels, scale and note lines.
     const std::size_t room_x =
         style_.width > label_width_ + 2 ? style_.width - label_width_ - 1 : 1;
-    const std::size_t lines = style_.height == 0 ? 0 : (style_.height > 5 ? style_.height - 4 : 1);
-    // Colour shows two rows per line (half blocks) only where one per line does not fit.
-    rows_per_line_ = color && lines != 0 && n > lines ? 2 : 1;
-    const std::size_t max_rows = lines == 0 ? std::max<std::size_t>(n, 1) : lines * rows_per_line_;
-    grid_ = BlockAverage(n, d, max_rows, room_x);
-    cell_width_ = std::clamp<std::size_t>(room_x / std::max<std::size_t>(grid_.cols(), 1), 1,
+    const std::size_t grid_cols = ceil_div(d, std::max<std::size_t>(1, ceil_div(d, room_x)));
+    cell_width_ = std::clamp<std::size_t>(room_x / std::max<std::size_t>(grid_cols, 1), 1,
                                           column_label_width + 1);
+    // Panels side by side, two spaces apart, as many as fit the width.
+    const std::size_t panel_w = label_width_ + 1 + grid_cols * cell_width_;
+    across_ = std::clamp<std::size_t>((style_.width + 2) / (panel_w + 2), 1, panels);
+    const std::size_t bands = ceil_div(panels, across_);
+    // Lines for each panel's cells: the height less the title, scale and note lines and,
+    // per band of panels, the column labels (and the panels' titles).
+    const std::size_t fixed = 3 + bands * (panels > 1 ? 2 : 1);
+    const std::size_t lines =
+        style_.height == 0
+            ? 0
+            : std::max<std::size_t>(
+                  1, (style_.height > fixed + 1 ? style_.height - fixed : 1) / bands);
+    // Colour shows two rows per line (half blocks) only where one per line does not fit.
+    rows_per_line_ = color && lines != 0 && tallest > lines ? 2 : 1;
+    const std::size_t max_rows =
+        lines == 0 ? std::max<std::size_t>(std::min(tallest, kMaxHeatmapRows / panels), 1)
+                   : lines * rows_per_line_;
+    grid_ = PanelAverage(n, d, panel_rows, max_rows, room_x, info_.masked);
 }
 
 void HeatmapWriter::rows(std::size_t first_row, const double* values, std::size_t n_rows) {
@@ -93,24 +115,31 @@ void HeatmapWriter::rows(std::size_t first_row, const double* values, std::size_
 }
 
 void HeatmapWriter::end() {
-    const std::size_t R = grid_.rows(), C = grid_.cols();
-    const std::size_t br = grid_.block_rows(), bc = grid_.block_cols();
+    const std::size_t P = grid_.panels();
+    const BlockAverage& g0 = grid_.panel(0);
+    const std::size_t C = g0.cols();
+    const std::size_t br = g0.block_rows(), bc = g0.block_cols();
     const ColorMode mode = style_.picture.color;
     const bool color = mode != ColorMode::none;
-    const auto [lo, hi] = grid_.finite_range();
+    const auto [lo, hi] = info_.value_range.value_or(grid_.finite_range());
     const Colormap cmap = style_.picture.cmap.value_or(default_colormap(lo, hi));
     const auto [scale_lo, scale_hi] = colormap_range(cmap, lo, hi);
-    auto position = [&, lo = lo, hi = hi](std::size_t i, std::size_t j) {
-        return colormap_position(cmap, grid_(i, j), lo, hi);
+    auto colour = [&, lo = lo, hi = hi](const BlockAverage& g, std::size_t i, std::size_t j) {
+        return g.masked(i, j) ? kMaskedGrey
+                              : colormap_color(cmap, colormap_position(cmap, g(i, j), lo, hi));
     };
 
     std::string text;
     if (arrays_++ > 0) text += '\n';
-    std::string shape;
-    for (std::size_t k = 0; k < info_.shape.size(); ++k)
-        shape += (k ? " x " : "") + std::to_string(info_.shape[k]);
-    text += fmt::format("{} ({}, {})\n", info_.title.empty() ? info_.name : info_.title, shape,
-                        dtype_name(info_.dtype));
+    if (style_.picture.title) {
+        text += *style_.picture.title + '\n';
+    } else {
+        std::string shape;
+        for (std::size_t k = 0; k < info_.shape.size(); ++k)
+            shape += (k ? " x " : "") + std::to_string(info_.shape[k]);
+        text += fmt::format("{} ({}, {})\n", info_.title.empty() ? info_.name : info_.title, shape,
+                            dtype_name(info_.dtype));
+    }
 
     // Column labels at every step-th column, where they fit.
     std::size_t widest = 1;
@@ -124,21 +153,23 @@ void HeatmapWriter::end() {
         header.append(at - display_width(header), ' ');
         header += column_label(info_, j * bc);
     }
-    text += header + '\n';
 
-    // Cells: escape codes only where the colour changes along a line.
+    // One panel's line showing grid rows i (and i + 1 in half blocks): escape codes only
+    // where the colour changes along the line.
     const std::size_t per_line = rows_per_line_;
-    for (std::size_t i = 0; i < R; i += per_line) {
+    auto cells = [&](const BlockAverage& g, std::size_t first, std::size_t i) {
         std::string line;
-        pad_left(line, row_label(info_, i * br), label_width_);
+        pad_left(line, row_label(info_, first + i * br), label_width_);
         line += ' ';
         std::string last;
         for (std::size_t j = 0; j < C; ++j) {
             if (!color) {
-                line.append(cell_width_, ramp(position(i, j)));
+                const char c =
+                    g.masked(i, j) ? '/' : ramp(colormap_position(cmap, g(i, j), lo, hi));
+                line.append(cell_width_, c);
                 continue;
             }
-            const Rgb upper = colormap_color(cmap, position(i, j));
+            const Rgb upper = colour(g, i, j);
             if (per_line == 1) {  // the whole cell in the foreground colour
                 const std::string code = fmt::format("\x1b[{}m", sgr_color(38, upper, mode));
                 if (code != last) line += code;
@@ -146,17 +177,52 @@ void HeatmapWriter::end() {
                 for (std::size_t k = 0; k < cell_width_; ++k) line += kFullBlock;
                 continue;
             }
-            const std::string code =
-                i + 1 < R
-                    ? fmt::format("\x1b[{};{}m", sgr_color(38, upper, mode),
-                                  sgr_color(48, colormap_color(cmap, position(i + 1, j)), mode))
-                    : fmt::format("\x1b[{};49m", sgr_color(38, upper, mode));
+            const std::string code = i + 1 < g.rows()
+                                         ? fmt::format("\x1b[{};{}m", sgr_color(38, upper, mode),
+                                                       sgr_color(48, colour(g, i + 1, j), mode))
+                                         : fmt::format("\x1b[{};49m", sgr_color(38, upper, mode));
             if (code != last) line += code;
             last = code;
             for (std::size_t k = 0; k < cell_width_; ++k) line += kUpperHalf;
         }
         if (color) line += "\x1b[0m";
-        text += line + '\n';
+        return line;
+    };
+
+    // Bands of across_ panels; within a band each panel is padded to its width, two spaces
+    // between panels.
+    const std::size_t panel_w = label_width_ + 1 + C * cell_width_;
+    for (std::size_t b = 0; b * across_ < P; ++b) {
+        const std::size_t p0 = b * across_, p1 = std::min(P, p0 + across_);
+        auto band_line = [&](auto segment) {
+            std::string line, pad;
+            for (std::size_t p = p0; p < p1; ++p) {
+                const auto [s, w] = segment(p);
+                if (s.empty()) {  // a shorter panel: no trailing blanks where nothing follows
+                    pad.append(panel_w + 2, ' ');
+                    continue;
+                }
+                line += pad + s;
+                pad.assign(panel_w + 2 - std::min(w, panel_w), ' ');
+            }
+            text += line + '\n';
+        };
+        if (P > 1)
+            band_line([&](std::size_t p) {
+                std::string t = p < info_.panel_titles.size() ? info_.panel_titles[p]
+                                                              : fmt::format("panel {}", p);
+                return std::pair{t, display_width(t)};
+            });
+        band_line([&](std::size_t) { return std::pair{header, display_width(header)}; });
+        std::size_t band_rows = 0;
+        for (std::size_t p = p0; p < p1; ++p)
+            band_rows = std::max(band_rows, grid_.panel(p).rows());
+        for (std::size_t i = 0; i < band_rows; i += per_line)
+            band_line([&](std::size_t p) {
+                const BlockAverage& g = grid_.panel(p);
+                if (i >= g.rows()) return std::pair{std::string(), std::size_t(0)};
+                return std::pair{cells(g, p * grid_.panel_rows(), i), panel_w};
+            });
     }
 
     // The colour scale, from the smallest to the largest value.
@@ -172,12 +238,18 @@ void HeatmapWriter::end() {
     } else {
         scale += kRamp;
     }
-    text += scale + fmt::format(" {}  {}\n", value_label(scale_hi), colormap_name(cmap));
-    if (grid_.averaged())
-        text +=
-            fmt::format("averaged in blocks of {} rows x {} columns to fit {}\n", br, bc,
-                        style_.height == 0 ? fmt::format("{} columns", style_.width)
-                                           : fmt::format("{} x {}", style_.width, style_.height));
+    text += scale + fmt::format(" {}  {}", value_label(scale_hi), colormap_name(cmap));
+    if (grid_.any_masked())
+        text += color ? fmt::format("  \x1b[{}m{}\x1b[0m masked", sgr_color(38, kMaskedGrey, mode),
+                                    kFullBlock)
+                      : std::string("  / masked");
+    text += '\n';
+    if (grid_.averaged()) {
+        std::string room = style_.height == 0 ? fmt::format("{} columns", style_.width)
+                                              : fmt::format("{} x {}", style_.width, style_.height);
+        if (style_.height == 0 && br > 1) room += fmt::format(" and {} lines", kMaxHeatmapRows);
+        text += fmt::format("averaged in blocks of {} rows x {} columns to fit {}\n", br, bc, room);
+    }
     out_.write(text);
 }
 

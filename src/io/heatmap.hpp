@@ -10,8 +10,12 @@
 //   <row label> <cells>            (the label of the first row the line shows)
 //   <min> <colour scale> <max>  <colour map>
 //   averaged in blocks of R rows x C columns to fit W x H      (only when it did)
-// The grid fits TextStyle::width x height (height 0 = no limit) by averaging blocks of
-// cells; a column is 1 to (longest column label + 1) characters wide.
+// The grid fits TextStyle::width x height (height 0 = at most kMaxHeatmapRows lines) by
+// averaging blocks of cells; a column is 1 to (longest column label + 1) characters wide.
+// Memory is the grid's, whatever the number of rows.
+// Panels (ArrayInfo::panel_rows: a head, a sequence) are drawn side by side, each under its
+// title, as many as fit the width, with one colour scale. Masked cells are grey ('/'
+// without colour), with "masked" after the scale. ArrayInfo::value_range fixes the scale.
 // Several arrays are printed one after another, a blank line between them.
 #pragma once
 
@@ -23,6 +27,9 @@
 #include "io/output_file.hpp"
 
 namespace attn::io {
+
+constexpr std::size_t kMaxHeatmapRows = 2000;  // grid rows of all panels when height is 0
+constexpr std::size_t kMaxHeatmapPanels = 64;  // more are drawn as one panel
 
 class HeatmapWriter : public ArraySink {
   public:
@@ -39,7 +46,8 @@ class HeatmapWriter : public ArraySink {
     std::size_t label_width_ = 0;    // characters of the row labels
     std::size_t cell_width_ = 1;     // characters per grid column
     std::size_t rows_per_line_ = 1;  // 2: upper half blocks
-    BlockAverage grid_;
+    std::size_t across_ = 1;         // panels side by side
+    PanelAverage grid_;
 };
 
 }  // namespace attn::io

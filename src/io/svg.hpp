@@ -1,9 +1,13 @@
 // SVG pictures of one array (a self-contained file, no script, no external font):
 //   heatmap: row i, column j drawn as a cell at (j, i) coloured by the colour map, with
 //            axes, tick labels (row and column labels), a colour bar with the value range,
-//            and a title with the array's title and shape.
-//   lines:   each column a curve over the rows, with a legend "Col <label>" (d2l's plot);
-//            at most kMaxSvgLines columns.
+//            and a title with the array's title and shape. With ArrayInfo::panel_rows, one
+//            titled panel per block of rows (a head, a sequence) in a grid of about
+//            sqrt(panels) columns, one colour bar for all. Masked cells are grey and
+//            hatched (legend "masked"); small panels carry each cell's value (annotate).
+//   lines:   each column a curve over the rows (or over ArrayInfo::x_column), with a legend
+//            "Col <label>" (d2l's plot) or the column's name; at most kMaxSvgLines curves;
+//            log axes and marked x values on request.
 // Large arrays are averaged into blocks: a heatmap has at most kMaxSvgCells cells, a curve
 // kMaxSvgPoints points; the title says so. Memory is bounded by those caps, not by the
 // array. Same array, same bytes: nothing depends on time, locale or the terminal.
@@ -23,10 +27,12 @@ namespace attn::io {
 constexpr std::size_t kMaxSvgCells = 200'000;
 constexpr std::size_t kMaxSvgPoints = 2'000;
 constexpr std::size_t kMaxSvgLines = 32;
+constexpr std::size_t kMaxSvgPanels = 64;      // more are drawn as one panel
+constexpr std::size_t kMaxAnnotatedSide = 20;  // annotate auto_: panels up to 20 x 20
 
-/// The grid an svg heatmap of a (rows x cols) array draws: at most kMaxSvgCells cells.
+/// The grid an svg heatmap of a (rows x cols) array draws: at most max_cells cells.
 /// The long side is averaged first: 1e6 x 32 keeps its 32 columns.
-BlockAverage svg_grid(std::size_t rows, std::size_t cols);
+BlockAverage svg_grid(std::size_t rows, std::size_t cols, std::size_t max_cells = kMaxSvgCells);
 
 class SvgWriter : public ArraySink {
   public:
@@ -44,7 +50,7 @@ class SvgWriter : public ArraySink {
     PictureStyle style_;
     ArrayInfo info_;
     bool started_ = false;
-    BlockAverage grid_;
+    PanelAverage grid_;
 };
 
 /// text with & < > " ' escaped for XML.

@@ -28,6 +28,10 @@ COLORTERM=24bit on_terminal "$ATTN" encode -n 4 -d 4 -f heatmap >"$OUT" 2>&1
 expect_grep "${ESC}\[38;2;" "$OUT"
 COLORTERM= on_terminal "$ATTN" encode -n 4 -d 4 -f heatmap >"$OUT" 2>&1
 expect_grep "^0 ${ESC}\[38;5;[0-9]+m█" "$OUT"
+# rdbu keeps its hues in 256 colours: P[0,0] = 0 white (231), P[0,1] = 1 navy (18), the
+# scale from dark red (52) to navy.
+expect_grep "^0 ${ESC}\[38;5;231m█+${ESC}\[38;5;18m█" "$OUT"
+expect_grep "^-1 ${ESC}\[38;5;52m█" "$OUT"
 checks=$((checks + 1))
 ! grep -q "${ESC}\[38;2;" "$OUT" || fail "24-bit colour without COLORTERM"
 for env in NO_COLOR=1 TERM=dumb; do
@@ -47,4 +51,15 @@ expect_grep '^positions in binary \(4 x 2, float32\)$' "$OUT"
 expect_grep '^bit periods and column-pair wavelengths' "$OUT"
 expect_grep 'viridis$' "$OUT"
 expect_usage_error "--plot lines" "$ATTN" encode -f heatmap --plot lines
+
+# Memory does not grow with n: 1e6 rows (a grid of every row would take 630 MB) under a
+# 300 MB limit, averaged to at most 2000 lines. (Not under AddressSanitizer: it reserves
+# terabytes of address space.)
+if [ "${ATTN_SANITIZED:-OFF}" != ON ]; then
+    (ulimit -v 300000; "$ATTN" encode -n 1000000 -d 64 -f heatmap >"$OUT") ||
+        fail "heatmap of 1e6 rows needed more than 300 MB"
+    checks=$((checks + 1))
+    [ "$(wc -l <"$OUT")" -le 2004 ] || fail "heatmap of 1e6 rows: more than 2004 lines"
+    expect_grep '^averaged in blocks of 500 rows x 1 columns to fit 80 columns and 2000 lines$' "$OUT"
+fi
 finish

@@ -9,11 +9,12 @@ for tool in xmllint rsvg-convert "$PYTHON"; do
     fi
 done
 
-# cell_pixel SVG ROW COL: the pixel at the centre of grid cell (ROW, COL), from the
-# transform of <g id="cells">: translate(X Y) scale(W H).
+# cell_pixel SVG ROW COL: a pixel of grid cell (ROW, COL), from the transform of
+# <g id="cells">: translate(X Y) scale(W H); across its middle, a fifth of the way down,
+# above the value written in an annotated cell.
 cell_pixel() {
     sed -n 's/.*<g id="cells" transform="translate(\([0-9.]*\) \([0-9.]*\)) scale(\([0-9.]*\) \([0-9.]*\))".*/\1 \2 \3 \4/p' "$1" |
-        awk -v i="$2" -v j="$3" '{ printf "%d,%d\n", $1 + (j + 0.5) * $3, $2 + (i + 0.5) * $4 }'
+        awk -v i="$2" -v j="$3" '{ printf "%d,%d\n", $1 + (j + 0.5) * $3, $2 + (i + 0.2) * $4 }'
 }
 
 # expect_colors SVG "ROW COL #rrggbb" ...: renders SVG and checks each cell's colour.
@@ -61,6 +62,14 @@ xml_ok "$WORK/W.svg"
 expect_colors "$WORK/W.svg" "0 0 #08306b" "0 1 #f7fbff" "0 5 #f7fbff" "2 3 #f7fbff" "4 5 #f7fbff"
 expect_grep '>Key</text>' "$WORK/W.svg"
 expect_grep '>dessert</text>' "$WORK/W.svg"
+# 6 x 6: each cell carries its value with two decimals, white on the dark blue of 1.
+expect_grep '<g id="values" font-size="10" text-anchor="middle">' "$WORK/W.svg"
+expect_grep 'fill="#ffffff">1.00</text>' "$WORK/W.svg"
+checks=$((checks + 1))
+[ "$(grep -c '">[0-9]\.[0-9][0-9]</text>' "$WORK/W.svg")" -eq 36 ] || fail "W.svg: not 36 cell values"
+# 60 x 32 is too large for values.
+checks=$((checks + 1))
+! grep -q '<g id="values"' "$WORK/P.svg" || fail "P.svg: 60 x 32 cells carry values"
 
 # Lines: the book's figure, four curves with a legend.
 expect_status 0 "$ATTN" encode -n 60 -d 32 --columns 6:10 --plot lines -o "$WORK/cols.svg"

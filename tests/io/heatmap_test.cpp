@@ -62,13 +62,23 @@ TEST_CASE("heatmap: 24-bit colour, two rows per line in upper half blocks where 
 }
 
 TEST_CASE("heatmap: 256 colours") {
+    // blues' ends #f7fbff and #08306b: white 231 and navy 18 (0, 0, 135).
     auto s = style(attn::io::ColorMode::xterm256);
     s.height = 5;
     const std::string t = write_heatmap(s, {0, 3, 3, 3}, 2, 2);
     INFO(t);
     CHECK(
-        t.find("0 \x1b[38;5;231;48;5;23m\u2580\u2580\x1b[38;5;23;48;5;23m\u2580\u2580\x1b[0m\n") !=
+        t.find("0 \x1b[38;5;231;48;5;18m\u2580\u2580\x1b[38;5;18;48;5;18m\u2580\u2580\x1b[0m\n") !=
         std::string::npos);
+}
+
+TEST_CASE("heatmap: 256 colours keep rdbu's hues: -1 dark red, 0 white, +1 navy") {
+    auto s = style(attn::io::ColorMode::xterm256);
+    s.picture.cmap = attn::io::Colormap::rdbu;
+    const std::string t = write_heatmap(s, {-1, 0, 1}, 1, 3);
+    INFO(t);
+    CHECK(t.find("0 \x1b[38;5;52m\u2588\u2588\x1b[38;5;231m\u2588\u2588\x1b[38;5;18m\u2588\u2588"
+                 "\x1b[0m\n") != std::string::npos);
 }
 
 TEST_CASE("heatmap: without colour, a grey ramp and no escape codes") {
@@ -109,4 +119,96 @@ TEST_CASE("heatmap: several arrays, one after another; --plot lines is refused")
     attn::io::TextStyle s = style(attn::io::ColorMode::none);
     s.picture.plot = attn::io::Plot::lines;
     CHECK_THROWS_AS(write_heatmap(s), std::invalid_argument);
+}
+
+namespace {
+
+// Two 3 x 2 panels, "head 0" = [[0, 1], [2, 3], [4, 5]] and "head 1" = the same + 6.
+attn::io::ArrayInfo two_heads() {
+    attn::io::ArrayInfo info = attn::test::matrix_info(6, 2, "weights");
+    info.labels[0].value = [](std::size_t r) { return std::to_string(r % 3); };
+    info.panel_rows = 3;
+    info.panel_titles = {"head 0", "head 1"};
+    return info;
+}
+
+std::string write_info(const attn::io::TextStyle& s, const attn::io::ArrayInfo& info,
+                       const std::vector<double>& v) {
+    return attn::test::write_through(
+        [&](attn::io::OutputFile& out) {
+            return std::make_unique<attn::io::HeatmapWriter>(out, s);
+        },
+        info, v);
+}
+
+std::vector<double> iota(std::size_t n) {
+    std::vector<double> v(n);
+    for (std::size_t k = 0; k < n; ++k) v[k] = double(k);
+    return v;
+}
+
+}  // namespace
+
+TEST_CASE("heatmap: panels side by side under their titles, one scale") {
+    const std::string t = write_info(style(attn::io::ColorMode::none), two_heads(), iota(12));
+    INFO(t);
+    // Values 0..11 on the ramp " .:-=+*#%@" (10 characters): floor(k / 11 * 10).
+    CHECK(t ==
+          "weights (6 x 2, float32)\n"
+          "head 0  head 1\n"
+          "  0 1     0 1\n"
+          "0       0 ++**\n"
+          "1 ..::  1 ##%%\n"
+          "2 --==  2 @@@@\n"
+          "0  .:-=+*#%@ 11  blues\n");
+}
+
+TEST_CASE("heatmap: panels that do not fit side by side are stacked") {
+    attn::io::TextStyle s = style(attn::io::ColorMode::none);
+    s.width = 10;
+    const std::string t = write_info(s, two_heads(), iota(12));
+    INFO(t);
+    CHECK(t.find("head 0\n  0 1\n0     \n1 ..::\n2 --==\nhead 1\n  0 1\n0 ++**\n") !=
+          std::string::npos);
+}
+
+TEST_CASE("heatmap: masked cells are '/' or grey, with a legend, and out of the range") {
+    attn::io::ArrayInfo info = attn::test::matrix_info(2, 2, "causal");
+    info.masked = [](std::size_t r, std::size_t c) { return c > r; };
+    // The masked 100 would stretch the scale to 100.
+    const std::string t = write_info(style(attn::io::ColorMode::none), info, {0, 100, 2, 3});
+    INFO(t);
+    CHECK(t ==
+          "causal (2 x 2, float32)\n"
+          "  0 1\n"
+          "0   //\n"
+          "1 **@@\n"
+          "0  .:-=+*#%@ 3  blues  / masked\n");
+    const std::string c = write_info(style(attn::io::ColorMode::truecolor), info, {0, 100, 2, 3});
+    INFO(c);
+    CHECK(c.find("0 \x1b[38;2;247;251;255m\u2588\u2588\x1b[38;2;128;128;128m\u2588\u2588") !=
+          std::string::npos);
+    CHECK(c.find("  \x1b[38;2;128;128;128m\u2588\x1b[0m masked\n") != std::string::npos);
+}
+
+TEST_CASE("heatmap: a fixed value range and a title") {
+    attn::io::ArrayInfo info = attn::test::matrix_info(1, 2, "weights");
+    info.value_range = std::pair{0.0, 1.0};
+    attn::io::TextStyle s = style(attn::io::ColorMode::none);
+    s.picture.title = "my weights";
+    const std::string t = write_info(s, info, {0.0, 0.5});
+    INFO(t);
+    // 0.5 of [0, 1] is ramp character 5 '+', not the top '@' it would be for [0, 0.5].
+    CHECK(t == "my weights\n  0 1\n0   ++\n0  .:-=+*#%@ 1  blues\n");
+}
+
+TEST_CASE("heatmap: without a height, at most kMaxHeatmapRows lines whatever the rows") {
+    const std::size_t n = 3 * attn::io::kMaxHeatmapRows + 5;
+    const std::string t = write_heatmap(style(attn::io::ColorMode::none), iota(n), n, 1);
+    std::size_t lines = 0;
+    for (char c : t) lines += c == '\n';
+    // Title, column labels, ceil(n / 4) rows of blocks of 4, scale, note.
+    CHECK(lines == 4 + (n + 3) / 4);
+    CHECK(t.find("averaged in blocks of 4 rows x 1 columns to fit 80 columns and 2000 lines\n") !=
+          std::string::npos);
 }

@@ -113,6 +113,12 @@ TEST_CASE("svg: lines draws each column as a curve with a legend") {
     CHECK_THROWS_AS(write_svg(2, 33, index, style), std::invalid_argument);
 }
 
+TEST_CASE("svg: an array without values is refused, not drawn as an empty picture") {
+    attn::io::OutputFile out(attn::test::tmp_path("empty.svg"));
+    attn::io::SvgWriter w(out, {});
+    CHECK_THROWS_AS(w.begin(matrix_info(5, 0)), std::invalid_argument);
+}
+
 TEST_CASE("svg: xml_escape") {
     CHECK(attn::io::xml_escape("a<b & \"c\" 'd'>") ==
           "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;");
