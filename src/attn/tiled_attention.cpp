@@ -9,7 +9,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "attn/parallel.hpp"
+#include "runtime/parallel.hpp"
 
 namespace attn {
 namespace tiled_detail {

@@ -16,7 +16,7 @@
 #include <xtensor/xview.hpp>
 
 #include "attn/attention.hpp"
-#include "attn/parallel.hpp"
+#include "runtime/parallel.hpp"
 #include "support/approx.hpp"
 
 namespace {

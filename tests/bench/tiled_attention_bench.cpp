@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "attn/parallel.hpp"
 #include "attn/tiled_attention.hpp"
+#include "runtime/parallel.hpp"
 
 template <class T>
 int run(std::size_t n, std::size_t d, bool causal) {
