@@ -43,11 +43,15 @@ std::string directory_of(const std::string& path) {
 }
 
 // path with every symbolic link of its last component followed; the result may not exist.
-std::string follow_links(const std::string& path) {
+// through_proc: a link on the way is one of /proc's (/dev/stdout -> /proc/self/fd/1), whose
+// text may be no path at all ("pipe:[123]"): the caller opens path itself instead.
+std::string follow_links(const std::string& path, bool& through_proc) {
     std::string p = path;
+    through_proc = false;
     for (int hops = 0;; ++hops) {
         struct stat st {};
         if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
+        if (p.starts_with("/proc/") || p.starts_with("/dev/fd/")) through_proc = true;
         if (hops == kMaxLinks) throw_errno(path, ELOOP);
         std::string link(static_cast<std::size_t>(st.st_size > 0 ? st.st_size : 4096) + 1, '\0');
         const ssize_t n = ::readlink(p.c_str(), link.data(), link.size());
@@ -91,15 +95,20 @@ OutputFile::OutputFile(const std::string& path) {
     }
     path_ = path;
     if (path.back() == '/') throw_errno(path, EISDIR);
-    target_ = follow_links(path);
+    bool through_proc = false;
+    target_ = follow_links(path, through_proc);
 
     struct stat st {};
-    const bool exists = ::stat(target_.c_str(), &st) == 0;
+    const bool exists = ::stat(path.c_str(), &st) == 0;
     if (exists && S_ISDIR(st.st_mode)) throw_errno(path, EISDIR);
-    if (exists && !S_ISREG(st.st_mode)) {
-        // Device, FIFO or socket: written in place (a FIFO's open waits for its reader).
-        fd_ = S_ISSOCK(st.st_mode) ? connect_socket(target_)
-                                   : ::open(target_.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (exists && (!S_ISREG(st.st_mode) || through_proc)) {
+        // Device, FIFO or socket, or an open file named through /proc (/dev/stdout): written
+        // in place (a FIFO's open waits for its reader); a regular file is truncated first.
+        if (S_ISSOCK(st.st_mode))
+            fd_ = connect_socket(target_);
+        else
+            fd_ = ::open(path.c_str(),
+                         O_WRONLY | O_NOCTTY | O_CLOEXEC | (S_ISREG(st.st_mode) ? O_TRUNC : 0));
         if (fd_ < 0) throw_errno(path);
         return;
     }

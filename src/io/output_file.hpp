@@ -9,9 +9,10 @@
 //     keeps the old content (as with sed -i, or an editor that saves by renaming).
 //   - a symbolic link: followed (up to 40 links); its final target is replaced as above and
 //     the link stays a link. A dangling link's target is created.
-//   - a character or block device, FIFO or socket (/dev/null, /dev/stdout, a named pipe):
-//     opened and written in place, never replaced; what was written before a failure stays
-//     written there.
+//   - a character or block device, FIFO or socket (/dev/null, a named pipe), or anything
+//     named through /proc's links (/dev/stdout, /dev/fd/N: a pipe, a terminal, or a file,
+//     which is truncated): opened and written in place, never replaced; what was written
+//     before a failure stays written there.
 //   - a directory: an error (EISDIR).
 // Temporaries are registered with io/signal_cleanup.hpp: SIGINT, SIGTERM and SIGHUP remove
 // them before the process dies.

@@ -3,11 +3,13 @@
 #include <doctest/doctest.h>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -209,4 +211,29 @@ TEST_CASE("output file: a hard link's other name keeps the old content (document
 TEST_CASE("output file: a directory is refused") {
     CHECK_THROWS_AS(attn::io::OutputFile(attn::test::scratch_dir()), std::system_error);
     CHECK_THROWS_AS(attn::io::OutputFile(attn::test::scratch_dir() + "/"), std::system_error);
+}
+
+TEST_CASE("output file: /dev/fd/N and /proc/self/fd/N write to what is open there") {
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);  // /dev/stdout when standard output is a pipe
+    write_and_commit("/dev/fd/" + std::to_string(fds[1]), "into the pipe");
+    ::close(fds[1]);
+    char buf[64];
+    const ssize_t n = ::read(fds[0], buf, sizeof buf);
+    ::close(fds[0]);
+    CHECK(std::string(buf, static_cast<std::size_t>(std::max<ssize_t>(n, 0))) == "into the pipe");
+
+    // A file opened by the shell (attn -o /dev/stdout >file): the same file gets the bytes.
+    const std::string path = attn::test::tmp_path("redirected.txt");
+    attn::test::write_file(path, "a longer old content");
+    const int fd = ::open(path.c_str(), O_WRONLY);
+    REQUIRE(fd >= 0);
+    struct stat before {};
+    REQUIRE(::stat(path.c_str(), &before) == 0);
+    write_and_commit("/proc/self/fd/" + std::to_string(fd), "new");
+    ::close(fd);
+    struct stat after {};
+    REQUIRE(::stat(path.c_str(), &after) == 0);
+    CHECK(after.st_ino == before.st_ino);
+    CHECK(attn::test::read_file(path) == "new");
 }
