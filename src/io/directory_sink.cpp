@@ -29,7 +29,12 @@ void DirectorySink::end() {
 }
 
 void DirectorySink::finish() {
-    for (auto& f : files_) f->commit();
+    // Every file is written and closed (a full disk shows here) before the first rename, so
+    // a failure up to this point leaves no file: the destructors remove the temporaries.
+    for (auto& f : files_) f->close();
+    // Renames fail only if a target became a directory meanwhile or the directory went away
+    // (files renamed before that stay).
+    for (auto& f : files_) f->publish();
 }
 
 }  // namespace attn::io

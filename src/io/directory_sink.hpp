@@ -1,5 +1,6 @@
-// -o DIR/: every array goes to its own file DIR/<name>.<ext>, each written whole or not at
-// all. Nothing is renamed into place until finish(), so a failing run leaves no file.
+// -o DIR/: every array goes to its own file DIR/<name>.<ext>. All are written to temporaries
+// (see output_file.hpp) and renamed into place together in finish(), only once every one was
+// written and closed: a run that fails, or is destroyed before finish(), leaves no file.
 #pragma once
 
 #include <memory>

@@ -8,9 +8,55 @@
 
 namespace attn::io {
 
+namespace {
+
+// Length of the well-formed UTF-8 sequence at t[i] (RFC 3629: no overlongs, no surrogates,
+// at most U+10FFFF), 0 when the bytes there are not one.
+std::size_t utf8_sequence(std::string_view t, std::size_t i) {
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(t[k]); };
+    const unsigned char c = byte(i);
+    std::size_t n;
+    unsigned char lo = 0x80, hi = 0xBF;  // range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+        n = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        if (c == 0xE0) lo = 0xA0;
+        if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        if (c == 0xF0) lo = 0x90;
+        if (c == 0xF4) hi = 0x8F;
+    } else {
+        return 0;
+    }
+    if (i + n > t.size() || byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+    for (std::size_t k = 2; k < n; ++k)
+        if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
+    return n;
+}
+
+}  // namespace
+
 std::string json_string(std::string_view text) {
     std::string s = "\"";
-    for (unsigned char c : text) {
+    for (std::size_t i = 0; i < text.size();) {
+        const unsigned char c = static_cast<unsigned char>(text[i]);
+        if (c >= 0x80) {
+            const std::size_t n = utf8_sequence(text, i);
+            if (n == 0) {  // not UTF-8: U+FFFD, the replacement character, for this byte
+                s += "\\ufffd";
+                ++i;
+            } else if (n == 2 && c == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0) {
+                // C1 control character U+0080..U+009F
+                s += fmt::format("\\u{:04x}", static_cast<unsigned char>(text[i + 1]));
+                i += 2;
+            } else {
+                s.append(text.substr(i, n));
+                i += n;
+            }
+            continue;
+        }
         switch (c) {
             case '"':
                 s += "\\\"";
@@ -28,11 +74,12 @@ std::string json_string(std::string_view text) {
                 s += "\\t";
                 break;
             default:
-                if (c < 0x20)
+                if (c < 0x20 || c == 0x7f)
                     s += fmt::format("\\u{:04x}", c);
                 else
                     s += static_cast<char>(c);
         }
+        ++i;
     }
     return s + "\"";
 }
@@ -86,13 +133,14 @@ void JsonWriter::begin(const ArrayInfo& info) {
     fmt::format_to(it, "],\n \"labels\": {{");
     for (std::size_t l = 0; l < info.labels.size(); ++l) {
         fmt::format_to(it, "{}{}: [", l ? ", " : "", json_string(info.labels[l].name));
-        for (std::size_t r = 0; r < info.rows(); ++r)
+        for (std::size_t r = 0; r < info.rows(); ++r) {
             fmt::format_to(it, "{}{}", r ? ", " : "", json_label(info.labels[l], r));
-        b.push_back(']');
-        if (b.size() > (1u << 20)) {
-            out_.write(b.data(), b.size());
-            b.clear();
+            if (b.size() > (1u << 16)) {  // the labels stream: memory independent of rows
+                out_.write(b.data(), b.size());
+                b.clear();
+            }
         }
+        b.push_back(']');
     }
     fmt::format_to(it, "}},\n \"columns\": [");
     for (std::size_t j = 0; j < info.column_labels.size(); ++j)

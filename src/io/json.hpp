@@ -15,7 +15,10 @@
 
 namespace attn::io {
 
-/// A JSON string literal with quotes, escaping '"', '\\' and control characters.
+/// A JSON string literal with quotes: '"' and backslash escaped; control characters (C0,
+/// DEL, C1) as u-escapes (byte 0x01 becomes backslash, "u0001"); valid UTF-8 as is; each byte
+/// that is not part of valid UTF-8 as the u-escape of U+FFFD, the replacement character, so
+/// that the output always parses.
 std::string json_string(std::string_view text);
 
 class JsonWriter : public ArraySink {

@@ -6,7 +6,6 @@
 #include <cmath>
 
 #include "io/labels.hpp"
-#include "io/number_format.hpp"
 
 namespace attn::io {
 
@@ -27,6 +26,9 @@ void TableWriter::begin(const ArrayInfo& info) {
     info_ = info;
     kept_rows_.clear();
     kept_values_.clear();
+    laid_out_ = false;
+    notation_.assign(info_.columns(), Notation::whole);
+    width_.assign(info_.labels.size() + info_.columns(), 0);
     const std::size_t n = info_.rows();
     // Title, header and the "..." line take 3 of the lines available.
     const std::size_t room = style_.height > 4 ? style_.height - 3 : 1;
@@ -37,6 +39,12 @@ void TableWriter::begin(const ArrayInfo& info) {
         head_ = (room + 1) / 2;
         tail_ = room - head_;
     }
+    // Without a height every row is shown: print in blocks. With one, at most `height` rows
+    // are kept and printed at end(), when the tail is known.
+    block_rows_ =
+        style_.height == 0
+            ? std::max<std::size_t>(1, kBlockValues / std::max<std::size_t>(1, info_.columns()))
+            : n + 1;
 }
 
 void TableWriter::rows(std::size_t first_row, const double* values, std::size_t n_rows) {
@@ -45,111 +53,144 @@ void TableWriter::rows(std::size_t first_row, const double* values, std::size_t 
         if (!kept(first_row + r)) continue;
         kept_rows_.push_back(first_row + r);
         kept_values_.insert(kept_values_.end(), values + r * d, values + (r + 1) * d);
+        if (kept_rows_.size() >= block_rows_) print_block();
     }
 }
 
 void TableWriter::end() {
+    if (!kept_rows_.empty() || !laid_out_) print_block();
+}
+
+std::string TableWriter::cell(double v, std::size_t j) const {
+    if (info_.dtype == Dtype::float32) v = static_cast<float>(v);
+    const int digits = style_.precision.value_or(4);
+    switch (notation_[j]) {
+        case Notation::whole:
+            return fmt::format("{:.0f}", v);
+        case Notation::fixed:
+            return fmt::format("{:.{}f}", v, digits);
+        case Notation::scientific:
+            break;
+    }
+    return fmt::format("{:.{}e}", v, digits);
+}
+
+std::string TableWriter::render(const std::vector<std::string>& row) const {
     const std::size_t d = info_.columns();
     const std::size_t n_labels = info_.labels.size();
+    const bool cols_elided = left_ + right_ < d;
+    std::string line;
+    for (std::size_t c = 0; c < n_labels; ++c) {
+        pad_to(line, row[c], width_[c], info_.labels[c].numeric);
+        line += "  ";
+    }
+    for (std::size_t j = 0; j < d; ++j) {
+        if (cols_elided && j == left_) {
+            line += "...  ";
+            j = d - right_ - 1;
+            continue;
+        }
+        pad_to(line, row[n_labels + j], width_[n_labels + j], true);
+        line += "  ";
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    line += '\n';
+    return line;
+}
+
+void TableWriter::print_block() {
+    const std::size_t d = info_.columns();
+    const std::size_t n_labels = info_.labels.size();
+    const std::size_t n_kept = kept_rows_.size();
     // Each value column picks its notation from the values shown: whole numbers (bits,
-    // counts, positions) without decimals; magnitudes below 1e-3 or from 1e5 up in
-    // scientific notation; otherwise fixed, 4 decimals as PyTorch. --precision sets the
-    // digits after the point.
-    std::vector<std::string> notation(d);
+    // counts, positions) without decimals; scientific when the magnitudes reach 1e5, stay
+    // below 1e-3, or when a non-zero value would show as 0 in fixed notation (1.4e-5 beside
+    // 0.5 at 4 decimals); otherwise fixed, 4 decimals as PyTorch. --precision sets the
+    // digits after the point. A column only moves towards scientific.
+    const int digits = style_.precision.value_or(4);
+    const double shows_as_zero = 0.5 * std::pow(10.0, -digits);
     for (std::size_t j = 0; j < d; ++j) {
         bool whole = true;
-        double largest = 0;
-        for (std::size_t r = 0; r < kept_rows_.size(); ++r) {
+        double largest = 0, smallest = INFINITY;  // of the finite non-zero magnitudes
+        for (std::size_t r = 0; r < n_kept; ++r) {
             const double v = kept_values_[r * d + j];
             if (!std::isfinite(v)) continue;
             whole = whole && v == std::trunc(v) && std::fabs(v) < 1e15;
-            largest = std::max(largest, std::fabs(v));
+            if (v != 0) {
+                largest = std::max(largest, std::fabs(v));
+                smallest = std::min(smallest, std::fabs(v));
+            }
         }
-        const int digits = style_.precision.value_or(4);
+        Notation want = Notation::fixed;
         if (whole && !style_.precision)
-            notation[j] = "{:.0f}";
-        else if (!whole && (largest >= 1e5 || (largest > 0 && largest < 1e-3)))
-            notation[j] = fmt::format("{{:.{}e}}", digits);
-        else
-            notation[j] = fmt::format("{{:.{}f}}", digits);
+            want = Notation::whole;
+        else if (!whole &&
+                 (largest >= 1e5 || (largest > 0 && largest < 1e-3) || smallest < shows_as_zero))
+            want = Notation::scientific;
+        notation_[j] = std::max(notation_[j], want);
     }
 
     // Cells as text: label fields first, then values.
-    std::vector<std::vector<std::string>> cells(kept_rows_.size());
-    for (std::size_t r = 0; r < kept_rows_.size(); ++r) {
+    std::vector<std::vector<std::string>> cells(n_kept);
+    for (std::size_t r = 0; r < n_kept; ++r) {
         for (const auto& label : info_.labels) cells[r].push_back(label.value(kept_rows_[r]));
-        for (std::size_t j = 0; j < d; ++j) {
-            double v = kept_values_[r * d + j];
-            if (info_.dtype == Dtype::float32) v = static_cast<float>(v);
-            cells[r].push_back(fmt::vformat(notation[j], fmt::make_format_args(v)));
-        }
+        for (std::size_t j = 0; j < d; ++j) cells[r].push_back(cell(kept_values_[r * d + j], j));
     }
-    std::vector<std::string> header;
-    for (const auto& label : info_.labels) header.push_back(label.name);
-    for (const auto& c : info_.column_labels) header.push_back(c);
-
-    std::vector<std::size_t> width(n_labels + d, 0);
-    for (std::size_t c = 0; c < header.size() && c < width.size(); ++c)
-        width[c] = display_width(header[c]);
     for (const auto& row : cells)
         for (std::size_t c = 0; c < row.size(); ++c)
-            width[c] = std::max(width[c], display_width(row[c]));
-
-    // Columns that fit: all, or the first `left` and the last `right` around "...",
-    // taken from both ends in turn.
-    std::size_t label_width = 0, total = 0;
-    for (std::size_t c = 0; c < n_labels; ++c) label_width += width[c] + 2;
-    for (std::size_t j = 0; j < d; ++j) total += width[n_labels + j] + 2;
-    std::size_t left = d, right = 0;
-    if (label_width + total > style_.width) {
-        std::size_t room = style_.width > label_width + 5 ? style_.width - label_width - 5 : 0;
-        left = 0;
-        for (bool from_left = true; left + right < d; from_left = !from_left) {
-            const std::size_t j = from_left ? left : d - 1 - right;
-            const std::size_t need = width[n_labels + j] + 2;
-            if (need > room && left + right > 0) break;
-            room -= std::min(room, need);
-            (from_left ? left : right) += 1;
-        }
-    }
-    const bool cols_elided = left + right < d;
-
-    auto render = [&](const std::vector<std::string>& row) {
-        std::string line;
-        for (std::size_t c = 0; c < n_labels; ++c) {
-            pad_to(line, row[c], width[c], info_.labels[c].numeric);
-            line += "  ";
-        }
-        for (std::size_t j = 0; j < d; ++j) {
-            if (cols_elided && j == left) {
-                line += "...  ";
-                j = d - right - 1;
-                continue;
-            }
-            pad_to(line, row[n_labels + j], width[n_labels + j], true);
-            line += "  ";
-        }
-        while (!line.empty() && line.back() == ' ') line.pop_back();
-        line += '\n';
-        return line;
-    };
+            width_[c] = std::max(width_[c], display_width(row[c]));
 
     std::string text;
-    if (arrays_++ > 0) text += '\n';
-    std::string shape;
-    for (std::size_t k = 0; k < info_.shape.size(); ++k)
-        shape += (k ? " x " : "") + std::to_string(info_.shape[k]);
-    const std::string& title = info_.title.empty() ? info_.name : info_.title;
-    if (d == 0)  // labels only (text and exact numbers): no element type to show
-        text += title + '\n';
-    else
-        text += fmt::format("{} ({}, {})\n", title, shape, dtype_name(info_.dtype));
-    if (!info_.column_labels.empty() || n_labels > 0) text += render(header);
-    for (std::size_t r = 0; r < cells.size(); ++r) {
-        if (tail_ > 0 && r == head_) text += "...\n";
+    if (!laid_out_) {
+        std::vector<std::string> header;
+        for (const auto& label : info_.labels) header.push_back(label.name);
+        for (const auto& c : info_.column_labels) header.push_back(c);
+        for (std::size_t c = 0; c < header.size() && c < width_.size(); ++c)
+            width_[c] = std::max(width_[c], display_width(header[c]));
+        // The last row's labels (positions grow in width) when the rows stream in blocks.
+        if (info_.rows() > 0 && block_rows_ <= info_.rows())
+            for (std::size_t c = 0; c < n_labels; ++c)
+                width_[c] =
+                    std::max(width_[c], display_width(info_.labels[c].value(info_.rows() - 1)));
+
+        // Columns that fit: all, or the first `left` and the last `right` around "...",
+        // taken from both ends in turn.
+        std::size_t label_width = 0, total = 0;
+        for (std::size_t c = 0; c < n_labels; ++c) label_width += width_[c] + 2;
+        for (std::size_t j = 0; j < d; ++j) total += width_[n_labels + j] + 2;
+        left_ = d;
+        right_ = 0;
+        if (label_width + total > style_.width) {
+            std::size_t room = style_.width > label_width + 5 ? style_.width - label_width - 5 : 0;
+            left_ = 0;
+            for (bool from_left = true; left_ + right_ < d; from_left = !from_left) {
+                const std::size_t j = from_left ? left_ : d - 1 - right_;
+                const std::size_t need = width_[n_labels + j] + 2;
+                if (need > room && left_ + right_ > 0) break;
+                room -= std::min(room, need);
+                (from_left ? left_ : right_) += 1;
+            }
+        }
+
+        if (arrays_++ > 0) text += '\n';
+        std::string shape;
+        for (std::size_t k = 0; k < info_.shape.size(); ++k)
+            shape += (k ? " x " : "") + std::to_string(info_.shape[k]);
+        const std::string& title = info_.title.empty() ? info_.name : info_.title;
+        if (d == 0)  // labels only (text and exact numbers): no element type to show
+            text += title + '\n';
+        else
+            text += fmt::format("{} ({}, {})\n", title, shape, dtype_name(info_.dtype));
+        if (!info_.column_labels.empty() || n_labels > 0) text += render(header);
+        laid_out_ = true;
+    }
+    for (std::size_t r = 0; r < n_kept; ++r) {
+        if (tail_ > 0 && kept_rows_[r] == info_.rows() - tail_) text += "...\n";
         text += render(cells[r]);
     }
     out_.write(text);
+    kept_rows_.clear();
+    kept_values_.clear();
 }
 
 }  // namespace attn::io

@@ -2,7 +2,7 @@
 # stdin sentences, --input pipes, formats and every bad input.
 . "$(dirname "$0")/lib.sh"
 numpy_or_skip
-REF=$ATTN_SHARED_DIR/data/raschka/notebook_seed123.json
+REF=$ATTN_TEST_DATA/raschka/notebook_seed123.json
 S="Life is short, eat dessert first"
 
 # py CODE: runs python with numpy; a failing assert counts as one failed check.

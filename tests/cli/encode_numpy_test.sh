@@ -2,7 +2,7 @@
 . "$(dirname "$0")/lib.sh"
 numpy_or_skip
 
-D2L=$ATTN_SHARED_DIR/data/d2l
+D2L=$ATTN_TEST_DATA/d2l
 "$ATTN" encode -n 60 -d 32 -o "$WORK/P.npy" || fail "encode -o P.npy"
 "$ATTN" encode -n 60 -d 32 --dtype float64 -f npy >"$WORK/P64.npy" || fail "encode -f npy to a pipe"
 "$ATTN" bits -n 8 -d 8 -o "$WORK/bits.npz" || fail "bits -o bits.npz"

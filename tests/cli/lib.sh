@@ -1,5 +1,5 @@
 # Helpers for the tests that run attn as a user does. Each *_test.sh sources this file.
-# $ATTN is the binary; $ATTN_SHARED_DIR the reference data; $TMPDIR a scratch directory.
+# $ATTN is the binary; $ATTN_TEST_DATA the reference data (tests/data); $TMPDIR a scratch directory.
 set -u
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/attn-cli.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT

@@ -1,4 +1,4 @@
-// Readers for the reference files in shared/data (torch-vectors CSV, the notebook's JSON)
+// Readers for the reference files in tests/data (torch-vectors CSV, the notebook's JSON)
 // and a bit-exact comparison that reports the first mismatch.
 #pragma once
 
@@ -20,7 +20,12 @@
 
 namespace attn::test {
 
-/// ATTN_SHARED_DIR + "/" + relative, e.g. shared_path("data/torch-vectors/rand_seed0_n10.csv").
+/// tests/data/<relative>, e.g. data_path("torch-vectors/rand_seed0_n10.csv").
+inline std::string data_path(std::string_view relative) {
+    return std::string(ATTN_TEST_DATA_DIR) + "/" + std::string(relative);
+}
+
+/// The older spelling, relative to tests/: shared_path("data/d2l/x.npy") == data_path("d2l/x.npy").
 inline std::string shared_path(std::string_view relative) {
     return std::string(ATTN_SHARED_DIR) + "/" + std::string(relative);
 }

@@ -1,22 +1,48 @@
-// Scratch files for tests: paths under ATTN_TEST_TMP, whole-file reads and writes.
+// Scratch files for tests: a private directory under $TMPDIR (default /tmp) that is removed
+// with everything in it when the test process ends; whole-file reads and writes.
 #pragma once
 
 #include <sys/stat.h>
 #include <unistd.h>
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 namespace attn::test {
 
-/// ATTN_TEST_TMP/<pid>: this process's scratch directory, created on first use. The process
-/// id keeps test cases that ctest runs in parallel out of each other's files.
+/// A directory made by mkdtemp in $TMPDIR, removed (recursively) by the destructor.
+class ScratchDir {
+  public:
+    ScratchDir() {
+        const char* tmp = std::getenv("TMPDIR");
+        std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/attn-test.XXXXXX";
+        if (::mkdtemp(templ.data()) == nullptr)
+            throw std::system_error(errno, std::generic_category(), templ);
+        path_ = templ;
+    }
+    ~ScratchDir() {
+        std::error_code ignored;
+        std::filesystem::remove_all(path_, ignored);
+    }
+    ScratchDir(const ScratchDir&) = delete;
+    ScratchDir& operator=(const ScratchDir&) = delete;
+    const std::string& path() const { return path_; }
+
+  private:
+    std::string path_;
+};
+
+/// This process's scratch directory, made on first use and removed at exit (std::exit
+/// included). ctest runs each test case in its own process, so parallel cases never share it.
 inline std::string scratch_dir() {
-    const std::string dir = std::string(ATTN_TEST_TMP) + "/" + std::to_string(::getpid());
-    ::mkdir(dir.c_str(), 0777);
-    return dir;
+    static const ScratchDir dir;
+    return dir.path();
 }
 
 /// scratch_dir()/<name>.

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The text writers stream: attn's peak memory (GNU time's %M, maximum resident set size)
+# writing 1e6 rows is that of writing 1e5 rows, for every text format.
+. "$(dirname "$0")/lib.sh"
+
+if [ ! -x /usr/bin/time ] || ! /usr/bin/time -f %M true >/dev/null 2>&1; then
+    echo "skipped: GNU time (/usr/bin/time, Debian package 'time') is not installed" >&2
+    exit 77
+fi
+if [ "${ATTN_SANITIZED:-OFF}" = ON ]; then
+    echo "skipped: AddressSanitizer's quarantine grows with the memory freed" >&2
+    exit 77
+fi
+
+# peak_kb FORMAT N: peak resident KB of encode -n N -d 2 -f FORMAT into a file.
+peak_kb() {
+    /usr/bin/time -f %M -o "$WORK/rss" "$ATTN" encode -n "$2" -d 2 -f "$1" -o "$WORK/out.$1" ||
+        fail "encode -n $2 -f $1 failed"
+    tail -1 "$WORK/rss"
+}
+
+# 4 MB: far below what holding 9e5 more rows costs (labels alone: 6 MB for json).
+for format in json table md csv tsv; do
+    small=$(peak_kb "$format" 100000)
+    large=$(peak_kb "$format" 1000000)
+    checks=$((checks + 1))
+    [ "$((large - small))" -lt 4096 ] ||
+        fail "-f $format: peak ${small} KB at 1e5 rows, ${large} KB at 1e6 rows"
+done
+rm -f "$WORK"/out.*
+
+# The table without a height (not a terminal, LINES unset) prints every row.
+env -u LINES "$ATTN" encode -n 1000 -d 2 -f table -o "$WORK/t.txt"
+checks=$((checks + 1))
+[ "$(wc -l <"$WORK/t.txt")" -eq 1002 ] || fail "table: $(wc -l <"$WORK/t.txt") lines, want 1002"
+
+finish
