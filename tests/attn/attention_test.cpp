@@ -28,7 +28,7 @@ using Matrix = xt::xtensor<T, 2>;
 
 const std::string& notebook_json() {
     static const std::string json =
-        attn::test::read_text_file(attn::test::shared_path("data/raschka/notebook_seed123.json"));
+        attn::test::read_text_file(attn::test::data_path("raschka/notebook_seed123.json"));
     return json;
 }
 

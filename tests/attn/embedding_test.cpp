@@ -18,7 +18,7 @@ std::vector<float> flat(const xt::xtensor<float, 2>& m) {
 
 std::vector<std::uint64_t> notebook_bits(const char* name) {
     static const std::string json =
-        attn::test::read_text_file(attn::test::shared_path("data/raschka/notebook_seed123.json"));
+        attn::test::read_text_file(attn::test::data_path("raschka/notebook_seed123.json"));
     return attn::test::parse_hex_all(attn::test::json_tensor_array(json, name, "bits"));
 }
 

@@ -32,7 +32,7 @@ std::string kernel_name(TorchKernel k) {
 }
 
 CsvTable vectors(const std::string& file) {
-    return attn::test::read_csv(attn::test::shared_path("data/torch-vectors/" + file));
+    return attn::test::read_csv(attn::test::data_path("torch-vectors/" + file));
 }
 
 template <class T>
@@ -83,7 +83,7 @@ TEST_CASE("torch_random: every reference file in torch-vectors has a test below"
     };
     std::set<std::string> present;
     for (const auto& entry :
-         std::filesystem::directory_iterator(attn::test::shared_path("data/torch-vectors")))
+         std::filesystem::directory_iterator(attn::test::data_path("torch-vectors")))
         if (entry.path().extension() == ".csv") present.insert(entry.path().filename().string());
     for (const auto& f : present) CHECK_MESSAGE(tested.count(f) == 1, "untested file " << f);
     for (const auto& f : tested) CHECK_MESSAGE(present.count(f) == 1, "missing file " << f);
@@ -316,7 +316,7 @@ TEST_CASE("torch_random: the Linear weight bound is f32(1/sqrt(in)) after the ca
 
 TEST_CASE("torch_random: the notebook's embedding rows and W matrices (raschka JSON)") {
     const std::string json =
-        attn::test::read_text_file(attn::test::shared_path("data/raschka/notebook_seed123.json"));
+        attn::test::read_text_file(attn::test::data_path("raschka/notebook_seed123.json"));
     const auto want = [&](const char* name) {
         return parse_hex_all(attn::test::json_tensor_array(json, name, "bits"));
     };

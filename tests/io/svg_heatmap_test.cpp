@@ -59,11 +59,8 @@ std::vector<std::string> cell_colours(const std::string& path, const std::string
     const auto t = transform(svg, id);
     const std::string png = path + ".png";
     REQUIRE(std::system(("rsvg-convert '" + path + "' -o '" + png + "'").c_str()) == 0);
-    // __FILE__ may be relative to the directory the test was compiled in, ATTN_TEST_TMP/..
-    std::filesystem::path source(__FILE__);
-    if (source.is_relative()) source = std::filesystem::path(ATTN_TEST_TMP).parent_path() / source;
-    const auto script = source.parent_path().parent_path() / "cli" / "png_pixel.py";
-    std::string cmd = "python3 '" + script.string() + "' '" + png + "'";
+    const std::string script = std::string(ATTN_SOURCE_DIR) + "/tests/cli/png_pixel.py";
+    std::string cmd = "python3 '" + script + "' '" + png + "'";
     for (const auto& [i, j] : cells)
         cmd += " " + std::to_string(int(t[0] + (j + 0.5) * t[2])) + "," +
                std::to_string(int(t[1] + (i + 0.2) * t[3]));

@@ -25,11 +25,6 @@ inline std::string data_path(std::string_view relative) {
     return std::string(ATTN_TEST_DATA_DIR) + "/" + std::string(relative);
 }
 
-/// The older spelling, relative to tests/: shared_path("data/d2l/x.npy") == data_path("d2l/x.npy").
-inline std::string shared_path(std::string_view relative) {
-    return std::string(ATTN_SHARED_DIR) + "/" + std::string(relative);
-}
-
 inline std::string read_text_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw std::runtime_error("cannot open " + path);

@@ -49,23 +49,9 @@ inline std::int64_t ulps(float a, float b) {
     return std::llabs(std::int64_t{ia} - std::int64_t{ib});
 }
 
-/// tests/data: from the build's definition when it gives one, else beside this file. __FILE__
-/// may be relative (ccache's base-dir rewriting) to the directory the tests were compiled in,
-/// the test binary's own directory.
+/// tests/data (the build defines where).
 inline std::string data_dir() {
-#ifdef ATTN_TEST_DATA_DIR
     return ATTN_TEST_DATA_DIR;
-#else
-    namespace fs = std::filesystem;
-    const std::string here = __FILE__;
-    fs::path dir = here.substr(0, here.rfind("/attn/positions/")) + "/data";
-    if (dir.is_relative()) {
-        std::error_code ec;
-        const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-        if (!ec) dir = exe.parent_path() / dir;
-    }
-    return dir.lexically_normal().string();
-#endif
 }
 
 /// A reproducible stream of integers in [0, bound) (64-bit LCG, high bits).

@@ -156,12 +156,12 @@ TEST_CASE("positional_encoding: the extended combination is float64 within 1 ulp
     }
 }
 
-// The book's matrices, from ../shared/data/d2l (README there).
+// The book's matrices, from tests/data/d2l (README there).
 #include "io/npy.hpp"
+#include "support/reference_data.hpp"
 
 TEST_CASE("positional_encoding: the book's 60 x 32 exact P, to 1 float32 ulp") {
-    const auto exact_p =
-        attn::io::read_npy(std::string(ATTN_SHARED_DIR) + "/data/d2l/exact_P_60x32_float64.npy");
+    const auto exact_p = attn::io::read_npy(attn::test::data_path("d2l/exact_P_60x32_float64.npy"));
     REQUIRE(exact_p.shape == std::vector<std::size_t>{60, 32});
     const auto P = attn::positional_encoding(60, 32);
     std::int64_t worst = 0;
@@ -182,7 +182,7 @@ TEST_CASE("positional_encoding: the book's PyTorch P (float32 angles) within its
     // more rounding, <= 2^-24 absolute for |values| <= 1). Since |d sin/dx| <= 1:
     //   |P_book - P| <= 2^-24 * (2 x + 1) + 2^-24 (our float32 rounding),  x = i * w_j.
     for (const std::string file : {"book_P_60x32_float32.npy", "book_P_1000x32_float32.npy"}) {
-        const auto book = attn::io::read_npy(std::string(ATTN_SHARED_DIR) + "/data/d2l/" + file);
+        const auto book = attn::io::read_npy(attn::test::data_path("d2l/" + file));
         REQUIRE(book.shape.size() == 2);
         const std::size_t n = book.shape[0], d = book.shape[1];
         const auto P = attn::positional_encoding(n, d);
