@@ -162,14 +162,16 @@ io::MatrixStream buckets_stream(const SchemeRun& run) {
     s.info.labels.push_back({"query", [](std::size_t r) { return std::to_string(r); }});
     s.info.row_axis = "query";
     s.info.column_axis = "key";
-    auto ids = std::make_shared<std::vector<std::int64_t>>();
+    // buckets[i, j] depends on j - i only: ids of r = -(n-1) .. n-1 (2n - 1 of them), made
+    // once; row i is ids[n - 1 - i ..][0 .. n).
+    auto ids = std::make_shared<std::vector<double>>();
     s.produce = [=](std::size_t first, std::size_t count, double* out) {
-        ids->resize(n);
-        for (std::size_t k = 0; k < count; ++k) {  // one row at a time: n ids held
-            pos::t5_bucket_rows(t5, n, first + k, 1, ids->data());
-            std::transform(ids->begin(), ids->end(), out + k * n,
-                           [](std::int64_t v) { return static_cast<double>(v); });
-        }
+        if (ids->empty())
+            for (std::size_t k = 0; k + 1 < 2 * n; ++k)
+                ids->push_back(static_cast<double>(pos::t5_bucket(
+                    static_cast<std::int64_t>(k) - static_cast<std::int64_t>(n - 1), t5)));
+        for (std::size_t k = 0; k < count; ++k)
+            std::copy_n(ids->data() + (n - 1 - (first + k)), n, out + k * n);
     };
     return s;
 }

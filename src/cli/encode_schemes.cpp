@@ -223,6 +223,13 @@ int run_scheme(const EncodeOptions& opt) {
         run.t5 = {opt.buckets, opt.max_distance, !opt.causal};
         naming_keys([&] { pos::validate(run.t5); });
     }
+    if (opt.scheme == Scheme::alibi || opt.scheme == Scheme::t5) {
+        // Per key: the column label, a row block's value, t5's ids of j - i: ~64 bytes.
+        const std::uint64_t bytes = checked_product({run.n, 64}, "--positions");
+        const std::string what = fmt::format("--positions {} (rows of {} keys)", run.n, run.n);
+        check_memory(opt.out, bytes, what);
+        runtime::reserve(bytes, what);
+    }
 
     io::Output output(resolve_output(opt.out), show.size());
     run.dtype = output.dtype();

@@ -192,6 +192,16 @@ expect_grep '^ *head +query' "$OUT"
 ok "$ATTN" encode --scheme alibi --heads 4 -n 6 -o "$W/bias.svg"
 expect_grep 'head 3' "$W/bias.svg"
 
+# Memory flat in n: 36e6 int64 buckets and 36e6 biases (288 MB each) under a 300 MB limit.
+if [ "${ATTN_SANITIZED:-OFF}" != ON ]; then
+    (ulimit -v 300000; "$ATTN" encode --scheme t5 -n 6000 -f npy >/dev/null) ||
+        fail "t5 -n 6000 needed more than 300 MB"
+    (ulimit -v 300000; "$ATTN" encode --scheme alibi --heads 4 -n 3000 -f npy >/dev/null) ||
+        fail "alibi -n 3000 needed more than 300 MB"
+    checks=$((checks + 2))
+fi
+expect_usage_error --positions "$ATTN" encode --scheme t5 -n 100000000000 --max-memory 1G
+
 # --show all needs a format that holds several arrays.
 expect_usage_error --format "$ATTN" encode --scheme rope --show all -f csv
 expect_usage_error --show "$ATTN" encode --scheme rope --show bias
