@@ -109,6 +109,7 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     // The attention itself: one call per sequence (batch element).
     std::vector<std::vector<MultiHeadResult<T>>> results(seqs.size());
     std::vector<std::vector<xt::xtensor<T, 2>>> xs(seqs.size());
+    std::vector<std::vector<MaskOptions>> masks(seqs.size());
     std::size_t seq_index = 0;
     for (std::size_t k = 0; k < seqs.size(); ++k) {
         for (auto& x64 : seqs[k].x) {
@@ -116,6 +117,7 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
             mask.causal = opt.causal;
             if (!valid.empty()) mask.valid_len = valid.size() == 1 ? valid[0] : valid[seq_index];
             if (fill) mask.fill = opt.mask_value;
+            masks[k].push_back(mask);
             ++seq_index;
             xs[k].push_back(xt::cast<T>(x64));
             results[k].push_back(multi_head_attention<T>(xs[k].back(), xs[k].back(), xs[k].back(),
@@ -129,8 +131,8 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     if (fill) mask_text += fmt::format(", masked scores = {}", opt.mask_value);
     const auto& table = attend_show_table<T>();
     auto arrays = [&](std::size_t k, Show item) {
-        const SentenceArrays<T> a{seqs[k], results[k], xs[k],       par,
-                                  dims,    query,      embed_title, mask_text};
+        const SentenceArrays<T> a{seqs[k], results[k],  xs[k],     par,     dims,
+                                  query,   embed_title, mask_text, masks[k]};
         io::MatrixStream e = show_entry(table, item).stream(a);
         e.info.dtype = spec.dtype;
         return e;

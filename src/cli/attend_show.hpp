@@ -43,6 +43,7 @@ struct SentenceArrays {
     std::optional<std::size_t> query;  // --query: only this row of Q, scores, weights, context
     std::string embed_title;           // what the embeddings are
     std::string mask_text;             // ", causal, valid length 3", ...
+    std::vector<MaskOptions> masks;    // per batch element: the keys hidden from each query
 };
 
 template <class T>
