@@ -24,6 +24,7 @@ struct OutputOptions {
     std::string max_memory;            // "" = half the physical memory
     std::optional<io::Colormap> cmap;  // nullopt: by the data, rdbu for both signs, else blues
     io::Plot plot = io::Plot::heatmap;
+    bool quiet = false;                   // --quiet: no progress bar on standard error
     CLI::Option* dtype_option = nullptr;  // whether --dtype was typed
 };
 
