@@ -224,11 +224,24 @@ TiledAttention<T>& TiledAttention<T>::operator=(TiledAttention&&) noexcept = def
 
 template <class T>
 void TiledAttention<T>::context(T* out, std::size_t out_stride) const {
+    context(0, impl_->packed.p.n_q, out, out_stride);
+}
+
+template <class T>
+std::size_t TiledAttention<T>::tile_rows() const {
+    return impl_->packed.p.bq;
+}
+
+template <class T>
+void TiledAttention<T>::context(std::size_t row0, std::size_t rows, T* out,
+                                std::size_t out_stride) const {
     const tiled_detail::Kernels<T>& ker = *impl_->ker;
     const tiled_detail::Problem<T>& p = impl_->packed.p;
     tiled_detail::check_view("the context", p.d_v, out_stride);
-    if (p.n_q == 0 || p.d_v == 0) return;
-    const std::size_t tiles = (p.n_q + p.bq - 1) / p.bq;
+    if (row0 > p.n_q || rows > p.n_q - row0)
+        throw std::invalid_argument("tiled attention: context rows beyond Q");
+    if (rows == 0 || p.d_v == 0) return;
+    const std::size_t tiles = (rows + p.bq - 1) / p.bq;
     const std::size_t work = ker.workspace(p.bq, p.bk, p.dv_pad);
     // Causal tiles grow with the row: thread ranges take tiles from both ends alternately
     // (0, last, 1, last - 1, ...) so that each holds about the same work.
@@ -236,8 +249,8 @@ void TiledAttention<T>::context(T* out, std::size_t out_stride) const {
         std::vector<T> buffer(work);
         for (std::size_t x = b; x < e; ++x) {
             const std::size_t t = x % 2 == 0 ? x / 2 : tiles - 1 - x / 2;
-            const std::size_t i0 = t * p.bq;
-            ker.query_tile(p, i0, std::min(p.bq, p.n_q - i0), buffer.data(), out, out_stride);
+            const std::size_t i0 = row0 + t * p.bq;
+            ker.query_tile(p, i0, std::min(p.bq, row0 + rows - i0), buffer.data(), out, out_stride);
         }
     });
 }

@@ -1,6 +1,7 @@
 // attn attend: self-attention of a sentence, step by step as the notebook shows it
 // (vocabulary, ids, embeddings, Q, K, V, omega, weights, context), or of given rows.
-// The math is attn::multi_head_attention; attend_inputs reads the rows, attend_parameters
+// The math is attn::multi_head_attention, or above 2048 x 2048 the tiled path of
+// attend_streamed (no n x n matrix held); attend_inputs reads the rows, attend_parameters
 // draws or reads W, attend_show describes the arrays; this file checks and wires them.
 #include <fmt/format.h>
 
@@ -10,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <xtensor/xtensor.hpp>
@@ -19,6 +21,7 @@
 #include "cli/attend_options.hpp"
 #include "cli/attend_parameters.hpp"
 #include "cli/attend_show.hpp"
+#include "cli/attend_streamed.hpp"
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
 #include "cli/enum_option.hpp"
@@ -57,36 +60,14 @@ std::vector<std::size_t> valid_lengths(const std::string& text, std::size_t sequ
     return valid;
 }
 
-// Per sequence and head, scores, scaled scores, weights (T) and the mask (1 byte), n x n each;
-// plus the projections: refused above --max-memory before anything is allocated.
-template <class T>
-void check_attention_memory(const AttendOptions& opt, const std::vector<Sequence>& seqs,
-                            const Dims& dims) {
-    std::uint64_t bytes = 0;
-    for (const auto& s : seqs) {
-        const std::uint64_t b = std::max<std::size_t>(s.batch, 1), n = s.n();
-        bytes +=
-            checked_product({b, dims.heads, n, n, 3 * sizeof(T) + 1}, "attention scores") +
-            checked_product({b, n, dims.d_in + dims.heads * (2 * dims.dq + dims.dv) + dims.d_out,
-                             sizeof(T) * 2},
-                            "projections");
-    }
-    const Sequence& first = seqs.front();
-    check_memory(opt.out, bytes,
-                 !opt.input.empty()
-                     ? fmt::format("--input: {}{} x {} x {} attention scores",
-                                   first.batch ? fmt::format("{} x ", first.batch) : "", dims.heads,
-                                   first.n(), first.n())
-                     : "the attention scores");
-}
-
 template <class T>
 int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::string& embed_title,
               bool indexed, TorchGenerator& gen, const std::vector<Show>& show,
               const io::OutputSpec& spec) {
     const ProjectionFiles files = read_projections(opt);
     const Dims dims = projection_dims(opt, files, seqs.front().d_in());
-    check_attention_memory<T>(opt, seqs, dims);
+    const bool tiled = use_tiled(opt.attention, seqs);  // else direct: n x n matrices held
+    const io::DriveOptions drive = plan_attention<T>(opt, seqs, dims, show, tiled);
     const Parameters<T> par = make_parameters<T>(opt, files, dims, gen);
 
     std::size_t sequences = 0;
@@ -106,24 +87,35 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
                                                  : "the sentence",
                             seqs[k].n(), seqs[k].n() - 1));
 
-    // The attention itself: one call per sequence (batch element).
-    std::vector<std::vector<MultiHeadResult<T>>> results(seqs.size());
+    // The attention itself: one call per sequence (batch element), or the tiled path.
+    std::vector<std::vector<MultiHeadResult<T>>> direct(seqs.size());
     std::vector<std::vector<xt::xtensor<T, 2>>> xs(seqs.size());
-    std::vector<std::vector<MaskOptions>> masks(seqs.size());
-    std::size_t seq_index = 0;
+    std::vector<MaskOptions> masks;                                // per batch element
+    std::vector<std::vector<MaskOptions>> seq_masks(seqs.size());  // the same, per sequence
     for (std::size_t k = 0; k < seqs.size(); ++k) {
         for (auto& x64 : seqs[k].x) {
-            MaskOptions mask;
+            MaskOptions& mask = masks.emplace_back();
             mask.causal = opt.causal;
-            if (!valid.empty()) mask.valid_len = valid.size() == 1 ? valid[0] : valid[seq_index];
+            if (!valid.empty())
+                mask.valid_len = valid.size() == 1 ? valid[0] : valid[masks.size() - 1];
             if (fill) mask.fill = opt.mask_value;
-            masks[k].push_back(mask);
-            ++seq_index;
+            seq_masks[k].push_back(mask);
             xs[k].push_back(xt::cast<T>(x64));
-            results[k].push_back(multi_head_attention<T>(xs[k].back(), xs[k].back(), xs[k].back(),
-                                                         par.heads, par.w_out, mask));
+            if (!tiled)
+                direct[k].push_back(multi_head_attention<T>(
+                    xs[k].back(), xs[k].back(), xs[k].back(), par.heads, par.w_out, mask));
         }
     }
+    std::optional<StreamedAttention<T>> streamed;
+    if (tiled) {
+        const bool context = std::find(show.begin(), show.end(), Show::context) != show.end();
+        streamed.emplace(xs, par, masks, context, std::vector<HeadScoring<T>>{},
+                         !opt.out.quiet && !spec.to_terminal);
+        if (std::find(show.begin(), show.end(), Show::embeddings) == show.end())
+            for (auto& seq : xs)
+                for (auto& x : seq) (void)std::exchange(x, xt::xtensor<T, 2>{});
+    }
+    const auto& results = tiled ? streamed->results() : direct;
 
     std::string mask_text;
     if (opt.causal) mask_text += ", causal";
@@ -131,9 +123,10 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     if (fill) mask_text += fmt::format(", masked scores = {}", opt.mask_value);
     const auto& table = attend_show_table<T>();
     auto arrays = [&](std::size_t k, Show item) {
-        const SentenceArrays<T> a{seqs[k], results[k],  xs[k],     par,     dims,
-                                  query,   embed_title, mask_text, masks[k]};
+        const SentenceArrays<T> a{seqs[k], results[k],  xs[k],     par,         dims,
+                                  query,   embed_title, mask_text, seq_masks[k]};
         io::MatrixStream e = show_entry(table, item).stream(a);
+        if (streamed) streamed->stream_rows(k, item, query, e);
         e.info.dtype = spec.dtype;
         return e;
     };
@@ -160,7 +153,7 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
         }
     }
     io::Output output(spec, streams.size());
-    io::drive(output.sink(), streams);
+    io::drive(output.sink(), streams, drive);
     output.commit();
     return kOk;
 }
@@ -305,6 +298,7 @@ Command add_attend(CLI::App& root) {
     opt->query_opt = g_show->add_option("--query", opt->query, "Only the rows of query position I")
                          ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
                          ->type_name("I");
+    add_attention_option(*g_par, opt->attention);
     add_output_options(*sub, opt->out);
 
     // --input replaces the sentence and its embedding: checked after parsing rather than with

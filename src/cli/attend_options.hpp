@@ -15,6 +15,7 @@ namespace attn::cli {
 
 enum class Unknown { error, zero, random };  // a word without a vector
 enum class Rng { torch };
+enum class AttentionPath { automatic, direct, tiled };  // --attention
 
 struct AttendOptions {
     std::string sentence;
@@ -35,6 +36,7 @@ struct AttendOptions {
     std::string wq, wk, wv, wo;
     std::int64_t heads = 1;
     bool out_proj = false;
+    AttentionPath attention = AttentionPath::automatic;  // --attention (attend_streamed.hpp)
     bool causal = false;
     std::string valid_len;
     double mask_value = -1e6;

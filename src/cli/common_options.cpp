@@ -105,6 +105,7 @@ void add_output_options(CLI::App& app, OutputOptions& opt) {
         ->check(CLI::Range(1, 17))
         ->type_name("N");
     app.add_flag("--no-header", opt.no_header, "csv/tsv without the header row");
+    app.add_flag("--quiet", opt.quiet, "No progress bar on standard error for long jobs");
     app.add_option("--threads", opt.threads, "Threads to use, BLAS's included (default: all cores)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{1024}))
         ->type_name("N");

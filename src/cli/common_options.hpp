@@ -26,6 +26,7 @@ struct OutputOptions {
     io::Plot plot = io::Plot::heatmap;
     std::optional<std::string> title;             // nullopt: the array's own title
     io::Annotate annotate = io::Annotate::auto_;  // cell values in svg heatmaps
+    bool quiet = false;                           // --quiet: no progress bar on standard error
     CLI::Option* dtype_option = nullptr;          // whether --dtype was typed
 };
 

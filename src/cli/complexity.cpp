@@ -24,6 +24,7 @@
 #include "cli/complexity_arrays.hpp"
 #include "cli/exit_code.hpp"
 #include "io/matrix_stream.hpp"
+#include "io/progress.hpp"
 
 namespace attn::cli {
 
@@ -217,13 +218,18 @@ int run_complexity(const ComplexityOptions& opt, const Given& given) {
 
     // Opened before measuring: a format that cannot be used fails now, and --threads applies.
     io::Output output(spec, 1 + show_crossovers + show_exponents);
+    io::Progress progress("complexity --measure", opt.measure ? rows.size() : 0,
+                          !opt.out.quiet && !spec.to_terminal);
     if (opt.measure)
-        for (Row& row : rows)
+        for (Row& row : rows) {
             row.measured = naming_option("--measure", [&] {
                 return measure_layer(row.counts.layer, row.counts.sizes,
                                      static_cast<std::size_t>(opt.repeat),
                                      std::numeric_limits<u64>::max());
             });
+            progress.advance(1);
+        }
+    progress.finish();
 
     std::string title = variable.empty() ? "per-layer counts, " + sizes_text(points.front())
                                          : fmt::format("per-layer counts over {} ({} sizes)",

@@ -19,6 +19,8 @@
 #include "cli/exit_code.hpp"
 #include "io/matrix_stream.hpp"
 #include "io/npy.hpp"
+#include "io/output_file.hpp"
+#include "io/progress.hpp"
 
 namespace attn::cli {
 
@@ -111,6 +113,8 @@ int run_encode(const EncodeOptions& opt) {
     // block is made on a second thread while this one is written.
     const std::size_t block = encoder.block_rows(), columns = cols.size();
     auto scratch = std::make_shared<std::vector<double>>();  // (block, d) when columns < d
+    io::Progress progress("encode", info.rows(),
+                          !opt.out.quiet && !(opt.out.output == "-" && io::is_terminal(1)));
     auto produce = [&, scratch](std::size_t g, std::size_t count, double* out) {
         const bool all_columns = columns == d;  // then rows are made in place, no copy
         if (!all_columns) scratch->resize(block * d);
@@ -132,6 +136,7 @@ int run_encode(const EncodeOptions& opt) {
                                 out + (done + k) * columns);
             done += c;
         }
+        progress.advance(count);
     };
     io::DriveOptions drive;
     drive.block_rows = 16 * block;

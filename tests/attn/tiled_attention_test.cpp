@@ -4,6 +4,7 @@
 // counts.
 #include "attn/tiled_attention.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -283,6 +284,33 @@ TEST_CASE("tiled attention is bit-identical for 1, 2 and 3 threads") {
             CHECK(std::memcmp(ctx[t].data(), ctx[0].data(), ctx[0].size() * sizeof(float)) == 0);
             CHECK(std::memcmp(w[t].data(), w[0].data(), w[0].size() * sizeof(float)) == 0);
         }
+    }
+}
+
+TEST_CASE("tiled attention's context by blocks of query tiles is the whole context's bits") {
+    const Matrix<float> q = uniform<float>(700, 32, 41), k = uniform<float>(650, 32, 42),
+                        v = uniform<float>(650, 24, 43);
+    for (bool causal : {false, true}) {
+        attn::TiledOptions o;
+        o.causal = causal;
+        o.valid_len = 600;
+        const auto view = [](const Matrix<float>& m) {
+            return attn::MatrixRef<float>{m.data(), m.shape(0), m.shape(1), m.shape(1)};
+        };
+        const attn::TiledAttention<float> att(view(q), view(k), view(v), o);
+        const Matrix<float> whole = attn::tiled_attention(q, k, v, o);
+        Matrix<float> blocks = xt::zeros<float>({700, 24});
+        const std::size_t step = 2 * att.tile_rows();
+        for (std::size_t i = 0; i < 700; i += step)
+            att.context(i, std::min<std::size_t>(step, 700 - i), blocks.data(), 24);
+        CHECK(std::memcmp(blocks.data(), whole.data(), whole.size() * sizeof(float)) == 0);
+        // Rows outside the block are not written.
+        Matrix<float> one = xt::zeros<float>({700, 24});
+        att.context(5, 3, one.data(), 24);
+        CHECK(one(4, 0) == 0.0f);
+        CHECK(one(8, 0) == 0.0f);
+        CHECK(std::abs(one(6, 3) - whole(6, 3)) <= 1e-6f * std::abs(whole(6, 3)) + 1e-7f);
+        CHECK_THROWS_AS(att.context(690, 20, one.data(), 24), std::invalid_argument);
     }
 }
 

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): self-attention's context for n rows of d = 64, float32, side by side
 # in one run, for each n and 1 and 2 threads:
-#   attend   `attn attend --input X.npy --show context` (the command line, today's untiled
-#            path: it materializes n x n and refuses what does not fit), whole process;
+#   attend   `attn attend --input X.npy --show context` (the command line: above 2048 rows it
+#            takes the tiled path, src/cli/attend_streamed.cpp), whole process: start, reading
+#            X, the projections, the attention, writing the context;
+#   direct   the same with --attention direct (n x n materialized; refused where it does not
+#            fit), only with DIRECT=1;
 #   tiled    the fused kernel of src/attn/tiled_attention.hpp through a small driver
 #            (tests/bench/tiled_attention_bench.cpp, compiled here against the build's
-#            libattn_core.a), whole process and the kernel alone;
+#            libattn_core.a), whole process and the kernel alone, only with DRIVER=1;
 #   PyTorch  softmax(Q K^T / sqrt d) V, n x n materialized, timed on the computation alone
 #            (only where 2 n^2 floats fit in the available memory).
 # Each time is the median of RUNS runs (default 3); "cpu" is user + system time of all
@@ -13,8 +16,10 @@
 # machine. GFLOP/s counts 4 n^2 d flops (Q K^T and
 # weights V) and is set against the machine's peak measured here: the best of 3 float32
 # 4096^3 matrix products in PyTorch with the same thread count. Peak RSS from /usr/bin/time.
+# Then `attn encode -n 1000000 -d 128` (to an .npy file and to /dev/null) beside the book's
+# PyTorch code for P (d2l's PositionalEncoding), time and peak RSS.
 # Usage: tests/bench/attend.sh [path/to/attn] [n ...]     (default n: 4096 16384 65536)
-# Environment: RUNS=3, THREADS="1 2", D=64, CXX=g++
+# Environment: RUNS=3, THREADS="1 2", D=64, CXX=g++, DIRECT=0, DRIVER=0
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 ATTN=${1:-$HERE/../../build/release/attn}
@@ -30,11 +35,11 @@ trap 'rm -rf "$WORK"' EXIT
 # The kernel driver, against the library the build made next to the attn binary.
 LIB=$(dirname "$ATTN")/libattn_core.a
 BENCH=""
-if [ -f "$LIB" ] && ${CXX:-g++} -O2 -std=c++20 -I"$HERE/../../src" \
+if [ "${DRIVER:-0}" = 1 ] && [ -f "$LIB" ] && ${CXX:-g++} -O2 -std=c++20 -I"$HERE/../../src" \
     "$HERE/tiled_attention_bench.cpp" "$LIB" -lfmt -ldl -pthread -o "$WORK/tiled" 2>"$WORK/cc.txt"
 then
     BENCH=$WORK/tiled
-else
+elif [ "${DRIVER:-0}" = 1 ]; then
     echo "(tiled driver not built: $(head -c 300 "$WORK/cc.txt" 2>/dev/null))"
 fi
 HAVE_TORCH=0
@@ -96,11 +101,19 @@ for t in $THREADS; do
     for n in $NS; do
         echo " n = $n   (load average $(cut -d' ' -f1-3 /proc/loadavg))"
         "$ATTN" encode -n "$n" -d "$D" -o "$WORK/x.npy"
-        if r=$(OPENBLAS_NUM_THREADS=$t timed "$ATTN" attend --input "$WORK/x.npy" --threads "$t" \
+        if r=$(timed "$ATTN" attend --input "$WORK/x.npy" --threads "$t" --quiet \
                    --dq "$D" --dv "$D" --show context -f npy -o "$WORK/context.npy"); then
-            line "attn attend (untiled, whole process)" "$n" $r "$peak"
+            line "attn attend (whole process)" "$n" $r "$peak"
         else
-            echo "  attn attend (untiled): $(head -n 1 "$WORK/err.txt")"
+            echo "  attn attend: $(head -n 1 "$WORK/err.txt")"
+        fi
+        if [ "${DIRECT:-0}" = 1 ]; then
+            if r=$(timed "$ATTN" attend --input "$WORK/x.npy" --threads "$t" --attention direct \
+                       --dq "$D" --dv "$D" --show context -f npy -o "$WORK/context.npy"); then
+                line "attn attend --attention direct" "$n" $r "$peak"
+            else
+                echo "  attn attend --attention direct: $(head -n 1 "$WORK/err.txt")"
+            fi
         fi
         if [ -n "$BENCH" ] && r=$(timed "$BENCH" "$n" "$D" "$t"); then
             ksec=$(awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "s") { print $i; exit } }' \
@@ -124,5 +137,43 @@ for t in $THREADS; do
         fi
     done
 done
+
+cat >"$WORK/torch_encoding.py" <<'PY'
+import sys, time, torch
+n, d = int(sys.argv[1]), int(sys.argv[2])
+t, c = time.perf_counter(), time.process_time()
+# d2l's PositionalEncoding.__init__ (the book's code)
+P = torch.zeros((1, n, d))
+X = torch.arange(n, dtype=torch.float32).reshape(-1, 1) / torch.pow(
+    10000, torch.arange(0, d, 2, dtype=torch.float32) / d)
+P[:, :, 0::2] = torch.sin(X)
+P[:, :, 1::2] = torch.cos(X)
+print(f"{time.perf_counter() - t:.6f} {time.process_time() - c:.6f}")
+PY
+echo
+echo "positional encoding P, n = 1,000,000, d = 128, float32; median of $RUNS runs" \
+     "(load average $(cut -d' ' -f1-3 /proc/loadavg))"
+enc() {  # label wall rss cpu
+    awk -v l="$1" -v s="$2" -v r="$3" -v c="$4" 'BEGIN {
+        printf "  %-44s %8.3f s  cpu %7.3f s  peak RSS %7.1f MiB\n", l, s, c, r / 1024 }'
+}
+for t in $THREADS; do
+    r=$(timed "$ATTN" encode -n 1000000 -d 128 --threads "$t" -o "$WORK/P.npy") &&
+        enc "attn encode -o P.npy --threads $t" $r
+    r=$(timed sh -c "'$ATTN' encode -n 1000000 -d 128 --threads $t -f npy >/dev/null") &&
+        enc "attn encode -f npy >/dev/null --threads $t" $r
+    rm -f "$WORK/P.npy"
+done
+if [ "$HAVE_TORCH" = 1 ]; then
+    : >"$WORK/tw"
+    for _ in $(seq "$RUNS"); do
+        /usr/bin/time -f "%e %M" -o "$WORK/t.txt" /usr/bin/python3 "$WORK/torch_encoding.py" \
+            1000000 128 >>"$WORK/tw"
+    done
+    read -r _ trss <"$WORK/t.txt"
+    enc "PyTorch, the book's code (compute alone)" "$(awk '{print $1}' "$WORK/tw" | median)" \
+        "$trss" "$(awk '{print $2}' "$WORK/tw" | median)"
+    echo "  (PyTorch's RSS: the whole interpreter)"
+fi
 echo
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg) (wall times include waiting for a core)"
