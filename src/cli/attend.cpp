@@ -18,6 +18,7 @@
 #include "cli/attend_inputs.hpp"
 #include "cli/attend_options.hpp"
 #include "cli/attend_parameters.hpp"
+#include "cli/attend_positions.hpp"
 #include "cli/attend_show.hpp"
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
@@ -97,40 +98,45 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
         throw UsageError(fmt::format("--mask-value: {} is not a number or -inf", opt.mask_value));
     std::optional<std::size_t> query;
     if (opt.query_opt->count()) query = static_cast<std::size_t>(opt.query);
+    const auto sequence_name = [&](std::size_t k) -> std::string {
+        return indexed              ? fmt::format("sentence {}", k)
+               : !opt.input.empty() ? "the input"
+                                    : "the sentence";
+    };
     for (std::size_t k = 0; query && k < seqs.size(); ++k)
         if (*query >= seqs[k].n())
             throw UsageError(
                 fmt::format("--query: {} is not a query position of {} ({} rows: 0..{})", opt.query,
-                            indexed              ? fmt::format("sentence {}", k)
-                            : !opt.input.empty() ? "the input"
-                                                 : "the sentence",
-                            seqs[k].n(), seqs[k].n() - 1));
+                            sequence_name(k), seqs[k].n(), seqs[k].n() - 1));
 
-    // The attention itself: one call per sequence (batch element).
-    std::vector<std::vector<MultiHeadResult<T>>> results(seqs.size());
-    std::vector<std::vector<xt::xtensor<T, 2>>> xs(seqs.size());
+    // The attention itself: per sequence (batch element), permuted first with --permute.
+    const SchemeInputs scheme = read_scheme_inputs(opt, dims);
+    std::vector<SequenceRun<T>> runs;
     std::size_t seq_index = 0;
     for (std::size_t k = 0; k < seqs.size(); ++k) {
-        for (auto& x64 : seqs[k].x) {
-            MaskOptions mask;
+        std::vector<MaskOptions> masks;
+        for (std::size_t b = 0; b < seqs[k].x.size(); ++b, ++seq_index) {
+            MaskOptions& mask = masks.emplace_back();
             mask.causal = opt.causal;
             if (!valid.empty()) mask.valid_len = valid.size() == 1 ? valid[0] : valid[seq_index];
             if (fill) mask.fill = opt.mask_value;
-            ++seq_index;
-            xs[k].push_back(xt::cast<T>(x64));
-            results[k].push_back(multi_head_attention<T>(xs[k].back(), xs[k].back(), xs[k].back(),
-                                                         par.heads, par.w_out, mask));
         }
+        std::vector<std::size_t> p;
+        const Sequence original = seqs[k];
+        if (!opt.permute.empty()) {
+            p = parse_permutation(opt.permute, seqs[k].n(), sequence_name(k));
+            seqs[k] = permuted(seqs[k], p);
+        }
+        runs.push_back(attend_sequence(seqs[k], original, p, masks, opt, dims, scheme, par));
     }
-
     std::string mask_text;
     if (opt.causal) mask_text += ", causal";
     if (!valid.empty()) mask_text += ", valid length " + opt.valid_len;
     if (fill) mask_text += fmt::format(", masked scores = {}", opt.mask_value);
     const auto& table = attend_show_table<T>();
     auto arrays = [&](std::size_t k, Show item) {
-        const SentenceArrays<T> a{seqs[k], results[k], xs[k],       par,
-                                  dims,    query,      embed_title, mask_text};
+        const SentenceArrays<T> a{seqs[k], runs[k].results, runs[k].x, par,    dims,
+                                  query,   embed_title,     mask_text, runs[k]};
         io::MatrixStream e = show_entry(table, item).stream(a);
         e.info.dtype = spec.dtype;
         return e;
@@ -170,9 +176,9 @@ int run_attend(const AttendOptions& opt) {
         throw UsageError("--embed-dim: the dimension comes from --embeddings " + opt.embeddings);
 
     const io::OutputSpec spec = resolve_output(opt.out);
-    const std::vector<Show> show =
-        parse_show(opt.show.empty() ? (spec.to_terminal ? "all" : "context") : opt.show, from_input,
-                   opt.out_proj || !opt.wo.empty());
+    const std::vector<Show> show = parse_show(
+        opt.show.empty() ? (spec.to_terminal ? "all" : "context") : opt.show, from_input,
+        opt.out_proj || !opt.wo.empty(), opt.scheme != Scheme::none, !opt.permute.empty());
     if (indexed && spec.format == io::Format::npy && !spec.directory)
         throw UsageError(
             "--format npy: one array cannot carry the sentence index of sentences read "
@@ -281,6 +287,7 @@ Command add_attend(CLI::App& root) {
     g_par->add_flag("--out-proj", opt->out_proj,
                     "Project the concatenated contexts by W_o (H d_v x H d_v)");
 
+    add_position_options(*sub, *g_par, *opt);
     auto* g_mask = sub->add_option_group("Masks");
     g_mask->add_flag("--causal", opt->causal, "Query i sees keys j <= i only");
     g_mask

@@ -202,6 +202,63 @@ io::MatrixStream attention_stream(const SentenceArrays<T>& a, bool weights) {
     return e;
 }
 
+// The scaled scores (omega / sqrt(d_k) + position bias), or the same after the masks.
+template <class T>
+io::MatrixStream scaled_stream(const SentenceArrays<T>& a, bool masked) {
+    const auto& res = a.results;
+    auto masked_mats = std::make_shared<std::vector<xt::xtensor<T, 2>>>();
+    const std::size_t H = a.dims.heads;
+    if (masked)
+        for (std::size_t b = 0; b < res.size(); ++b)
+            for (std::size_t h = 0; h < H; ++h)
+                masked_mats->push_back(
+                    masked_scores(res[b].heads[h].attention.scaled, a.run.masks[b]));
+    const std::string scale = a.run.scheme->scale() ? "omega" : "omega / sqrt(d_k)";
+    const std::string bias =
+        a.run.scheme->scheme() == Scheme::alibi || a.run.scheme->scheme() == Scheme::t5
+            ? " + " + a.run.scheme->description()
+            : "";
+    io::MatrixStream e = matrix_stream<T>(
+        masked ? "masked_scores" : "scaled_scores",
+        masked ? "masked scores (" + scale + bias + ", masked entries " +
+                     (a.run.masks.front().fill ? fmt::format("{}", *a.run.masks.front().fill)
+                                               : "-inf") +
+                     ")" + a.mask_text + heads_text(a)
+               : "scaled scores " + scale + bias + ", before masks" + heads_text(a),
+        a.s.batch, head_axis(a), query_rows(a), key_labels(a), row_labels(a),
+        [&res, masked_mats, masked, H](std::size_t b, std::size_t h) -> M<T> {
+            return masked ? (*masked_mats)[b * H + h] : res[b].heads[h].attention.scaled;
+        });
+    e.info.column_axis = "Key";
+    return e;
+}
+
+// What the scheme contributes: P (n, d_in), rope's angles (n, d_k / 2), or the bias per head.
+template <class T>
+io::MatrixStream positions_stream(const SentenceArrays<T>& a) {
+    const auto& pos = a.run.scheme->positions();
+    const bool bias = pos.size() > 1 || a.run.scheme->scheme() == Scheme::alibi ||
+                      a.run.scheme->scheme() == Scheme::t5;
+    const std::vector<RowLabel> position{
+        {"position", [](std::size_t i) { return std::to_string(i); }}};
+    io::MatrixStream e = matrix_stream<T>(
+        "positions", a.run.scheme->description(), 0, bias ? head_axis(a) : 0, iota(a.s.n()),
+        bias ? indices(a.s.n()) : indices(pos.front().shape(1)), bias ? row_labels(a) : position,
+        [&pos](std::size_t, std::size_t h) -> M<T> { return pos[h]; });
+    if (bias) e.info.column_axis = "Key";
+    return e;
+}
+
+// context(X[p]) - context(X)[p], per batch element.
+template <class T>
+io::MatrixStream equivariance_stream(const SentenceArrays<T>& a) {
+    const auto& eq = a.run.equivariance;
+    return matrix_stream<T>("equivariance",
+                            "equivariance context(X[p]) - context(X)[p]" + a.mask_text, a.s.batch,
+                            0, query_rows(a), indices(eq.front().shape(1)), row_labels(a),
+                            [&eq](std::size_t b, std::size_t) -> M<T> { return eq[b]; });
+}
+
 template <class T>
 io::MatrixStream context_stream(const SentenceArrays<T>& a) {
     const std::size_t H = a.dims.heads;
@@ -233,12 +290,23 @@ const ShowTable<Show, SentenceArrays<T>>& attend_show_table() {
          [](A a) { return projected_stream(a, 1); }},
         {Show::values, "values", "([b,] [H,] n, d_v)", "V = X W_value",
          [](A a) { return projected_stream(a, 2); }},
-        {Show::scores, "scores", "([b,] [H,] n, n)", "omega = Q K^T",
+        {Show::positions, "positions", "(n, d) or ([H,] n, n)",
+         "--scheme's P, rope's angles (n, d_k/2), or alibi/t5 bias",
+         [](A a) { return positions_stream(a); }},
+        {Show::scores, "scores", "([b,] [H,] n, n)", "omega = Q K^T (rope: rotated q, k)",
          [](A a) { return attention_stream(a, false); }},
+        {Show::scaled_scores, "scaled_scores", "([b,] [H,] n, n)",
+         "omega / sqrt(d_k) + position bias, before masks",
+         [](A a) { return scaled_stream(a, false); }},
+        {Show::masked_scores, "masked_scores", "([b,] [H,] n, n)",
+         "scaled scores after masks (-inf or --mask-value)",
+         [](A a) { return scaled_stream(a, true); }},
         {Show::weights, "weights", "([b,] [H,] n, n)", "softmax(omega / sqrt(d_k)), masked",
          [](A a) { return attention_stream(a, true); }},
         {Show::context, "context", "([b,] n, H d_v or d_out)", "weights V, heads side by side",
          [](A a) { return context_stream(a); }},
+        {Show::equivariance, "equivariance", "([b,] n, d_out)",
+         "context(X[p]) - context(X)[p] (--permute p)", [](A a) { return equivariance_stream(a); }},
         {Show::w_query, "w_query", "([H,] d_in, d_q)", "W_query of each head",
          [](A a) { return weight_stream(a, 0); }},
         {Show::w_key, "w_key", "([H,] d_in, d_k)", "W_key of each head",
@@ -260,11 +328,17 @@ std::string show_name_list() {
     return names;
 }
 
-std::vector<Show> parse_show(const std::string& list, bool from_input, bool has_out_proj) {
+std::vector<Show> parse_show(const std::string& list, bool from_input, bool has_out_proj,
+                             bool has_scheme, bool has_permute) {
     const auto& table = attend_show_table<float>();
     const auto tokens_only = [](Show s) { return s == Show::vocabulary || s == Show::tokens; };
     const auto weight = [](Show s) {
         return s == Show::w_query || s == Show::w_key || s == Show::w_value || s == Show::w_out;
+    };
+    const auto in_all = [&](Show s) {  // the notebook's arrays, and what --scheme/--permute add
+        if (s == Show::positions || s == Show::scaled_scores || s == Show::masked_scores)
+            return has_scheme;
+        return s == Show::equivariance ? has_permute : !weight(s);
     };
     std::vector<Show> show;
     for (const auto& name : split_list(list)) {
@@ -273,12 +347,17 @@ std::vector<Show> parse_show(const std::string& list, bool from_input, bool has_
             std::find_if(table.begin(), table.end(), [&](const auto& e) { return e.name == name; });
         if (name == kAll) {
             for (const auto& e : table)
-                if (!weight(e.item) && !(from_input && tokens_only(e.item)))
+                if (in_all(e.item) && !(from_input && tokens_only(e.item)))
                     expanded.push_back(e.item);
         } else if (entry == table.end()) {
             throw UsageError("--show: '" + name + "' is not one of all, " + show_name_list());
         } else if (from_input && tokens_only(entry->item)) {
             throw UsageError("--show " + name + ": --input rows have positions, not tokens");
+        } else if (entry->item == Show::positions && !has_scheme) {
+            throw UsageError("--show positions: --scheme none adds no positions; give --scheme");
+        } else if (entry->item == Show::equivariance && !has_permute) {
+            throw UsageError(
+                "--show equivariance: compares against a permuted input; give --permute");
         } else if (entry->item == Show::w_out && !has_out_proj) {
             throw UsageError(
                 "--show w_out: there is no output projection without --out-proj or --wo");
