@@ -10,3 +10,4 @@ out=$2
 "$attn" bits -n 8 -o "$out/bits.svg"
 "$attn" attend "Life is short, eat dessert first" --show weights -o "$out/weights.svg"
 "$attn" attend "Life is short, eat dessert first" --show weights --causal -o "$out/weights-causal.svg"
+"$attn" attend "Life is short, eat dessert first" --scheme sinusoidal --permute reverse --show equivariance -o "$out/equivariance-sinusoidal.svg"
