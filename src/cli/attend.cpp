@@ -5,8 +5,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,27 +34,6 @@ const NameTable<Rng> kRng{{"torch", Rng::torch}};
 const NameTable<TorchKernel> kKernels{{"avx2", TorchKernel::avx2}, {"scalar", TorchKernel::scalar}};
 const NameTable<ProjectionInit> kInits{{"rand", ProjectionInit::rand},
                                        {"linear", ProjectionInit::linear}};
-
-// --valid-len: one length for all sequences or one per sequence.
-std::vector<std::size_t> valid_lengths(const std::string& text, std::size_t sequences) {
-    std::vector<std::size_t> valid;
-    for (std::size_t start = 0; !text.empty() && start <= text.size();) {
-        const std::size_t comma = std::min(text.find(',', start), text.size());
-        const std::string f = text.substr(start, comma - start);
-        std::size_t v = 0;
-        const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
-        if (f.empty() || ec != std::errc() || end != f.data() + f.size())
-            throw UsageError("--valid-len: '" + f + "' is not a length (a non-negative integer)");
-        valid.push_back(v);
-        start = comma + 1;
-    }
-    if (valid.size() > 1 && valid.size() != sequences)
-        throw UsageError(
-            fmt::format("--valid-len: {} lengths for {} sequences; give one for all or "
-                        "one per sequence",
-                        valid.size(), sequences));
-    return valid;
-}
 
 // Per sequence and head, scores, scaled scores, weights (T) and the mask (1 byte), n x n each;
 // plus the projections: refused above --max-memory before anything is allocated.
@@ -90,12 +67,8 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     check_attention_memory<T>(opt, seqs, dims);
     const Parameters<T> par = make_parameters<T>(opt, files, dims, gen);
 
-    std::size_t sequences = 0;
-    for (const auto& s : seqs) sequences += std::max<std::size_t>(s.batch, 1);
-    const std::vector<std::size_t> valid = valid_lengths(opt.valid_len, sequences);
+    const std::vector<std::vector<MaskOptions>> masks = sequence_masks(opt, seqs);
     const bool fill = opt.mask_value_opt->count() > 0;
-    if (fill && (std::isnan(opt.mask_value) || (opt.mask_value > 0 && std::isinf(opt.mask_value))))
-        throw UsageError(fmt::format("--mask-value: {} is not a number or -inf", opt.mask_value));
     std::optional<std::size_t> query;
     if (opt.query_opt->count()) query = static_cast<std::size_t>(opt.query);
     const auto sequence_name = [&](std::size_t k) -> std::string {
@@ -112,26 +85,18 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     // The attention itself: per sequence (batch element), permuted first with --permute.
     const SchemeInputs scheme = read_scheme_inputs(opt, dims);
     std::vector<SequenceRun<T>> runs;
-    std::size_t seq_index = 0;
     for (std::size_t k = 0; k < seqs.size(); ++k) {
-        std::vector<MaskOptions> masks;
-        for (std::size_t b = 0; b < seqs[k].x.size(); ++b, ++seq_index) {
-            MaskOptions& mask = masks.emplace_back();
-            mask.causal = opt.causal;
-            if (!valid.empty()) mask.valid_len = valid.size() == 1 ? valid[0] : valid[seq_index];
-            if (fill) mask.fill = opt.mask_value;
-        }
         std::vector<std::size_t> p;
         const Sequence original = seqs[k];
         if (!opt.permute.empty()) {
             p = parse_permutation(opt.permute, seqs[k].n(), sequence_name(k));
             seqs[k] = permuted(seqs[k], p);
         }
-        runs.push_back(attend_sequence(seqs[k], original, p, masks, opt, dims, scheme, par));
+        runs.push_back(attend_sequence(seqs[k], original, p, masks[k], opt, dims, scheme, par));
     }
     std::string mask_text;
     if (opt.causal) mask_text += ", causal";
-    if (!valid.empty()) mask_text += ", valid length " + opt.valid_len;
+    if (!opt.valid_len.empty()) mask_text += ", valid length " + opt.valid_len;
     if (fill) mask_text += fmt::format(", masked scores = {}", opt.mask_value);
     const auto& table = attend_show_table<T>();
     auto arrays = [&](std::size_t k, Show item) {
@@ -328,7 +293,9 @@ Command add_attend(CLI::App& root) {
         "  attn attend \"Life is short, eat dessert first\" --heads 4 --dv 1 --causal\n"
         "  attn encode -n 10 -d 8 -f npy | attn attend --input - --dq 8 --dv 8 -o out.npz --show "
         "all\n"
-        "  printf 'a b c\\nd e\\n' | attn attend --show weights -f csv    one sentence per line\n" +
+        "  printf 'a b c\\nd e\\n' | attn attend --show weights -f csv    one sentence per line\n"
+        "  attn attend \"Life is short, eat dessert first\" --scheme sinusoidal --permute reverse "
+        "--show equivariance\n" +
         show_help(attend_show_table<float>()));
     return {sub,
             [opt, input, sentence_only] {

@@ -226,10 +226,10 @@ io::MatrixStream positions_stream(const SentenceArrays<T>& a) {
                       a.run.scheme->scheme() == Scheme::t5;
     const std::vector<RowLabel> position{
         {"position", [](std::size_t i) { return std::to_string(i); }}};
-    io::MatrixStream e = matrix_stream<T>(
-        "positions", a.run.scheme->description(), 0, bias ? head_axis(a) : 0, iota(a.s.n()),
-        bias ? indices(a.s.n()) : indices(pos.front().shape(1)), bias ? row_labels(a) : position,
-        [&pos](std::size_t, std::size_t h) -> M<T> { return pos[h]; });
+    io::MatrixStream e =
+        matrix_stream<T>("positions", a.run.scheme->description(), 0, bias ? head_axis(a) : 0,
+                         iota(a.s.n()), bias ? indices(a.s.n()) : indices(pos.front().shape(1)),
+                         position, [&pos](std::size_t, std::size_t h) -> M<T> { return pos[h]; });
     if (bias) e.info.column_axis = "Key";
     return e;
 }
