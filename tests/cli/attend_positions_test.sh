@@ -104,6 +104,21 @@ for h in range(2):
     close(a['weights'][h], softmax(Q @ K.T + T[bk, h]), 'weights')
 "
 
+# --causal-bucket: T5's decoder buckets, max(-(j - i), 0) exact below B/2 = 4; every later key in
+# bucket 0, which the mask --causal then hides.
+expect_status 0 "$ATTN" attend "$S" --scheme t5 --heads 2 --bias-table "$WORK/table.npy" \
+    --buckets 8 --max-distance 20 --causal-bucket --causal --show positions,masked_scores -o "$WORK/t5c.npz"
+py "
+a = np.load(W + '/t5c.npz'); T = np.load(W + '/table.npy').astype(np.float64); n = 6
+def bucket(r, B=8, D=20):
+    r = max(-r, 0); E = B // 2
+    if r < E: return r
+    return min(E + int(np.float32(np.log(np.float32(r) / E)) / np.float32(np.log(D / E)) * (B - E)), B - 1)
+bk = np.array([[bucket(j - i) for j in range(n)] for i in range(n)])
+close(a['positions'], np.stack([T[bk, h] for h in range(2)]), 'causal t5 bias')
+assert np.isneginf(a['masked_scores'][:, np.triu_indices(n, 1)[0], np.triu_indices(n, 1)[1]]).all()
+"
+
 # equivariance: context(X[p]) - context(X)[p].
 eq() {  # eq NAME ARGS...: --show equivariance under --permute reverse into $WORK/NAME.npy
     local name=$1
