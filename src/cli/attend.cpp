@@ -143,7 +143,7 @@ int run_attend(const AttendOptions& opt) {
     const io::OutputSpec spec = resolve_output(opt.out);
     const std::vector<Show> show = parse_show(
         opt.show.empty() ? (spec.to_terminal ? "all" : "context") : opt.show, from_input,
-        opt.out_proj || !opt.wo.empty(), opt.scheme != Scheme::none, !opt.permute.empty());
+        opt.out_proj || !opt.wo.empty(), opt.scheme != AttendScheme::none, !opt.permute.empty());
     if (indexed && spec.format == io::Format::npy && !spec.directory)
         throw UsageError(
             "--format npy: one array cannot carry the sentence index of sentences read "

@@ -16,7 +16,7 @@ namespace attn::cli {
 
 enum class Unknown { error, zero, random };  // a word without a vector
 enum class Rng { torch };
-enum class Scheme { none, sinusoidal, rope, alibi, t5 };  // how positions enter attention
+enum class AttendScheme { none, sinusoidal, rope, alibi, t5 };  // how positions enter attention
 
 struct AttendOptions {
     std::string sentence;
@@ -44,7 +44,7 @@ struct AttendOptions {
     std::int64_t query = 0;
     std::string input;
     // Positions (attend_positions.hpp) and projection biases.
-    Scheme scheme = Scheme::none;
+    Scheme scheme = AttendScheme::none;
     double base = 10000.0;  // sinusoidal and rope
     std::int64_t start = 0;
     RopeOptions rope;

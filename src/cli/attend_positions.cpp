@@ -19,11 +19,11 @@ namespace attn::cli {
 
 namespace {
 
-const NameTable<Scheme> kSchemes{{"none", Scheme::none},
-                                 {"sinusoidal", Scheme::sinusoidal},
-                                 {"rope", Scheme::rope},
-                                 {"alibi", Scheme::alibi},
-                                 {"t5", Scheme::t5}};
+const NameTable<AttendScheme> kSchemes{{"none", AttendScheme::none},
+                                       {"sinusoidal", AttendScheme::sinusoidal},
+                                       {"rope", AttendScheme::rope},
+                                       {"alibi", AttendScheme::alibi},
+                                       {"t5", AttendScheme::t5}};
 
 const char* layout_name(positions::RopeLayout l) {
     return l == positions::RopeLayout::split ? "split" : "interleaved";
@@ -32,8 +32,8 @@ const char* layout_name(positions::RopeLayout l) {
 // The layout of the scheme: --layout, else split for rope and interleaved for sinusoidal.
 positions::RopeLayout layout_of(const AttendOptions& opt) {
     if (opt.rope.layout_opt && opt.rope.layout_opt->count()) return opt.rope.layout;
-    return opt.scheme == Scheme::rope ? positions::RopeLayout::split
-                                      : positions::RopeLayout::interleaved;
+    return opt.scheme == AttendScheme::rope ? positions::RopeLayout::split
+                                            : positions::RopeLayout::interleaved;
 }
 
 }  // namespace
@@ -111,12 +111,12 @@ Sequence permuted(const Sequence& s, const std::vector<std::size_t>& p) {
 
 SchemeInputs read_scheme_inputs(const AttendOptions& opt, const Dims& dims) {
     SchemeInputs in;
-    if (!opt.bias_table.empty() && opt.scheme != Scheme::t5)
+    if (!opt.bias_table.empty() && opt.scheme != AttendScheme::t5)
         throw UsageError("--bias-table: T5's bias table is read with --scheme t5 only");
-    if ((opt.scheme == Scheme::sinusoidal || opt.scheme == Scheme::rope) &&
+    if ((opt.scheme == AttendScheme::sinusoidal || opt.scheme == AttendScheme::rope) &&
         (!std::isfinite(opt.base) || !(opt.base > 1.0)))
         throw UsageError(fmt::format("--base: {} is not a finite number greater than 1", opt.base));
-    if (opt.scheme == Scheme::rope) {
+    if (opt.scheme == AttendScheme::rope) {
         if (dims.dq % 2 != 0)
             throw UsageError(fmt::format(
                 "--dq: d_k = {} is odd; --scheme rope rotates pairs of columns and needs an even "
@@ -124,7 +124,7 @@ SchemeInputs read_scheme_inputs(const AttendOptions& opt, const Dims& dims) {
                 dims.dq));
         in.rope = rope_parameters(opt.rope, dims.dq, opt.base, "--dq");
     }
-    if (opt.scheme != Scheme::t5) return in;
+    if (opt.scheme != AttendScheme::t5) return in;
     in.buckets = t5_buckets(opt.t5);
     if (opt.bias_table.empty())
         throw UsageError(fmt::format(
@@ -157,9 +157,9 @@ PositionScheme<T>::PositionScheme(const AttendOptions& opt, const Dims& dims,
     if (opt.no_scale) scale_ = 1.0;
     const auto layout = layout_of(opt);
     switch (scheme_) {
-        case Scheme::none:
+        case AttendScheme::none:
             break;
-        case Scheme::sinusoidal: {
+        case AttendScheme::sinusoidal: {
             const xt::xtensor<double, 2> p = positional_encoding(
                 n, dims.d_in, opt.base, start_,
                 layout == positions::RopeLayout::split ? Layout::split : Layout::interleaved);
@@ -168,7 +168,7 @@ PositionScheme<T>::PositionScheme(const AttendOptions& opt, const Dims& dims,
             description_ = fmt::format("sinusoidal P (base {}, {})", opt.base, layout_name(layout));
             break;
         }
-        case Scheme::rope: {
+        case AttendScheme::rope: {
             rope_ = std::make_shared<const positions::Rope>(*in.rope, start_, n);
             rope_layout_ = layout;
             xt::xtensor<double, 2> angles = xt::xtensor<double, 2>::from_shape({n, dims.dq / 2});
@@ -179,7 +179,7 @@ PositionScheme<T>::PositionScheme(const AttendOptions& opt, const Dims& dims,
                             positions::scaling_name(in.rope->scaling));
             break;
         }
-        case Scheme::alibi: {
+        case AttendScheme::alibi: {
             slopes_ = positions::alibi_slopes(heads_);
             const positions::AlibiBias bias(heads_, n);
             for (std::size_t h = 0; h < heads_; ++h) {
@@ -190,7 +190,7 @@ PositionScheme<T>::PositionScheme(const AttendOptions& opt, const Dims& dims,
             description_ = "alibi bias -m_h |i - j|";
             break;
         }
-        case Scheme::t5: {
+        case AttendScheme::t5: {
             // relative[h (2n - 1) + r + n - 1] = table[bucket(r), h], r = j - i.
             auto rel = std::make_shared<std::vector<T>>(heads_ * (2 * n - 1));
             for (std::size_t h = 0; h < heads_; ++h)
@@ -217,7 +217,7 @@ PositionScheme<T>::PositionScheme(const AttendOptions& opt, const Dims& dims,
 
 template <class T>
 xt::xtensor<T, 2> PositionScheme<T>::input(const xt::xtensor<T, 2>& x) const {
-    if (scheme_ != Scheme::sinusoidal) return x;
+    if (scheme_ != AttendScheme::sinusoidal) return x;
     xt::xtensor<T, 2> out = x + p_;  // (n, d_in), in T as torch adds them
     return out;
 }
@@ -236,8 +236,8 @@ xt::xtensor<T, 2> PositionScheme<T>::rotate(const xt::xtensor<T, 2>& m) const {
 template <class T>
 AttentionBias<T> PositionScheme<T>::bias(std::size_t h) const {
     AttentionBias<T> b;
-    if (scheme_ == Scheme::alibi) b.alibi_slope = slopes_.at(h);
-    if (scheme_ == Scheme::t5) {
+    if (scheme_ == AttendScheme::alibi) b.alibi_slope = slopes_.at(h);
+    if (scheme_ == AttendScheme::t5) {
         const std::size_t n = n_;
         b.add = [rel = relative_, base = h * (2 * n - 1) + (n - 1)](
                     std::size_t row0, std::size_t col0, std::size_t rows, std::size_t cols, T* tile,

@@ -59,7 +59,7 @@ class PositionScheme {
     PositionScheme(const AttendOptions& opt, const Dims& dims, const SchemeInputs& in,
                    std::size_t n);
 
-    Scheme scheme() const { return scheme_; }
+    AttendScheme scheme() const { return scheme_; }
     /// The projections' input (n, d_in): X + P for sinusoidal, else X.
     xt::xtensor<T, 2> input(const xt::xtensor<T, 2>& x) const;
     bool rotates() const { return rope_ != nullptr; }
@@ -78,7 +78,7 @@ class PositionScheme {
     const std::string& description() const { return description_; }
 
   private:
-    Scheme scheme_;
+    AttendScheme scheme_;
     std::size_t n_, heads_;
     std::int64_t start_;
     std::optional<double> scale_;

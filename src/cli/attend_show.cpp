@@ -200,7 +200,7 @@ io::MatrixStream scaled_stream(const SentenceArrays<T>& a, bool masked) {
                     masked_scores(res[b].heads[h].attention.scaled, a.run.masks[b]));
     const std::string scale = a.run.scheme->scale() ? "omega" : "omega / sqrt(d_k)";
     const std::string bias =
-        a.run.scheme->scheme() == Scheme::alibi || a.run.scheme->scheme() == Scheme::t5
+        a.run.scheme->scheme() == AttendScheme::alibi || a.run.scheme->scheme() == AttendScheme::t5
             ? " + " + a.run.scheme->description()
             : "";
     io::MatrixStream e = matrix_stream<T>(
@@ -222,8 +222,8 @@ io::MatrixStream scaled_stream(const SentenceArrays<T>& a, bool masked) {
 template <class T>
 io::MatrixStream positions_stream(const SentenceArrays<T>& a) {
     const auto& pos = a.run.scheme->positions();
-    const bool bias = pos.size() > 1 || a.run.scheme->scheme() == Scheme::alibi ||
-                      a.run.scheme->scheme() == Scheme::t5;
+    const bool bias = pos.size() > 1 || a.run.scheme->scheme() == AttendScheme::alibi ||
+                      a.run.scheme->scheme() == AttendScheme::t5;
     const std::vector<RowLabel> position{
         {"position", [](std::size_t i) { return std::to_string(i); }}};
     io::MatrixStream e =
