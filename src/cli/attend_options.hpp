@@ -44,7 +44,7 @@ struct AttendOptions {
     std::int64_t query = 0;
     std::string input;
     // Positions (attend_positions.hpp) and projection biases.
-    Scheme scheme = AttendScheme::none;
+    AttendScheme scheme = AttendScheme::none;
     double base = 10000.0;  // sinusoidal and rope
     std::int64_t start = 0;
     RopeOptions rope;
