@@ -10,4 +10,8 @@ out=$2
 "$attn" bits -n 8 -o "$out/bits.svg"
 "$attn" attend "Life is short, eat dessert first" --show weights -o "$out/weights.svg"
 "$attn" attend "Life is short, eat dessert first" --show weights --causal -o "$out/weights-causal.svg"
+"$attn" attend "Life is short, eat dessert first" --heads 4 --show weights -o "$out/weights-heads.svg"
+"$attn" complexity -o "$out/complexity.svg"
+"$attn" encode --scheme alibi -n 12 -o "$out/alibi-bias.svg"
+"$attn" encode --scheme t5 -n 160 --cmap viridis -o "$out/t5-buckets.svg"
 "$attn" attend "Life is short, eat dessert first" --scheme sinusoidal --permute reverse --show equivariance -o "$out/equivariance-sinusoidal.svg"

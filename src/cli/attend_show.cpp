@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 #include <string_view>
+#include <utility>
 
 #include "cli/errors.hpp"
 
@@ -183,7 +184,34 @@ io::MatrixStream attention_stream(const SentenceArrays<T>& a, bool weights) {
             const auto& att = res[b].heads[h].attention;
             return weights ? att.weights : att.scores;
         });
-    e.info.column_axis = "Key";
+    // Pictures: a panel per (sequence, head), query rows against keys; weights on a fixed
+    // 0..1 scale so that pictures compare; the keys a mask hides are drawn as masked.
+    const std::size_t nr = a.query ? 1 : a.s.n(), H = std::max<std::size_t>(a.dims.heads, 1),
+                      B = std::max<std::size_t>(a.s.batch, 1);
+    e.info.row_axis = "query";
+    e.info.column_axis = "key";
+    if (B * H > 1) {
+        e.info.panel_rows = nr;
+        for (std::size_t b = 0; b < B; ++b)
+            for (std::size_t h = 0; h < H; ++h)
+                e.info.panel_titles.push_back(B == 1   ? fmt::format("head {}", h)
+                                              : H == 1 ? fmt::format("sequence {}", b)
+                                                       : fmt::format("sequence {}, head {}", b, h));
+    }
+    if (weights) {
+        e.info.value_range = std::pair{0.0, 1.0};
+        const auto masks = std::make_shared<std::vector<MaskOptions>>(a.run.masks);
+        const bool any = std::any_of(masks->begin(), masks->end(), [](const MaskOptions& m) {
+            return m.causal || m.valid_len.has_value();
+        });
+        const std::optional<std::size_t> query = a.query;
+        if (any)
+            e.info.masked = [masks, query, nr, H](std::size_t r, std::size_t j) {
+                const MaskOptions& m = (*masks)[std::min(r / nr / H, masks->size() - 1)];
+                const std::size_t i = query ? *query : r % nr;
+                return (m.causal && j > i) || (m.valid_len && j >= *m.valid_len);
+            };
+    }
     return e;
 }
 

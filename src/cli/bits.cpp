@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attn/bits.hpp"
@@ -48,6 +49,9 @@ io::MatrixStream bits_stream(const BitsRun& run) {
         info.column_labels.push_back(fmt::format("bit{}", width - 1 - c));
     info.shape = {n, width};
     info.dtype = dtype;
+    info.row_axis = "position";
+    info.column_axis = "bit";
+    info.value_range = std::pair{0.0, 1.0};  // bits: 0 and 1 whatever the positions show
     auto fill = [width](std::size_t i, double* row) {
         for (std::size_t c = 0; c < width; ++c) row[c] = bit(i, width - 1 - c);
     };

@@ -81,6 +81,9 @@ const NameTable<io::Colormap> kColormaps{{"blues", io::Colormap::blues},
                                          {"viridis", io::Colormap::viridis},
                                          {"rdbu", io::Colormap::rdbu}};
 const NameTable<io::Plot> kPlots{{"heatmap", io::Plot::heatmap}, {"lines", io::Plot::lines}};
+const NameTable<io::Annotate> kAnnotate{{"auto", io::Annotate::auto_},
+                                        {"never", io::Annotate::never},
+                                        {"always", io::Annotate::always}};
 
 }  // namespace
 
@@ -116,6 +119,12 @@ void add_output_options(CLI::App& app, OutputOptions& opt) {
         ->type_name("MAP");
     add_enum_option(app, "--plot", opt.plot, kPlots,
                     "svg picture: heatmap, or lines (each column a curve over the rows)");
+    app.add_option_function<std::string>(
+           "--title", [&opt](const std::string& t) { opt.title = t; },
+           "svg and heatmap: the picture's title (default: what the array is, and its shape)")
+        ->type_name("TEXT");
+    add_enum_option(app, "--annotate", opt.annotate, kAnnotate,
+                    "svg heatmap: each cell's value with two decimals; auto: panels up to 20 x 20");
 }
 
 std::size_t thread_count(const OutputOptions& opt) {
@@ -163,7 +172,10 @@ io::OutputSpec resolve_output(const OutputOptions& opt) {
     // The format first: an unusable name is the first thing to say.
     io::resolve_format(request, around);
     if (!opt.max_memory.empty()) check_memory(opt, 0, "--max-memory");
-    return io::resolve_output(request, around);
+    io::OutputSpec spec = io::resolve_output(request, around);
+    spec.style.picture.title = opt.title;
+    spec.style.picture.annotate = opt.annotate;
+    return spec;
 }
 
 }  // namespace attn::cli

@@ -1,5 +1,5 @@
 // The options every subcommand shares (-o -f --dtype --precision --no-header --threads
-// --max-memory --cmap --plot), typed at parsing, and the output they select.
+// --max-memory --cmap --plot --title --annotate), typed at parsing, and the output they select.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -24,7 +24,9 @@ struct OutputOptions {
     std::string max_memory;            // "" = half the physical memory
     std::optional<io::Colormap> cmap;  // nullopt: by the data, rdbu for both signs, else blues
     io::Plot plot = io::Plot::heatmap;
-    CLI::Option* dtype_option = nullptr;  // whether --dtype was typed
+    std::optional<std::string> title;             // nullopt: the array's own title
+    io::Annotate annotate = io::Annotate::auto_;  // cell values in svg heatmaps
+    CLI::Option* dtype_option = nullptr;          // whether --dtype was typed
 };
 
 void add_output_options(CLI::App& app, OutputOptions& opt);

@@ -13,6 +13,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attn/complexity.hpp"
@@ -153,13 +154,29 @@ int run_complexity(const ComplexityOptions& opt, const Given& given) {
     const bool sizes_mode = given.positions->count() || given.dim->count() ||
                             given.kernel->count() || given.neighborhood->count() ||
                             !opt.sweep.empty() || opt.measure || opt.with_projections;
-    const io::OutputSpec spec = resolve_output(opt.out);
+    io::OutputSpec spec = resolve_output(opt.out);
+    // An svg draws curves over a sweep: by default n = 16 ... 65536 at d = 512.
+    const bool picture = spec.format == io::Format::svg;
+    ComplexityOptions drawn = opt;
+    if (picture) {
+        if (opt.measure)
+            throw UsageError(
+                "--measure: the svg draws counted multiply-adds; write measurements with -f csv "
+                "or table");
+        if (opt.sweep.empty() && given.positions->count())
+            throw UsageError(
+                "--positions: the svg draws curves over n; give --sweep n=A:B[:xF], or drop -n "
+                "for n = 16 ... 65536");
+        if (opt.sweep.empty()) drawn.sweep = "n=16:65536:x2";
+        if (!given.dim->count()) drawn.dim = 512;
+        spec.style.picture.plot = io::Plot::lines;
+    }
     const bool values = io::is_binary(spec.format);
     const bool several = spec.holds_several_arrays();
     const RealFormat real(spec.format, opt.out.precision);
     const auto& symbolic = symbolic_table();
 
-    if (!sizes_mode) {
+    if (!sizes_mode && !picture) {
         io::Output output(spec, 1);
         io::drive(output.sink(), symbolic_stream());
         output.commit();
@@ -167,7 +184,7 @@ int run_complexity(const ComplexityOptions& opt, const Given& given) {
     }
 
     Swept swept;
-    const std::vector<LayerSizes> points = sweep_points(opt, given, &swept);
+    const std::vector<LayerSizes> points = sweep_points(drawn, given, &swept);
     const std::string& variable = swept.name;
     std::vector<Row> rows;
     for (const LayerSizes& s : points)
@@ -178,6 +195,21 @@ int run_complexity(const ComplexityOptions& opt, const Given& given) {
                      [&] { return layer_counts(sym.layer, s); }),
                  symbolic_complexity(sym, s.with_projections), &sym});
     if (opt.measure) check_measurable(opt, points);
+
+    if (picture) {
+        io::Output output(spec, 1);
+        const LayerSizes& fixed = points.front();
+        std::string title = fmt::format("multiply-adds of one layer against {}", swept.name);
+        for (const auto& [name, field] : {std::pair{"n", &LayerSizes::n},
+                                          {"d", &LayerSizes::d},
+                                          {"k", &LayerSizes::k},
+                                          {"r", &LayerSizes::r}})
+            if (name != swept.name) title += fmt::format(", {} = {}", name, fixed.*field);
+        if (opt.with_projections) title += ", with the Q/K/V/output projections";
+        io::drive(output.sink(), curves_stream(rows, points, swept.name, swept.field, title));
+        output.commit();
+        return kOk;
+    }
 
     // Which further arrays this output holds.
     const bool show_crossovers = several;

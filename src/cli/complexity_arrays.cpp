@@ -109,6 +109,37 @@ io::MatrixStream counts_stream(const std::vector<Row>& rows, const RealFormat& r
                             values);
 }
 
+io::MatrixStream curves_stream(const std::vector<Row>& rows, const std::vector<LayerSizes>& points,
+                               const std::string& variable, u64 LayerSizes::*swept,
+                               std::string title) {
+    io::ArrayInfo info;
+    info.name = "complexity";
+    info.title = std::move(title);
+    info.dtype = io::Dtype::float64;
+    info.column_labels.push_back(variable);
+    for (Layer layer : kLayers) info.column_labels.emplace_back(layer_name(layer));
+    info.shape = {points.size(), info.column_labels.size()};
+    info.x_column = 0;
+    info.log_x = info.log_y = true;
+    // Without the projections, 2 n^2 d (self-attention) = 2 n d^2 (recurrent) at n = d.
+    const LayerSizes& s = points.front();
+    if (!s.with_projections && variable == "n")
+        info.x_markers.emplace_back(
+            fmt::format("n = d = {}: self-attention costlier than recurrent", s.d),
+            static_cast<double>(s.d));
+    if (!s.with_projections && variable == "d")
+        info.x_markers.emplace_back(fmt::format("d = n = {}: recurrent costlier", s.n),
+                                    static_cast<double>(s.n));
+    const std::size_t L = kLayers.size();
+    auto fill = [&rows, &points, swept, L](std::size_t p, double* out) {
+        out[0] = static_cast<double>(points[p].*swept);
+        for (std::size_t l = 0; l < L; ++l)
+            out[1 + l] = static_cast<double>(rows[p * L + l].counts.multiply_adds);
+    };
+    const std::size_t width = info.columns();
+    return {std::move(info), io::row_by_row(fill, width)};
+}
+
 std::vector<Crossover> crossovers(const std::vector<LayerSizes>& points) {
     std::vector<LayerSizes> sizes;  // distinct (d, k), in order
     for (const LayerSizes& s : points)

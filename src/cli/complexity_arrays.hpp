@@ -64,6 +64,14 @@ io::MatrixStream symbolic_stream();
 io::MatrixStream counts_stream(const std::vector<Row>& rows, const RealFormat& real, bool measured,
                                std::string title, bool values);
 
+/// The picture: one row per point, the swept size then each layer's multiply-adds
+/// (columns named by layer_name), drawn as curves against the size on log-log axes; the
+/// size where self-attention and the recurrent layer cost the same (n = d) is marked.
+/// rows holds kLayers.size() rows per point, in the order of kLayers.
+io::MatrixStream curves_stream(const std::vector<Row>& rows, const std::vector<LayerSizes>& points,
+                               const std::string& variable, u64 LayerSizes::*swept,
+                               std::string title);
+
 /// Where self-attention starts to cost more multiply-adds than the recurrent and the
 /// convolutional layer, for each distinct (d, k) of the points.
 struct Crossover {

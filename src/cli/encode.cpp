@@ -1,4 +1,5 @@
-// attn encode: the positional-encoding matrix P (n x d), or X + P, streamed in row blocks.
+// attn encode: the positional-encoding matrix P (n x d), or X + P, streamed in row blocks;
+// --scheme rope|alibi|t5 are checked and streamed by encode_schemes.cpp.
 #include <fmt/format.h>
 #include <sys/stat.h>
 
@@ -8,10 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "attn/positions/float32_angles.hpp"
 #include "attn/positions/sinusoidal.hpp"
 #include "cli/arguments.hpp"
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
+#include "cli/encode_options.hpp"
 #include "cli/enum_option.hpp"
 #include "cli/exit_code.hpp"
 #include "io/matrix_stream.hpp"
@@ -22,18 +25,16 @@ namespace attn::cli {
 namespace {
 
 const NameTable<Layout> kLayouts{{"interleaved", Layout::interleaved}, {"split", Layout::split}};
-
-struct EncodeOptions {
-    std::int64_t positions = 60;
-    std::int64_t dim = 32;
-    double base = 10000.0;
-    std::int64_t start = 0;
-    Layout layout = Layout::interleaved;
-    std::string columns;  // "" = all
-    std::string add;      // "" = P alone
-    bool positions_given = false, dim_given = false;
-    OutputOptions out;
-};
+const NameTable<Scheme> kSchemes{{"sinusoidal", Scheme::sinusoidal},
+                                 {"rope", Scheme::rope},
+                                 {"alibi", Scheme::alibi},
+                                 {"t5", Scheme::t5}};
+const NameTable<positions::RopeScaling> kScalings{{"none", positions::RopeScaling::none},
+                                                  {"linear", positions::RopeScaling::linear},
+                                                  {"dynamic", positions::RopeScaling::dynamic},
+                                                  {"yarn", positions::RopeScaling::yarn},
+                                                  {"llama3", positions::RopeScaling::llama3}};
+const NameTable<Angles> kAngles{{"exact", Angles::exact}, {"float32", Angles::float32}};
 
 // X for --add: (n, d) or a batch (b, n, d), float32 or float64, from .npy ("-" = stdin).
 io::NpyArray read_addend(const EncodeOptions& opt) {
@@ -52,8 +53,8 @@ io::NpyArray read_addend(const EncodeOptions& opt) {
             fmt::format("--add: {}: X has {} dimensions; it must be (n, d) or (b, n, d)", opt.add,
                         x.shape.size()));
     const std::size_t n = x.shape[x.shape.size() - 2], d = x.shape.back();
-    if ((opt.positions_given && n != static_cast<std::size_t>(opt.positions)) ||
-        (opt.dim_given && d != static_cast<std::size_t>(opt.dim)))
+    if ((opt.typed("--positions") && n != static_cast<std::size_t>(opt.positions)) ||
+        (opt.typed("--dim") && d != static_cast<std::size_t>(opt.dim)))
         throw UsageError(
             fmt::format("--add: {}: X has {} rows and {} columns, but -n {} -d {} was asked",
                         opt.add, n, d, opt.positions, opt.dim));
@@ -63,6 +64,9 @@ io::NpyArray read_addend(const EncodeOptions& opt) {
 int run_encode(const EncodeOptions& opt) {
     if (!std::isfinite(opt.base) || !(opt.base > 1.0))
         throw UsageError(fmt::format("--base: {} is not a finite number greater than 1", opt.base));
+    check_scheme_options(opt);
+    if (opt.scheme != Scheme::sinusoidal) return run_scheme(opt);
+    parse_encode_show(opt);  // P or all: P
     // X + P: X is read whole (it is the user's data); n and d default to X's.
     const io::NpyArray x = opt.add.empty() ? io::NpyArray{} : read_addend(opt);
     const std::size_t batch = x.shape.size() == 3 ? x.shape[0] : 1;
@@ -74,14 +78,21 @@ int run_encode(const EncodeOptions& opt) {
         cols = naming_option("--columns", [&] { return parse_slice(opt.columns, d); });
     }
     io::Output output(resolve_output(opt.out), 1);
-    // float64 output gets the long-double combination: float32 is within 1 ulp either way.
+    // float64 output gets the double-double combination: float32 is within 1 ulp either way.
+    // --angles float32: the book's float32 recipe, each step correctly rounded.
+    const positions::Float32AngleEncoder book(d, opt.base,
+                                              opt.layout == Layout::split
+                                                  ? positions::SineColumns::split
+                                                  : positions::SineColumns::interleaved);
     const PositionalEncoder encoder(
         d, opt.base, opt.layout, std::max<std::size_t>(n, 1),
         output.dtype() == io::Dtype::float64 ? Combine::extended : Combine::fast);
+    const bool exact = opt.angles == Angles::exact;
     io::ArrayInfo info;
     info.name = x.shape.empty() ? "P" : "X_plus_P";
-    info.title = fmt::format("{}positional encoding P, base {}, {}", x.shape.empty() ? "" : "X + ",
-                             opt.base, name_of(kLayouts, opt.layout));
+    info.title = fmt::format("{}positional encoding P, base {}, {}{}",
+                             x.shape.empty() ? "" : "X + ", opt.base, name_of(kLayouts, opt.layout),
+                             exact ? "" : ", float32 angles (the book's recipe)");
     const std::int64_t start = opt.start;
     if (x.shape.size() == 3)
         info.labels.push_back({"batch", [n](std::size_t r) { return std::to_string(r / n); }});
@@ -107,7 +118,10 @@ int run_encode(const EncodeOptions& opt) {
             const std::size_t b = (g + done) / n, r = (g + done) % n;
             const std::size_t c = std::min({block, n - r, count - done});
             double* rows = all_columns ? out + done * d : scratch->data();  // (c, d)
-            encoder.fill(start + static_cast<std::int64_t>(r), c, rows);
+            if (exact)
+                encoder.fill(start + static_cast<std::int64_t>(r), c, rows);
+            else
+                book.fill(start + static_cast<std::int64_t>(r), c, rows);
             if (!x.shape.empty()) {
                 const double* xr = &x.values[(b * n + r) * d];  // X[b, r:r+c, :]
                 for (std::size_t k = 0; k < c * d; ++k) rows[k] += xr[k];
@@ -129,10 +143,51 @@ int run_encode(const EncodeOptions& opt) {
 
 }  // namespace
 
+void add_scheme_options(CLI::App& sub, EncodeOptions& opt) {
+    const std::string rope = "--scheme rope (Hugging Face's rope_scaling keys)";
+    add_enum_option(sub, "--rope-scaling", opt.scaling, kScalings,
+                    "Scaling of the frequencies (rope_scaling's rope_type)")
+        ->group(rope);
+    sub.add_option("--factor", opt.factor, "factor F: required by every scaling but none")
+        ->group(rope);
+    sub.add_option("--original-max-positions", opt.original_max_positions,
+                   "original_max_position_embeddings M: required by dynamic, yarn, llama3")
+        ->group(rope);
+    sub.add_option("--low-freq-factor", opt.low_freq_factor, "llama3's low_freq_factor (required)")
+        ->group(rope);
+    sub.add_option("--high-freq-factor", opt.high_freq_factor,
+                   "llama3's high_freq_factor (required)")
+        ->group(rope);
+    sub.add_option("--beta-fast", opt.beta_fast, "yarn's beta_fast (default 32)")->group(rope);
+    sub.add_option("--beta-slow", opt.beta_slow, "yarn's beta_slow (default 1)")->group(rope);
+    sub.add_option("--apply", opt.apply,
+                   "Rotate X in an .npy file, (n, d) or (b, n, d): --show rotated; - reads stdin")
+        ->type_name("FILE")
+        ->group(rope);
+    sub.add_option("--heads", opt.heads, "Number of heads H (slopes, bias)")
+        ->capture_default_str()
+        ->group("--scheme alibi");
+    const std::string t5 = "--scheme t5 (T5's relative-position buckets)";
+    sub.add_option("--buckets", opt.buckets, "num_buckets B (>= 4, or >= 2 with --causal)")
+        ->capture_default_str()
+        ->group(t5);
+    sub.add_option("--max-distance", opt.max_distance,
+                   "max_distance D, above the exact range B/4 (B/2 with --causal)")
+        ->capture_default_str()
+        ->group(t5);
+    sub.add_flag("--causal", opt.causal, "Unidirectional: every future key is bucket 0")->group(t5);
+}
+
 Command add_encode(CLI::App& root) {
     auto opt = std::make_shared<EncodeOptions>();  // bound addresses must outlive parse()
-    CLI::App* sub =
-        root.add_subcommand("encode", "Sinusoidal positional-encoding matrix P (n x d), or X + P");
+    CLI::App* sub = root.add_subcommand(
+        "encode", "Position encodings: sinusoidal P (n x d) or X + P, RoPE, ALiBi, T5 buckets");
+    add_enum_option(*sub, "--scheme", opt->scheme, kSchemes,
+                    "Position scheme: sinusoidal (the chapter's P), rope, alibi or t5");
+    sub->add_option("--show", opt->show,
+                    "Comma list of the scheme's arrays (below), or all; default: the one marked "
+                    "default")
+        ->type_name("LIST");
     sub->add_option("--add", opt->add,
                     "Print X + P for X in an .npy file, (n, d) or (b, n, d); - reads stdin")
         ->type_name("FILE");
@@ -147,20 +202,29 @@ Command add_encode(CLI::App& root) {
         ->check(CLI::Range(-(std::int64_t{1} << 52), std::int64_t{1} << 52))
         ->capture_default_str();
     add_enum_option(*sub, "--layout", opt->layout, kLayouts,
-                    "Column order: interleaved [s0 c0 s1 c1 ...] or split [s0 s1 ... c0 c1 ...]");
+                    "Column order: interleaved [s0 c0 s1 c1 ...] or split [s0 s1 ... c0 c1 ...]; "
+                    "rope: split (rotate_half) or interleaved (GPT-J)")
+        ->default_str("interleaved (sinusoidal), split (rope)");
+    add_enum_option(*sub, "--angles", opt->angles, kAngles,
+                    "sinusoidal: exact (the closed form) or float32 (the book's float32 recipe)");
     sub->add_option("--columns", opt->columns,
                     "Columns A:B to print, half-open, negatives from the end (e.g. 6:10)")
         ->type_name("A:B");
+    add_scheme_options(*sub, *opt);
     add_output_options(*sub, opt->out);
     sub->footer(
         "Examples:\n"
         "  attn encode -n 60 -d 32 --columns 6:10   columns 6 to 9, the book's figure\n"
         "  attn encode -n 1000000 -d 128 -o P.npy   streamed: memory does not grow with n\n"
-        "  attn encode -n 4 -d 6 -f csv --precision 6\n");
+        "  attn encode -n 4 -d 6 -f csv --precision 6\n"
+        "  attn encode --scheme rope -n 8 -d 16 --show cos -f csv\n"
+        "  attn encode --scheme alibi --heads 4 -n 16 -o bias.svg   one panel per head\n"
+        "  attn encode --scheme t5 -n 64 --causal -o buckets.npy   int64 bucket ids\n\n" +
+        scheme_show_help());
     return {sub,
             [opt, sub] {
-                opt->positions_given = sub->count("--positions") > 0;
-                opt->dim_given = sub->count("--dim") > 0;
+                for (const CLI::Option* o : sub->get_options())
+                    if (o->count() > 0) opt->given.push_back(o->get_name());
                 return run_encode(*opt);
             },
             &opt->out};

@@ -48,11 +48,14 @@ double as_double(std::int64_t v) {
 
 // Tables of numbers: every column is data (npy keeps them all), no row label fields. Rows are
 // made by fill(r, out) as they are written: the pairs table has offsets x d/2 rows, so it is
-// never held whole.
+// never held whole. Column x (the offset, the position, the pair) is the x axis of
+// --plot lines, not a curve.
 io::MatrixStream table_stream(std::string name, std::string title, std::vector<std::string> columns,
                               std::size_t rows,
-                              std::function<void(std::size_t row, double* out)> fill) {
+                              std::function<void(std::size_t row, double* out)> fill,
+                              std::size_t x = 0) {
     io::ArrayInfo info;
+    info.x_column = x;
     info.name = std::move(name);
     info.title = std::move(title);
     info.column_labels = std::move(columns);
@@ -78,25 +81,27 @@ io::MatrixStream pairs_stream(const RotateRun& run) {
     const double base = run.base;
     const Precision precision = run.precision;
     const std::size_t pairs = (d + 1) / 2;  // the lone sine of an odd d gets a row of NaN errors
-    return table_stream("pairs", "rotation per column pair: worst |R p_i - p_(i+delta)| over i",
-                        {"delta", "j", "w", "wavelength", "cos", "sin", "max_error", "at_i"},
-                        results.size() * pairs,
-                        [&results, pairs, d, base, precision](std::size_t row, double* out) {
-                            const OffsetResult& r = results[row / pairs];
-                            const std::size_t j = row % pairs;
-                            const double w = pair_frequency(j, d, base);
-                            const PairRotation R = pair_rotation(r.delta, j, d, base, precision);
-                            const bool paired = j < r.pairs.size();
-                            const double values[] = {as_double(r.delta),
-                                                     as_double(static_cast<std::int64_t>(j)),
-                                                     w,
-                                                     2 * std::numbers::pi / w,
-                                                     R.cos,
-                                                     R.sin,
-                                                     paired ? r.pairs[j].max_error : NAN,
-                                                     paired ? as_double(r.pairs[j].at_i) : NAN};
-                            std::copy(std::begin(values), std::end(values), out);
-                        });
+    return table_stream(
+        "pairs", "rotation per column pair: worst |R p_i - p_(i+delta)| over i",
+        {"delta", "j", "w", "wavelength", "cos", "sin", "max_error", "at_i"},
+        results.size() * pairs,
+        [&results, pairs, d, base, precision](std::size_t row, double* out) {
+            const OffsetResult& r = results[row / pairs];
+            const std::size_t j = row % pairs;
+            const double w = pair_frequency(j, d, base);
+            const PairRotation R = pair_rotation(r.delta, j, d, base, precision);
+            const bool paired = j < r.pairs.size();
+            const double values[] = {as_double(r.delta),
+                                     as_double(static_cast<std::int64_t>(j)),
+                                     w,
+                                     2 * std::numbers::pi / w,
+                                     R.cos,
+                                     R.sin,
+                                     paired ? r.pairs[j].max_error : NAN,
+                                     paired ? as_double(r.pairs[j].at_i) : NAN};
+            std::copy(std::begin(values), std::end(values), out);
+        },
+        1);
 }
 
 io::MatrixStream summary_stream(const RotateRun& run) {
@@ -154,8 +159,9 @@ io::MatrixStream matrix_stream(const RotateRun& run) {
     return {std::move(info), io::row_by_row(fill, d)};
 }
 
+// Positions 0, 10, 20, 50, ... and errors over decades: --plot lines draws them log-log.
 io::MatrixStream sweep_stream(const std::vector<SweepRow>& sweep) {
-    return table_stream(
+    io::MatrixStream e = table_stream(
         "sweep", "worst rotation error against the position, float32 and float64",
         {"position", "float32_max_error", "float32_at_i", "float32_tol", "float32_ratio",
          "float64_max_error", "float64_at_i", "float64_tol", "float64_ratio"},
@@ -167,6 +173,8 @@ io::MatrixStream sweep_stream(const std::vector<SweepRow>& sweep) {
                 as_double(s.float64.at_i), s.float64.tol_at_i,  s.float64.max_ratio};
             std::copy(std::begin(values), std::end(values), out);
         });
+    e.info.log_x = e.info.log_y = true;
+    return e;
 }
 
 const ShowTable<Show, RotateRun> kShow{

@@ -1,5 +1,7 @@
 #include "io/matrix_stream.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <future>
 #include <memory>
@@ -70,6 +72,39 @@ MatrixStream concatenate(std::vector<MatrixStream> parts, std::string part_label
         out.info.column_labels.clear();
         for (std::size_t j = 0; j < cols; ++j) out.info.column_labels.push_back(std::to_string(j));
     }
+    // Pictures: a panel per part (per panel of each part) where the parts are alike, else
+    // one; a part's masked cells, and its padding, are masked.
+    const ArrayInfo& first = shared->front().info;
+    const std::size_t part_rows = first.rows(), part_panel = first.panel_rows;
+    const bool alike = std::all_of(shared->begin(), shared->end(), [&](const MatrixStream& p) {
+        return p.info.rows() == part_rows && p.info.panel_rows == part_panel;
+    });
+    out.info.panel_titles.clear();
+    out.info.panel_rows = 0;
+    if (alike && part_rows > 0 && (part_panel == 0 || part_rows % part_panel == 0)) {
+        out.info.panel_rows = part_panel == 0 ? part_rows : part_panel;
+        for (std::size_t k = 0; k < shared->size(); ++k) {
+            const ArrayInfo& info = (*shared)[k].info;
+            for (std::size_t q = 0; q < part_rows / out.info.panel_rows; ++q)
+                out.info.panel_titles.push_back(
+                    q < info.panel_titles.size()
+                        ? fmt::format("{} {}, {}", out.info.labels.front().name, k,
+                                      info.panel_titles[q])
+                        : fmt::format("{} {}", out.info.labels.front().name, k));
+        }
+    }
+    if (std::any_of(shared->begin(), shared->end(),
+                    [&](const MatrixStream& p) { return p.info.value_range != first.value_range; }))
+        out.info.value_range.reset();
+    const bool masks = std::any_of(shared->begin(), shared->end(), [cols](const MatrixStream& p) {
+        return p.info.masked || p.info.columns() < cols;
+    });
+    if (masks)
+        out.info.masked = [shared, locate](std::size_t r, std::size_t j) {
+            const auto [k, local] = locate(r);
+            const ArrayInfo& info = (*shared)[k].info;
+            return j >= info.columns() || (info.masked && info.masked(local, j));
+        };
     auto fill = [shared, locate, cols, pad](std::size_t r, double* row) {
         const auto [k, local] = locate(r);
         const MatrixStream& p = (*shared)[k];

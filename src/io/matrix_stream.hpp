@@ -47,7 +47,8 @@ MatrixStream table_stream(std::string name, std::string title, std::size_t rows,
 /// Several arrays as one: their rows one after the other, a label field `part_label` first
 /// (the part's index), then the first part's label fields. Columns are padded with `pad` to
 /// the widest part; column labels are kept when every part has the same, else 0, 1, ...
-/// parts must not be empty.
+/// Pictures: parts of equal shape are panels ("sentence 1, head 0"), else one panel; the
+/// parts' masked cells and the padding are masked. parts must not be empty.
 MatrixStream concatenate(std::vector<MatrixStream> parts, std::string part_label, double pad);
 
 struct DriveOptions {

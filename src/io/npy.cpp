@@ -6,6 +6,7 @@
 #include <array>
 #include <bit>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -35,6 +36,14 @@ void store_le(char* dst, Float v) {
     const auto bits = std::bit_cast<Bits>(v);
     for (std::size_t b = 0; b < sizeof(Bits); ++b)
         dst[b] = static_cast<char>((bits >> (8 * b)) & 0xFFu);
+}
+
+// The integer nearest v, saturated to int64's range; 0 for nan.
+std::int64_t to_int64(double v) {
+    if (!(v == v)) return 0;
+    if (v >= 9223372036854775807.0) return std::numeric_limits<std::int64_t>::max();
+    if (v <= -9223372036854775808.0) return std::numeric_limits<std::int64_t>::min();
+    return static_cast<std::int64_t>(std::nearbyint(v));
 }
 
 template <class Float, class Bits>
@@ -129,6 +138,9 @@ void NpyEncoder::encode(std::size_t first_row, const double* values, std::size_t
             for (std::size_t k = 0; k < n; ++k)
                 store_le<float, std::uint32_t>(buffer.data() + 4 * k,
                                                static_cast<float>(values[k]));
+        } else if (dtype_ == Dtype::int64) {  // exact for |v| < 2^53; nan and inf become 0
+            for (std::size_t k = 0; k < n; ++k)
+                store_le<std::int64_t, std::uint64_t>(buffer.data() + 8 * k, to_int64(values[k]));
         } else {
             for (std::size_t k = 0; k < n; ++k)
                 store_le<double, std::uint64_t>(buffer.data() + 8 * k, values[k]);

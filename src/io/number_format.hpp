@@ -13,14 +13,17 @@
 namespace attn::io {
 
 /// Appends v rounded once to dtype: the shortest text that reads back to the same
-/// float32/float64 (0.1f -> "0.1"), or `precision` significant digits ("{:.Ng}").
+/// float32/float64 (0.1f -> "0.1"), or `precision` significant digits ("{:.Ng}"); an int64
+/// is written as an integer ("17", no decimal point), whatever the precision.
 inline void append_number(fmt::memory_buffer& out, double v, Dtype dtype,
                           std::optional<int> precision) {
     // Formatting into a local array is fmt's fastest path (no per-character growth
     // checks); 32 characters hold any float or double up to 17 significant digits.
     char text[32];
     char* end;
-    if (dtype == Dtype::float32) {
+    if (dtype == Dtype::int64 && std::fabs(v) < 9.2e18) {  // finite, fits in 64 bits
+        end = fmt::format_to(text, FMT_COMPILE("{}"), static_cast<long long>(std::nearbyint(v)));
+    } else if (dtype == Dtype::float32) {
         const float f = static_cast<float>(v);
         end = precision ? fmt::format_to(text, FMT_COMPILE("{:.{}g}"), f, *precision)
                         : fmt::format_to(text, FMT_COMPILE("{}"), f);

@@ -191,11 +191,38 @@ std::string SvgWriter::heatmap() const {
         xlabel_w = std::max(xlabel_w, text_width(xlabels[j]));
     }
     const std::size_t ystep = nice_step(13.0 / ch);
+    // A label field the panels' titles say (the same on a panel's first and last row, not
+    // the same on every panel, e.g. the head) is not repeated on each row.
+    std::vector<bool> said(info_.labels.size(), false);
+    if (P > 1 && !info_.panel_titles.empty()) {
+        for (std::size_t l = 0; l < info_.labels.size(); ++l) {
+            const auto& value = info_.labels[l].value;
+            bool within = true, across = false;
+            for (std::size_t p = 0; p < P; ++p) {
+                const std::string v = value(first_row(p));
+                within = within &&
+                         v == value(std::min(first_row(p) + grid_.panel_rows(), info_.rows()) - 1);
+                across = across || v != value(0);
+            }
+            said[l] = within && across;
+        }
+        if (std::all_of(said.begin(), said.end(), [](bool b) { return b; }))
+            said.assign(said.size(), false);
+    }
+    auto label_of = [&](std::size_t r) {
+        std::string s;
+        for (std::size_t l = 0; l < info_.labels.size(); ++l)
+            if (!said[l]) {
+                if (!s.empty()) s += ' ';
+                s += info_.labels[l].value(r);
+            }
+        return s;
+    };
     std::vector<std::vector<std::string>> ylabels(P);
     for (std::size_t p = 0; p < P; ++p) {
         ylabels[p].resize(grid_.panel(p).rows());
         for (std::size_t i = 0; i < ylabels[p].size(); i += ystep) {
-            ylabels[p][i] = row_label(info_, first_row(p) + i * br);
+            ylabels[p][i] = label_of(first_row(p) + i * br);
             ylabel_w = std::max(ylabel_w, text_width(ylabels[p][i]));
         }
     }

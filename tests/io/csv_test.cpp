@@ -54,6 +54,17 @@ TEST_CASE("csv: header, RFC 4180 quoting, shortest round-trip values") {
           "\"say \"\"hi\"\"\",100,2.5\n");
 }
 
+TEST_CASE("csv: int64 values are integers, without a decimal point, whatever the precision") {
+    const std::vector<double> v{0, 31, 16, 9007199254740991.0, -4, 1e15};
+    attn::io::TextStyle style;
+    style.precision = 3;
+    CHECK(write_csv(tokens_info(attn::io::Dtype::int64), v, ',', style) ==
+          "token,a,b\n"
+          "Life,0,31\n"
+          "\"short, sweet\",16,9007199254740991\n"
+          "\"say \"\"hi\"\"\",-4,1000000000000000\n");
+}
+
 TEST_CASE("csv: float64, precision, no header, tsv escaping") {
     const std::vector<double> v{0.1, 1.0 / 3, 2, 3, 4, 5};
     CHECK(write_csv(tokens_info(attn::io::Dtype::float64), v, ',')

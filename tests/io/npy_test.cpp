@@ -235,6 +235,37 @@ TEST_CASE("NpyWriter: write then read is bit-exact for float32 and float64") {
     }
 }
 
+TEST_CASE("NpyWriter: int64 arrays are '<i8', the nearest integers of the values") {
+    ArrayInfo info;
+    info.name = "buckets";
+    info.shape = {2, 3};
+    info.dtype = Dtype::int64;
+    const std::vector<double> values{0, 17, -3, 9007199254740991.0, 2.6, -1e30};
+    const std::string path = attn::test::tmp_path("ids.npy");
+    {
+        OutputFile out(path);
+        NpyWriter writer(out);
+        writer.begin(info);
+        writer.rows(0, values.data(), 2);
+        writer.end();
+        writer.finish();
+        out.commit();
+    }
+    const std::string bytes = attn::test::read_file(path);
+    const std::string header = attn::io::npy_header(Dtype::int64, {2, 3});
+    CHECK(header.find("'descr': '<i8'") != std::string::npos);
+    REQUIRE(bytes.size() == header.size() + 6 * 8);
+    const std::int64_t want[] = {
+        0, 17, -3, 9007199254740991, 3, std::numeric_limits<std::int64_t>::min()};
+    for (std::size_t k = 0; k < 6; ++k) {
+        std::uint64_t bits = 0;
+        for (std::size_t b = 0; b < 8; ++b)
+            bits |= std::uint64_t{static_cast<unsigned char>(bytes[header.size() + 8 * k + b])}
+                    << (8 * b);
+        CHECK(static_cast<std::int64_t>(bits) == want[k]);
+    }
+}
+
 TEST_CASE("NpyWriter: data larger than one conversion piece streams intact") {
     check_round_trip({3000, 37}, Dtype::float32, 1000);
     check_round_trip({50000, 3}, Dtype::float64, 4096);

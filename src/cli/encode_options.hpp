@@ -1,0 +1,70 @@
+// attn encode's options, shared by encode.cpp (parsing, the sinusoidal P) and
+// encode_schemes.cpp (rope, alibi, t5: checks and arrays).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attn/positions/rope.hpp"
+#include "attn/positions/sinusoidal.hpp"
+#include "cli/common_options.hpp"
+#include "io/matrix_stream.hpp"
+
+namespace attn::cli {
+
+enum class Scheme { sinusoidal, rope, alibi, t5 };
+enum class Angles { exact, float32 };
+
+/// Every array encode can print; which belong to which scheme is in encode_schemes.cpp.
+enum class EncodeArray { P, inv_freq, angles, cos, sin, rotated, slopes, bias, buckets, all };
+
+struct EncodeOptions {
+    Scheme scheme = Scheme::sinusoidal;
+    std::string show;  // "" = the scheme's default array
+    std::int64_t positions = 60;
+    std::int64_t dim = 32;
+    double base = 10000.0;
+    std::int64_t start = 0;
+    Layout layout = Layout::interleaved;  // split for rope unless --layout is given
+    std::string columns;                  // "" = all (sinusoidal)
+    std::string add;                      // "" = P alone (sinusoidal)
+    Angles angles = Angles::exact;        // sinusoidal
+    // rope
+    positions::RopeScaling scaling = positions::RopeScaling::none;
+    std::optional<double> factor, original_max_positions, low_freq_factor, high_freq_factor,
+        beta_fast, beta_slow;
+    std::string apply;  // X.npy to rotate
+    // alibi
+    std::int64_t heads = 8;
+    // t5
+    std::int64_t buckets = 32;
+    std::int64_t max_distance = 128;
+    bool causal = false;
+
+    std::vector<std::string> given;  // long names of the options typed, e.g. "--heads"
+    OutputOptions out;
+
+    bool typed(const std::string& name) const;
+};
+
+/// Registers the scheme options (--scheme ... --causal) on sub.
+void add_scheme_options(CLI::App& sub, EncodeOptions& opt);
+/// The "Arrays (--show)" part of the help, per scheme.
+std::string scheme_show_help();
+
+/// Refuses (UsageError naming the option and the accepted values) an option that does not
+/// belong to opt.scheme, and scaling parameters without --rope-scaling.
+void check_scheme_options(const EncodeOptions& opt);
+
+/// The arrays --show asks for (the scheme's default when empty; UsageError otherwise).
+std::vector<EncodeArray> parse_encode_show(const EncodeOptions& opt);
+
+/// Runs --scheme rope, alibi or t5: checks, then streams the arrays (exit status).
+int run_scheme(const EncodeOptions& opt);
+
+}  // namespace attn::cli

@@ -1,0 +1,248 @@
+// attn encode --scheme rope|alibi|t5: the option checks (Hugging Face's key names become the
+// option names), --show, --apply's X, and the run streaming the arrays of encode_arrays.cpp.
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <stdexcept>
+#include <utility>
+
+#include "cli/encode_arrays.hpp"
+#include "cli/errors.hpp"
+#include "cli/exit_code.hpp"
+#include "cli/show_table.hpp"
+#include "io/npy.hpp"
+#include "io/output_spec.hpp"
+#include "runtime/memory_budget.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+using Table = SchemeTable;
+
+// Library errors begin with Hugging Face's key ("factor: ..."): the same line with the option.
+constexpr std::array<std::pair<const char*, const char*>, 11> kKeyOptions{{
+    {"d", "--dim"},
+    {"n", "--positions"},
+    {"base", "--base"},
+    {"factor", "--factor"},
+    {"original_max_position_embeddings", "--original-max-positions"},
+    {"low_freq_factor", "--low-freq-factor"},
+    {"high_freq_factor", "--high-freq-factor"},
+    {"beta_fast", "--beta-fast"},
+    {"beta_slow", "--beta-slow"},
+    {"heads", "--heads"},
+    {"num_buckets", "--buckets"},
+}};
+
+template <class F>
+auto naming_keys(F&& make) -> decltype(make()) {
+    try {
+        return make();
+    } catch (const std::invalid_argument& e) {
+        const std::string message = e.what();
+        const std::string key = message.substr(0, message.find(':'));
+        std::string option = key == "max_distance" ? "--max-distance" : "--" + key;
+        for (const auto& [k, o] : kKeyOptions)
+            if (key == k) option = o;
+        throw UsageError(option + message.substr(key.size()));
+    }
+}
+
+// --apply X.npy: (n, d) or (b, n, d); n and d default to X's, and must match when given.
+std::shared_ptr<const io::NpyArray> read_apply(const EncodeOptions& opt) {
+    struct stat st {};
+    if (!io::is_standard_stream(opt.apply) && ::stat(opt.apply.c_str(), &st) == 0 &&
+        S_ISREG(st.st_mode)) {
+        // X as doubles: at most twice the file's bytes (float32 -> float64).
+        const auto bytes = static_cast<std::uint64_t>(st.st_size) * 2;
+        check_memory(opt.out, bytes, "--apply " + opt.apply);
+        runtime::reserve(bytes, "--apply " + opt.apply);
+    }
+    auto x = std::make_shared<io::NpyArray>();
+    try {
+        *x = naming_option("--apply", [&] { return io::read_npy(opt.apply); });
+    } catch (const InputError& e) {
+        throw UsageError(e.what());
+    }
+    const std::size_t rank = x->shape.size();
+    if (rank != 2 && rank != 3)
+        throw UsageError(
+            fmt::format("--apply: {}: X has {} dimensions; it must be (n, d) or "
+                        "(b, n, d)",
+                        opt.apply, rank));
+    const std::size_t n = x->shape[rank - 2], d = x->shape.back();
+    if (opt.typed("--dim") && d != static_cast<std::size_t>(opt.dim))
+        throw UsageError(
+            fmt::format("--apply: {}: X has width {}, not d = {} (--dim)", opt.apply, d, opt.dim));
+    if (opt.typed("--positions") && n != static_cast<std::size_t>(opt.positions))
+        throw UsageError(fmt::format("--apply: {}: X has {} positions, not n = {} (--positions)",
+                                     opt.apply, n, opt.positions));
+    return x;
+}
+
+}  // namespace
+
+bool EncodeOptions::typed(const std::string& name) const {
+    return std::find(given.begin(), given.end(), name) != given.end();
+}
+
+std::string scheme_show_help() {
+    std::string text =
+        "Arrays (--show; all for npz, json, table or -o DIR/):\n"
+        "  sinusoidal: P (n, d): the positional encoding (default)\n";
+    for (Scheme s : {Scheme::rope, Scheme::alibi, Scheme::t5})
+        for (const auto& e : table_of(s))
+            text += fmt::format("  {}: {} {}: {}\n", scheme_name(s), e.name, e.shape, e.help);
+    return text;
+}
+
+void check_scheme_options(const EncodeOptions& opt) {
+    struct Belongs {
+        const char* option;
+        std::vector<Scheme> schemes;
+    };
+    const std::vector<Scheme> sin_rope{Scheme::sinusoidal, Scheme::rope};
+    const std::vector<Belongs> table{{"--add", {Scheme::sinusoidal}},
+                                     {"--columns", {Scheme::sinusoidal}},
+                                     {"--angles", {Scheme::sinusoidal}},
+                                     {"--dim", sin_rope},
+                                     {"--base", sin_rope},
+                                     {"--start", sin_rope},
+                                     {"--layout", sin_rope},
+                                     {"--rope-scaling", {Scheme::rope}},
+                                     {"--factor", {Scheme::rope}},
+                                     {"--original-max-positions", {Scheme::rope}},
+                                     {"--low-freq-factor", {Scheme::rope}},
+                                     {"--high-freq-factor", {Scheme::rope}},
+                                     {"--beta-fast", {Scheme::rope}},
+                                     {"--beta-slow", {Scheme::rope}},
+                                     {"--apply", {Scheme::rope}},
+                                     {"--heads", {Scheme::alibi}},
+                                     {"--buckets", {Scheme::t5}},
+                                     {"--max-distance", {Scheme::t5}},
+                                     {"--causal", {Scheme::t5}}};
+    for (const Belongs& b : table) {
+        if (!opt.typed(b.option) ||
+            std::find(b.schemes.begin(), b.schemes.end(), opt.scheme) != b.schemes.end())
+            continue;
+        std::string names;
+        for (Scheme s : b.schemes) names += std::string(names.empty() ? "" : "|") + scheme_name(s);
+        throw UsageError(fmt::format("{}: belongs to --scheme {}, not to --scheme {}", b.option,
+                                     names, scheme_name(opt.scheme)));
+    }
+    if (opt.scheme == Scheme::rope && !opt.typed("--rope-scaling"))
+        for (const char* p : {"--factor", "--original-max-positions", "--low-freq-factor",
+                              "--high-freq-factor", "--beta-fast", "--beta-slow"})
+            if (opt.typed(p))
+                throw UsageError(fmt::format(
+                    "{}: a scaling parameter needs --rope-scaling linear|dynamic|yarn|llama3", p));
+}
+
+std::vector<EncodeArray> parse_encode_show(const EncodeOptions& opt) {
+    const Table& table = table_of(opt.scheme);
+    std::string accepted = opt.scheme == Scheme::sinusoidal ? "P" : "";
+    for (const auto& e : table) accepted += (accepted.empty() ? "" : ", ") + e.name;
+    accepted += ", all";
+    std::vector<EncodeArray> show;
+    const bool apply = !opt.apply.empty();
+    std::string list = opt.show;
+    if (list.empty())
+        list = opt.scheme == Scheme::sinusoidal ? "P"
+               : opt.scheme == Scheme::rope     ? (apply ? "rotated" : "angles")
+               : opt.scheme == Scheme::alibi    ? "bias"
+                                                : "buckets";
+    std::size_t at = 0;
+    while (at <= list.size()) {
+        const std::size_t comma = std::min(list.find(',', at), list.size());
+        const std::string name = list.substr(at, comma - at);
+        at = comma + 1;
+        std::vector<EncodeArray> items;
+        if (name == "all" && opt.scheme == Scheme::sinusoidal) {
+            items.push_back(EncodeArray::P);
+        } else if (name == "all") {
+            for (const auto& e : table)
+                if (e.item != EncodeArray::rotated || apply) items.push_back(e.item);
+        } else if (name == "P" && opt.scheme == Scheme::sinusoidal) {
+            items.push_back(EncodeArray::P);
+        } else {
+            const auto e = std::find_if(table.begin(), table.end(),
+                                        [&](const auto& x) { return x.name == name; });
+            if (e == table.end())
+                throw UsageError(
+                    fmt::format("--show: '{}' is not an array of --scheme {}; it has {}", name,
+                                scheme_name(opt.scheme), accepted));
+            if (e->item == EncodeArray::rotated && !apply)
+                throw UsageError("--show rotated: needs --apply X.npy, the array to rotate");
+            items.push_back(e->item);
+        }
+        for (EncodeArray a : items)
+            if (std::find(show.begin(), show.end(), a) == show.end()) show.push_back(a);
+    }
+    return show;
+}
+
+int run_scheme(const EncodeOptions& opt) {
+    const std::vector<EncodeArray> show = parse_encode_show(opt);
+    SchemeRun run;
+    run.opt = &opt;
+    run.n = static_cast<std::size_t>(opt.positions);
+    run.d = static_cast<std::size_t>(opt.dim);
+    if (opt.scheme == Scheme::rope) {
+        if (!opt.apply.empty()) {
+            run.x = read_apply(opt);
+            run.n = run.x->shape[run.x->shape.size() - 2];
+            run.d = run.x->shape.back();
+            if (run.x->shape.size() == 3) run.batch = run.x->shape[0];
+        }
+        pos::RopeParameters p;
+        p.d = run.d;
+        p.base = opt.base;
+        p.scaling = opt.scaling;
+        p.factor = opt.factor;
+        p.original_max_position_embeddings = opt.original_max_positions;
+        p.low_freq_factor = opt.low_freq_factor;
+        p.high_freq_factor = opt.high_freq_factor;
+        p.beta_fast = opt.beta_fast;
+        p.beta_slow = opt.beta_slow;
+        run.rope = naming_keys([&] { return std::make_shared<pos::Rope>(p, opt.start, run.n); });
+        run.layout = opt.typed("--layout") && opt.layout == Layout::interleaved
+                         ? pos::RopeLayout::interleaved
+                         : pos::RopeLayout::split;
+    } else if (opt.scheme == Scheme::alibi) {
+        if (opt.heads < 1)
+            throw UsageError(
+                fmt::format("--heads: {} is not a number of heads (at least 1)", opt.heads));
+        run.alibi = naming_keys([&] {
+            return std::make_shared<pos::AlibiBias>(static_cast<std::size_t>(opt.heads), run.n);
+        });
+    } else {
+        run.t5 = {opt.buckets, opt.max_distance, !opt.causal};
+        naming_keys([&] { pos::validate(run.t5); });
+    }
+    if (opt.scheme == Scheme::alibi || opt.scheme == Scheme::t5) {
+        // Per key: the column label, a row block's value, t5's ids of j - i: ~64 bytes.
+        const std::uint64_t bytes = checked_product({run.n, 64}, "--positions");
+        const std::string what = fmt::format("--positions {} (rows of {} keys)", run.n, run.n);
+        check_memory(opt.out, bytes, what);
+        runtime::reserve(bytes, what);
+    }
+
+    io::Output output(resolve_output(opt.out), show.size());
+    run.dtype = output.dtype();
+    for (EncodeArray item : show) {
+        const io::MatrixStream stream = show_entry(table_of(opt.scheme), item).stream(run);
+        io::DriveOptions drive;  // about 2^18 values a block: memory flat in n
+        drive.block_rows = std::clamp<std::size_t>(
+            (std::size_t{1} << 18) / std::max<std::size_t>(stream.info.columns(), 1), 1, 4096);
+        drive.compute_ahead = thread_count(opt.out) > 1;
+        io::drive(output.sink(), stream, drive);
+    }
+    output.commit();
+    return kOk;
+}
+
+}  // namespace attn::cli
