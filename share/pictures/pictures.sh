@@ -14,3 +14,4 @@ out=$2
 "$attn" complexity -o "$out/complexity.svg"
 "$attn" encode --scheme alibi -n 12 -o "$out/alibi-bias.svg"
 "$attn" encode --scheme t5 -n 160 --cmap viridis -o "$out/t5-buckets.svg"
+"$attn" attend "Life is short, eat dessert first" --scheme sinusoidal --permute reverse --show equivariance -o "$out/equivariance-sinusoidal.svg"

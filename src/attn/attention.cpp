@@ -54,6 +54,18 @@ void check_fill(std::optional<double> fill, const char* who) {
             fmt::format("{}: fill value must be a number or -inf, got {}", who, *fill));
 }
 
+// m + b broadcast over rows: (n, d) + (d,).
+template <class T>
+void add_row_bias(xt::xtensor<T, 2>& m, const std::optional<xt::xtensor<T, 1>>& b,
+                  const char* what) {
+    if (!b) return;
+    if (b->size() != m.shape(1))
+        throw std::invalid_argument(
+            fmt::format("{}: bias of {} entries for {} columns", what, b->size(), m.shape(1)));
+    for (std::size_t i = 0; i < m.shape(0); ++i)
+        for (std::size_t j = 0; j < m.shape(1); ++j) m(i, j) += (*b)(j);
+}
+
 }  // namespace
 
 xt::xtensor<bool, 2> causal_mask(std::size_t q, std::size_t k) {
@@ -107,8 +119,8 @@ xt::xtensor<T, 2> masked_softmax(const xt::xtensor<T, 2>& scores) {
 template <class T>
 AttentionResult<T> scaled_dot_product_attention(const xt::xtensor<T, 2>& Q,
                                                 const xt::xtensor<T, 2>& K,
-                                                const xt::xtensor<T, 2>& V,
-                                                const MaskOptions& mask) {
+                                                const xt::xtensor<T, 2>& V, const MaskOptions& mask,
+                                                const ScoreOptions<T>& score) {
     require_nonempty(Q, "Q");
     require_nonempty(K, "K");
     require_nonempty(V, "V");
@@ -127,8 +139,19 @@ AttentionResult<T> scaled_dot_product_attention(const xt::xtensor<T, 2>& Q,
 
     AttentionResult<T> r;
     r.scores = xt::linalg::dot(Q, xt::transpose(K));  // (q, d_k) x (d_k, k) -> (q, k)
-    const T scale = static_cast<T>(std::sqrt(static_cast<double>(d_k)));
-    // weights = masked_softmax(scores / scale), row by row, rows split over threads.
+    // scaled = omega / sqrt(d_k) (or omega * scale) - slope |i - j|, then the table's bias.
+    const T divisor = static_cast<T>(std::sqrt(static_cast<double>(d_k)));
+    const T factor = static_cast<T>(score.scale.value_or(1.0));
+    const T slope = static_cast<T>(score.bias.alibi_slope.value_or(0.0));
+    r.scaled = xt::xtensor<T, 2>::from_shape({q, k});  // (q, k)
+    for (std::size_t i = 0; i < q; ++i)
+        for (std::size_t j = 0; j < k; ++j) {
+            T s = score.scale ? r.scores(i, j) * factor : r.scores(i, j) / divisor;
+            if (score.bias.alibi_slope) s -= slope * T(i > j ? i - j : j - i);
+            r.scaled(i, j) = s;
+        }
+    if (score.bias.add) score.bias.add(0, 0, q, k, r.scaled.data(), k);
+    // weights = masked_softmax(scaled), row by row, rows split over threads.
     r.weights = xt::xtensor<T, 2>::from_shape({q, k});  // (q, k)
     const std::optional<T> fill =
         mask.fill ? std::optional<T>(static_cast<T>(*mask.fill)) : std::nullopt;
@@ -137,9 +160,9 @@ AttentionResult<T> scaled_dot_product_attention(const xt::xtensor<T, 2>& Q,
             std::size_t limit = k;  // the causal and valid-length masks hide keys j >= limit
             if (mask.causal) limit = std::min(limit, i + 1);
             if (mask.valid_len) limit = std::min(limit, *mask.valid_len);
-            const T* s = r.scores.data() + i * k;
+            const T* s = r.scaled.data() + i * k;
             T* w = r.weights.data() + i * k;
-            const auto value = [&](std::size_t j) { return s[j] / scale; };
+            const auto value = [&](std::size_t j) { return s[j]; };
             if (fill) {
                 masked_softmax_row(
                     k, value, [&](std::size_t j) { return j >= limit; }, fill, w);
@@ -155,14 +178,37 @@ AttentionResult<T> scaled_dot_product_attention(const xt::xtensor<T, 2>& Q,
 }
 
 template <class T>
+xt::xtensor<T, 2> masked_scores(const xt::xtensor<T, 2>& scaled, const MaskOptions& mask) {
+    check_fill(mask.fill, "masked_scores");
+    const xt::xtensor<bool, 2> hidden = attention_mask(scaled.shape(0), scaled.shape(1), mask);
+    const T value = mask.fill ? static_cast<T>(*mask.fill) : -std::numeric_limits<T>::infinity();
+    xt::xtensor<T, 2> out = scaled;
+    for (std::size_t i = 0; i < out.shape(0); ++i)
+        for (std::size_t j = 0; j < out.shape(1); ++j)
+            if (hidden(i, j)) out(i, j) = value;
+    return out;
+}
+
+template <class T>
 HeadResult<T> attention_head(const xt::xtensor<T, 2>& x_query, const xt::xtensor<T, 2>& x_key,
                              const xt::xtensor<T, 2>& x_value, const HeadWeights<T>& weights,
-                             const MaskOptions& mask) {
+                             const MaskOptions& mask, const HeadOptions<T>& options) {
     HeadResult<T> h;
     h.queries = matmul(x_query, weights.w_query, "queries = X_q W_q");  // (q, d_in) x (d_in, d_k)
     h.keys = matmul(x_key, weights.w_key, "keys = X_k W_k");            // (k, d_in) x (d_in, d_k)
     h.values = matmul(x_value, weights.w_value, "values = X_v W_v");    // (k, d_in) x (d_in, d_v)
-    h.attention = scaled_dot_product_attention(h.queries, h.keys, h.values, mask);
+    add_row_bias(h.queries, options.b_query, "queries = X_q W_q + b_q");
+    add_row_bias(h.keys, options.b_key, "keys = X_k W_k + b_k");
+    add_row_bias(h.values, options.b_value, "values = X_v W_v + b_v");
+    if (options.rotate) {
+        h.rotated_queries = options.rotate(h.queries);
+        h.rotated_keys = options.rotate(h.keys);
+        h.attention = scaled_dot_product_attention(h.rotated_queries, h.rotated_keys, h.values,
+                                                   mask, options.score);
+    } else {
+        h.attention =
+            scaled_dot_product_attention(h.queries, h.keys, h.values, mask, options.score);
+    }
     return h;
 }
 
@@ -170,13 +216,19 @@ template <class T>
 MultiHeadResult<T> multi_head_attention(
     const xt::xtensor<T, 2>& x_query, const xt::xtensor<T, 2>& x_key,
     const xt::xtensor<T, 2>& x_value, const std::vector<HeadWeights<T>>& heads,
-    const std::type_identity_t<std::optional<xt::xtensor<T, 2>>>& w_out, const MaskOptions& mask) {
+    const std::type_identity_t<std::optional<xt::xtensor<T, 2>>>& w_out, const MaskOptions& mask,
+    const std::type_identity_t<std::vector<HeadOptions<T>>>& options,
+    const std::type_identity_t<std::optional<xt::xtensor<T, 1>>>& b_out) {
     if (heads.empty()) throw std::invalid_argument("multi_head_attention: no heads");
+    if (!options.empty() && options.size() != heads.size())
+        throw std::invalid_argument(fmt::format(
+            "multi_head_attention: {} head options for {} heads", options.size(), heads.size()));
     MultiHeadResult<T> r;
     r.heads.reserve(heads.size());
     std::size_t width = 0;
-    for (const auto& w : heads) {
-        r.heads.push_back(attention_head(x_query, x_key, x_value, w, mask));
+    for (std::size_t h = 0; h < heads.size(); ++h) {
+        r.heads.push_back(attention_head(x_query, x_key, x_value, heads[h], mask,
+                                         options.empty() ? HeadOptions<T>{} : options[h]));
         width += r.heads.back().attention.context.shape(1);
     }
     const std::size_t q = x_query.shape(0);
@@ -194,6 +246,7 @@ MultiHeadResult<T> multi_head_attention(
                             shape_str(shape_of(*w_out)), width));
         r.output =
             matmul(r.concat, *w_out, "output = concat W_o");  // (q, sum d_v) x (sum d_v, d_out)
+        add_row_bias(r.output, b_out, "output = concat W_o + b_o");
     } else {
         r.output = r.concat;
     }
@@ -206,14 +259,16 @@ MultiHeadResult<T> multi_head_attention(
     template xt::xtensor<T, 2> masked_softmax<T>(const xt::xtensor<T, 2>&);                      \
     template AttentionResult<T> scaled_dot_product_attention<T>(                                 \
         const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&,            \
-        const MaskOptions&);                                                                     \
+        const MaskOptions&, const ScoreOptions<T>&);                                             \
+    template xt::xtensor<T, 2> masked_scores<T>(const xt::xtensor<T, 2>&, const MaskOptions&);   \
     template HeadResult<T> attention_head<T>(const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&, \
                                              const xt::xtensor<T, 2>&, const HeadWeights<T>&,    \
-                                             const MaskOptions&);                                \
+                                             const MaskOptions&, const HeadOptions<T>&);         \
     template MultiHeadResult<T> multi_head_attention<T>(                                         \
         const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&,            \
         const std::vector<HeadWeights<T>>&, const std::optional<xt::xtensor<T, 2>>&,             \
-        const MaskOptions&);
+        const MaskOptions&, const std::vector<HeadOptions<T>>&,                                  \
+        const std::optional<xt::xtensor<T, 1>>&);
 
 ATTN_INSTANTIATE(float)
 ATTN_INSTANTIATE(double)

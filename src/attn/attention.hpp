@@ -9,12 +9,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <type_traits>
 #include <vector>
 
 #include <xtensor/xtensor.hpp>
+
+#include "attn/tiled_attention.hpp"
 
 namespace attn {
 
@@ -84,21 +87,40 @@ inline std::size_t softmax_rows_per_thread(std::size_t k) {
     return std::max<std::size_t>(1, 65536 / std::max<std::size_t>(k, 1));
 }
 
-/// The three matrices of one scaled dot-product attention.
+/// How omega = Q K^T becomes the scaled scores, before the masks (the formula of
+/// tiled_attention.hpp, so that both paths mean the same):
+///   scale nullopt: scaled[i, j] = omega[i, j] / sqrt(d_k) + bias(i, j)   (the notebook)
+///   scale given:   scaled[i, j] = omega[i, j] * scale + bias(i, j)       (1: unscaled, T5)
+///   bias(i, j) = -alibi_slope |i - j| (in T, as the kernels) + what bias.add adds (a table).
+/// Masks then replace the hidden entries, bias and all. Default: no bias, the notebook.
+template <class T>
+struct ScoreOptions {
+    std::optional<double> scale;
+    AttentionBias<T> bias;
+};
+
+/// The matrices of one scaled dot-product attention.
 template <class T>
 struct AttentionResult {
     xt::xtensor<T, 2> scores;   // omega = Q K^T, unscaled and unmasked, (q, k)
-    xt::xtensor<T, 2> weights;  // masked_softmax(omega / sqrt(d_k)), (q, k); rows sum to 1
+    xt::xtensor<T, 2> scaled;   // omega / sqrt(d_k) (or * scale) + bias, before masks, (q, k)
+    xt::xtensor<T, 2> weights;  // masked_softmax(scaled), (q, k); rows sum to 1
     xt::xtensor<T, 2> context;  // weights V, (q, d_v)
 };
 
-/// softmax(Q K^T / sqrt(d_k), mask) V with Q (q, d_k), K (k, d_k), V (k, d_v).
+/// softmax(Q K^T / sqrt(d_k) + bias, mask) V with Q (q, d_k), K (k, d_k), V (k, d_v).
 /// Throws std::invalid_argument on mismatched shapes or an empty dimension.
 template <class T>
 AttentionResult<T> scaled_dot_product_attention(const xt::xtensor<T, 2>& Q,
                                                 const xt::xtensor<T, 2>& K,
                                                 const xt::xtensor<T, 2>& V,
-                                                const MaskOptions& mask = {});
+                                                const MaskOptions& mask = {},
+                                                const ScoreOptions<T>& score = {});
+
+/// The scaled scores after the masks: hidden entries -inf, or mask.fill when given (what the
+/// softmax of scaled_dot_product_attention reads). scaled (q, k) -> (q, k).
+template <class T>
+xt::xtensor<T, 2> masked_scores(const xt::xtensor<T, 2>& scaled, const MaskOptions& mask);
 
 /// One head's projections: W_q (d_in, d_k), W_k (d_in, d_k), W_v (d_in, d_v).
 template <class T>
@@ -108,22 +130,38 @@ struct HeadWeights {
     xt::xtensor<T, 2> w_value;
 };
 
+/// What one head adds to the notebook's (default: nothing).
+///   b_query, b_key, b_value: projection biases, Q = X_q W_q + b_q (nn.Linear(bias=True));
+///                            (d_k,), (d_k,), (d_v,)
+///   rotate: applied to Q and K after the projections, before the scores (rope); row i of
+///           its argument is position i. Empty: none.
+///   score:  scale and position bias of the scores.
+template <class T>
+struct HeadOptions {
+    std::optional<xt::xtensor<T, 1>> b_query, b_key, b_value;
+    std::function<xt::xtensor<T, 2>(const xt::xtensor<T, 2>&)> rotate;
+    ScoreOptions<T> score;
+};
+
 /// One head applied to inputs: the projections and the attention over them.
 template <class T>
 struct HeadResult {
-    xt::xtensor<T, 2> queries;  // X_q W_q, (q, d_k)
-    xt::xtensor<T, 2> keys;     // X_k W_k, (k, d_k)
-    xt::xtensor<T, 2> values;   // X_v W_v, (k, d_v)
-    AttentionResult<T> attention;
+    xt::xtensor<T, 2> queries;          // X_q W_q (+ b_q), (q, d_k)
+    xt::xtensor<T, 2> keys;             // X_k W_k (+ b_k), (k, d_k)
+    xt::xtensor<T, 2> values;           // X_v W_v (+ b_v), (k, d_v)
+    xt::xtensor<T, 2> rotated_queries;  // rotate(queries) with a rotation, else empty (0, 0)
+    xt::xtensor<T, 2> rotated_keys;     // rotate(keys) with a rotation, else empty (0, 0)
+    AttentionResult<T> attention;       // of the rotated queries and keys when rotated
 };
 
-/// Q = X_q W_q, K = X_k W_k, V = X_v W_v, then scaled_dot_product_attention(Q, K, V, mask).
+/// Q = X_q W_q, K = X_k W_k, V = X_v W_v (plus the biases of `options`), Q and K rotated if
+/// asked, then scaled_dot_product_attention(Q, K, V, mask, options.score).
 /// X_q (q, d_in), X_k and X_v (k, d_in). Self-attention passes X three times (the notebook's
 /// SelfAttention(d_in, d_k, d_v) is one head).
 template <class T>
 HeadResult<T> attention_head(const xt::xtensor<T, 2>& x_query, const xt::xtensor<T, 2>& x_key,
                              const xt::xtensor<T, 2>& x_value, const HeadWeights<T>& weights,
-                             const MaskOptions& mask = {});
+                             const MaskOptions& mask = {}, const HeadOptions<T>& options = {});
 
 template <class T>
 struct MultiHeadResult {
@@ -133,15 +171,18 @@ struct MultiHeadResult {
 };
 
 /// H heads, each with its own W_q, W_k, W_v; contexts concatenated along columns, head 0
-/// first, then optionally projected by W_o (sum_h d_v_h, d_out). d2l's MultiHeadAttention
-/// (bias=False, no dropout) is this with head h's matrices = column block h of its
-/// W_q^T, W_k^T, W_v^T. Throws std::invalid_argument if there are no heads or shapes
-/// mismatch. w_out does not take part in deducing T, so std::nullopt can be passed as is.
+/// first, then optionally projected by W_o (sum_h d_v_h, d_out) plus b_out (d_out,). d2l's
+/// MultiHeadAttention (bias=False, no dropout) is this with head h's matrices = column block
+/// h of its W_q^T, W_k^T, W_v^T. options: none, or one per head. Throws
+/// std::invalid_argument if there are no heads or shapes mismatch. w_out and b_out do not
+/// take part in deducing T, so std::nullopt can be passed as is.
 template <class T>
 MultiHeadResult<T> multi_head_attention(
     const xt::xtensor<T, 2>& x_query, const xt::xtensor<T, 2>& x_key,
     const xt::xtensor<T, 2>& x_value, const std::vector<HeadWeights<T>>& heads,
     const std::type_identity_t<std::optional<xt::xtensor<T, 2>>>& w_out,
-    const MaskOptions& mask = {});
+    const MaskOptions& mask = {},
+    const std::type_identity_t<std::vector<HeadOptions<T>>>& options = {},
+    const std::type_identity_t<std::optional<xt::xtensor<T, 1>>>& b_out = std::nullopt);
 
 }  // namespace attn

@@ -6,8 +6,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +18,7 @@
 #include "cli/attend_inputs.hpp"
 #include "cli/attend_options.hpp"
 #include "cli/attend_parameters.hpp"
+#include "cli/attend_positions.hpp"
 #include "cli/attend_show.hpp"
 #include "cli/attend_streamed.hpp"
 #include "cli/command.hpp"
@@ -39,94 +38,66 @@ const NameTable<TorchKernel> kKernels{{"avx2", TorchKernel::avx2}, {"scalar", To
 const NameTable<ProjectionInit> kInits{{"rand", ProjectionInit::rand},
                                        {"linear", ProjectionInit::linear}};
 
-// --valid-len: one length for all sequences or one per sequence.
-std::vector<std::size_t> valid_lengths(const std::string& text, std::size_t sequences) {
-    std::vector<std::size_t> valid;
-    for (std::size_t start = 0; !text.empty() && start <= text.size();) {
-        const std::size_t comma = std::min(text.find(',', start), text.size());
-        const std::string f = text.substr(start, comma - start);
-        std::size_t v = 0;
-        const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
-        if (f.empty() || ec != std::errc() || end != f.data() + f.size())
-            throw UsageError("--valid-len: '" + f + "' is not a length (a non-negative integer)");
-        valid.push_back(v);
-        start = comma + 1;
-    }
-    if (valid.size() > 1 && valid.size() != sequences)
-        throw UsageError(
-            fmt::format("--valid-len: {} lengths for {} sequences; give one for all or "
-                        "one per sequence",
-                        valid.size(), sequences));
-    return valid;
-}
-
 template <class T>
 int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::string& embed_title,
               bool indexed, TorchGenerator& gen, const std::vector<Show>& show,
               const io::OutputSpec& spec) {
     const ProjectionFiles files = read_projections(opt);
     const Dims dims = projection_dims(opt, files, seqs.front().d_in());
-    const bool tiled = use_tiled(opt.attention, seqs);  // else direct: n x n matrices held
+    const bool tiled = use_tiled(opt, seqs);  // else direct: n x n matrices held
     const io::DriveOptions drive = plan_attention<T>(opt, seqs, dims, show, tiled);
     const Parameters<T> par = make_parameters<T>(opt, files, dims, gen);
 
-    std::size_t sequences = 0;
-    for (const auto& s : seqs) sequences += std::max<std::size_t>(s.batch, 1);
-    const std::vector<std::size_t> valid = valid_lengths(opt.valid_len, sequences);
+    const std::vector<std::vector<MaskOptions>> masks = sequence_masks(opt, seqs);
     const bool fill = opt.mask_value_opt->count() > 0;
-    if (fill && (std::isnan(opt.mask_value) || (opt.mask_value > 0 && std::isinf(opt.mask_value))))
-        throw UsageError(fmt::format("--mask-value: {} is not a number or -inf", opt.mask_value));
     std::optional<std::size_t> query;
     if (opt.query_opt->count()) query = static_cast<std::size_t>(opt.query);
+    const auto sequence_name = [&](std::size_t k) -> std::string {
+        return indexed              ? fmt::format("sentence {}", k)
+               : !opt.input.empty() ? "the input"
+                                    : "the sentence";
+    };
     for (std::size_t k = 0; query && k < seqs.size(); ++k)
         if (*query >= seqs[k].n())
             throw UsageError(
                 fmt::format("--query: {} is not a query position of {} ({} rows: 0..{})", opt.query,
-                            indexed              ? fmt::format("sentence {}", k)
-                            : !opt.input.empty() ? "the input"
-                                                 : "the sentence",
-                            seqs[k].n(), seqs[k].n() - 1));
+                            sequence_name(k), seqs[k].n(), seqs[k].n() - 1));
 
-    // The attention itself: one call per sequence (batch element), or the tiled path.
-    std::vector<std::vector<MultiHeadResult<T>>> direct(seqs.size());
-    std::vector<std::vector<xt::xtensor<T, 2>>> xs(seqs.size());
-    std::vector<MaskOptions> masks;                                // per batch element
-    std::vector<std::vector<MaskOptions>> seq_masks(seqs.size());  // the same, per sequence
-    for (std::size_t k = 0; k < seqs.size(); ++k) {
-        for (auto& x64 : seqs[k].x) {
-            MaskOptions& mask = masks.emplace_back();
-            mask.causal = opt.causal;
-            if (!valid.empty())
-                mask.valid_len = valid.size() == 1 ? valid[0] : valid[masks.size() - 1];
-            if (fill) mask.fill = opt.mask_value;
-            seq_masks[k].push_back(mask);
-            xs[k].push_back(xt::cast<T>(x64));
-            if (!tiled)
-                direct[k].push_back(multi_head_attention<T>(
-                    xs[k].back(), xs[k].back(), xs[k].back(), par.heads, par.w_out, mask));
+    // The attention itself: per sequence (batch element), permuted first with --permute; the
+    // direct path holds every n x n matrix, the tiled one streams them.
+    const SchemeInputs scheme = read_scheme_inputs(opt, dims);
+    std::vector<SequenceRun<T>> direct;
+    TiledRun<T> streamed;
+    for (std::size_t k = 0; !tiled && k < seqs.size(); ++k) {
+        std::vector<std::size_t> p;
+        const Sequence original = seqs[k];
+        if (!opt.permute.empty()) {
+            p = parse_permutation(opt.permute, seqs[k].n(), sequence_name(k));
+            seqs[k] = permuted(seqs[k], p);
         }
+        direct.push_back(attend_sequence(seqs[k], original, p, masks[k], opt, dims, scheme, par));
     }
-    std::optional<StreamedAttention<T>> streamed;
-    if (tiled) {
-        const bool context = std::find(show.begin(), show.end(), Show::context) != show.end();
-        streamed.emplace(xs, par, masks, context, std::vector<HeadScoring<T>>{},
-                         !opt.out.quiet && !spec.to_terminal);
-        if (std::find(show.begin(), show.end(), Show::embeddings) == show.end())
-            for (auto& seq : xs)
-                for (auto& x : seq) (void)std::exchange(x, xt::xtensor<T, 2>{});
-    }
-    const auto& results = tiled ? streamed->results() : direct;
-
+    if (tiled)
+        attend_tiled(streamed, seqs, masks, opt, dims, scheme, par, show,
+                     !opt.out.quiet && !spec.to_terminal);
+    std::vector<SequenceRun<T>>& runs = tiled ? streamed.runs : direct;
     std::string mask_text;
     if (opt.causal) mask_text += ", causal";
-    if (!valid.empty()) mask_text += ", valid length " + opt.valid_len;
+    if (!opt.valid_len.empty()) mask_text += ", valid length " + opt.valid_len;
     if (fill) mask_text += fmt::format(", masked scores = {}", opt.mask_value);
     const auto& table = attend_show_table<T>();
     auto arrays = [&](std::size_t k, Show item) {
-        const SentenceArrays<T> a{seqs[k], results[k],  xs[k],     par,         dims,
-                                  query,   embed_title, mask_text, seq_masks[k]};
+        const SentenceArrays<T> a{seqs[k],
+                                  tiled ? streamed.attention->results()[k] : runs[k].results,
+                                  tiled ? streamed.x[k] : runs[k].x,
+                                  par,
+                                  dims,
+                                  query,
+                                  embed_title,
+                                  mask_text,
+                                  runs[k]};
         io::MatrixStream e = show_entry(table, item).stream(a);
-        if (streamed) streamed->stream_rows(k, item, query, e);
+        if (tiled) streamed.attention->stream_rows(k, item, query, e);
         e.info.dtype = spec.dtype;
         return e;
     };
@@ -165,9 +136,9 @@ int run_attend(const AttendOptions& opt) {
         throw UsageError("--embed-dim: the dimension comes from --embeddings " + opt.embeddings);
 
     const io::OutputSpec spec = resolve_output(opt.out);
-    const std::vector<Show> show =
-        parse_show(opt.show.empty() ? (spec.to_terminal ? "all" : "context") : opt.show, from_input,
-                   opt.out_proj || !opt.wo.empty());
+    const std::vector<Show> show = parse_show(
+        opt.show.empty() ? (spec.to_terminal ? "all" : "context") : opt.show, from_input,
+        opt.out_proj || !opt.wo.empty(), opt.scheme != AttendScheme::none, !opt.permute.empty());
     if (indexed && spec.format == io::Format::npy && !spec.directory)
         throw UsageError(
             "--format npy: one array cannot carry the sentence index of sentences read "
@@ -276,6 +247,7 @@ Command add_attend(CLI::App& root) {
     g_par->add_flag("--out-proj", opt->out_proj,
                     "Project the concatenated contexts by W_o (H d_v x H d_v)");
 
+    add_position_options(*sub, *g_par, *opt);
     auto* g_mask = sub->add_option_group("Masks");
     g_mask->add_flag("--causal", opt->causal, "Query i sees keys j <= i only");
     g_mask
@@ -317,7 +289,9 @@ Command add_attend(CLI::App& root) {
         "  attn attend \"Life is short, eat dessert first\" --heads 4 --dv 1 --causal\n"
         "  attn encode -n 10 -d 8 -f npy | attn attend --input - --dq 8 --dv 8 -o out.npz --show "
         "all\n"
-        "  printf 'a b c\\nd e\\n' | attn attend --show weights -f csv    one sentence per line\n" +
+        "  printf 'a b c\\nd e\\n' | attn attend --show weights -f csv    one sentence per line\n"
+        "  attn attend \"Life is short, eat dessert first\" --scheme sinusoidal --permute reverse "
+        "--show equivariance\n" +
         show_help(attend_show_table<float>()));
     return {sub,
             [opt, input, sentence_only] {

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -182,6 +184,53 @@ std::vector<std::string> read_sentence_lines() {
     if (std::cin.bad()) throw std::system_error(errno, std::generic_category(), "standard input");
     if (lines.empty()) throw UsageError("no sentence on standard input");
     return lines;
+}
+
+namespace {
+
+// --valid-len: one length for all sequences or one per sequence.
+std::vector<std::size_t> valid_lengths(const std::string& text, std::size_t sequences) {
+    std::vector<std::size_t> valid;
+    for (std::size_t start = 0; !text.empty() && start <= text.size();) {
+        const std::size_t comma = std::min(text.find(',', start), text.size());
+        const std::string f = text.substr(start, comma - start);
+        std::size_t v = 0;
+        const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
+        if (f.empty() || ec != std::errc() || end != f.data() + f.size())
+            throw UsageError("--valid-len: '" + f + "' is not a length (a non-negative integer)");
+        valid.push_back(v);
+        start = comma + 1;
+    }
+    if (valid.size() > 1 && valid.size() != sequences)
+        throw UsageError(
+            fmt::format("--valid-len: {} lengths for {} sequences; give one for all or "
+                        "one per sequence",
+                        valid.size(), sequences));
+    return valid;
+}
+
+}  // namespace
+
+std::vector<std::vector<MaskOptions>> sequence_masks(const AttendOptions& opt,
+                                                     const std::vector<Sequence>& seqs) {
+    std::size_t sequences = 0;
+    for (const auto& s : seqs) sequences += std::max<std::size_t>(s.batch, 1);
+    const std::vector<std::size_t> valid = valid_lengths(opt.valid_len, sequences);
+    const bool fill = opt.mask_value_opt->count() > 0;
+    if (fill && (std::isnan(opt.mask_value) || (opt.mask_value > 0 && std::isinf(opt.mask_value))))
+        throw UsageError(fmt::format("--mask-value: {} is not a number or -inf", opt.mask_value));
+    std::vector<std::vector<MaskOptions>> masks;
+    std::size_t index = 0;
+    for (const auto& s : seqs) {
+        auto& per_batch = masks.emplace_back();
+        for (std::size_t b = 0; b < s.x.size(); ++b, ++index) {
+            MaskOptions& mask = per_batch.emplace_back();
+            mask.causal = opt.causal;
+            if (!valid.empty()) mask.valid_len = valid.size() == 1 ? valid[0] : valid[index];
+            if (fill) mask.fill = opt.mask_value;
+        }
+    }
+    return masks;
 }
 
 }  // namespace attn::cli

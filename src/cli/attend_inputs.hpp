@@ -7,6 +7,7 @@
 
 #include <xtensor/xtensor.hpp>
 
+#include "attn/attention.hpp"
 #include "attn/torch_random.hpp"
 #include "cli/attend_options.hpp"
 #include "io/embeddings_text.hpp"
@@ -50,6 +51,11 @@ Sequence embed_sentence(const std::string& text, const std::string& where, const
 
 /// --input: rows (n, d) or a batch (b, n, d).
 Sequence read_input(const AttendOptions& opt);
+
+/// The masks of every sequence, per batch element: --causal, --valid-len (one length for all
+/// or one per sequence), --mask-value; UsageError naming the option.
+std::vector<std::vector<MaskOptions>> sequence_masks(const AttendOptions& opt,
+                                                     const std::vector<Sequence>& seqs);
 
 /// One sentence per line of standard input (refused on a terminal).
 std::vector<std::string> read_sentence_lines();

@@ -10,12 +10,14 @@
 #include "attn/embedding.hpp"
 #include "attn/torch_random.hpp"
 #include "cli/common_options.hpp"
+#include "cli/position_options.hpp"
 
 namespace attn::cli {
 
 enum class Unknown { error, zero, random };  // a word without a vector
 enum class Rng { torch };
-enum class AttentionPath { automatic, direct, tiled };  // --attention
+enum class AttentionPath { automatic, direct, tiled };          // --attention
+enum class AttendScheme { none, sinusoidal, rope, alibi, t5 };  // how positions enter attention
 
 struct AttendOptions {
     std::string sentence;
@@ -43,6 +45,16 @@ struct AttendOptions {
     std::string show;  // comma list of the --show table's names; "" = by the output
     std::int64_t query = 0;
     std::string input;
+    // Positions (attend_positions.hpp) and projection biases.
+    AttendScheme scheme = AttendScheme::none;
+    double base = 10000.0;  // sinusoidal and rope
+    std::int64_t start = 0;
+    RopeOptions rope;
+    T5Options t5;
+    std::string bias_table;  // t5: (buckets, H) .npy
+    bool no_scale = false;
+    std::string permute;  // "" none, "reverse", or a comma list
+    bool bias = false;
     OutputOptions out;
     // Options whose presence matters, not only their value.
     CLI::Option* sentence_opt = nullptr;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "attn/embedding.hpp"
+#include "attn/torch_random.hpp"
 #include "cli/attend_inputs.hpp"
 #include "cli/errors.hpp"
 
@@ -83,25 +84,51 @@ Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& f, std::si
 template <class T>
 Parameters<T> make_parameters(const AttendOptions& opt, const ProjectionFiles& f, const Dims& dims,
                               TorchGenerator& gen) {
+    if (opt.bias && (f.q || f.k || f.v || f.o))
+        throw UsageError(fmt::format(
+            "--bias: draws every projection with its bias; it cannot be combined with {}",
+            f.q   ? "--wq"
+            : f.k ? "--wk"
+            : f.v ? "--wv"
+                  : "--wo"));
     gen.manual_seed(opt.seed);
     Parameters<T> par;
+    std::optional<xt::xtensor<T, 1>> bias;  // the bias drawn with the last weight (--bias)
     const auto draw = [&](std::size_t rows, std::size_t cols) {
-        const xt::xtensor<float, 2> w = draw_projection(gen, rows, cols, opt.init);
-        xt::xtensor<T, 2> out = xt::cast<T>(w);
+        xt::xtensor<T, 2> out;
+        if (opt.bias && opt.init == ProjectionInit::linear) {
+            const TorchLinear<float> layer = torch_linear<float>(gen, rows, cols, true);
+            out = xt::cast<T>(xt::transpose(layer.weight));  // (rows, cols)
+            bias = xt::xtensor<T, 1>(xt::cast<T>(layer.bias));
+        } else {
+            out = xt::cast<T>(draw_projection(gen, rows, cols, opt.init));
+            if (opt.bias) {  // torch.rand(cols): the same numbers as torch.rand(1, cols)
+                const xt::xtensor<float, 2> r = torch_rand<float>(gen, 1, cols);
+                bias = xt::xtensor<T, 1>::from_shape({cols});
+                for (std::size_t j = 0; j < cols; ++j) (*bias)(j) = static_cast<T>(r(0, j));
+            }
+        }
         return out;
     };
     const std::size_t H = dims.heads, d_in = dims.d_in;
     for (std::size_t h = 0; h < H; ++h) {
         HeadWeights<T> w;
+        HeadOptions<T> b;
         w.w_query = f.q ? head_block<T>(*f.q, h, H) : draw(d_in, dims.dq);
+        b.b_query = bias;
         w.w_key = f.k ? head_block<T>(*f.k, h, H) : draw(d_in, dims.dk);
+        b.b_key = bias;
         w.w_value = f.v ? head_block<T>(*f.v, h, H) : draw(d_in, dims.dv);
+        b.b_value = bias;
         par.heads.push_back(std::move(w));
+        if (opt.bias) par.biases.push_back(std::move(b));
     }
-    if (f.o)
+    if (f.o) {
         par.w_out = head_block<T>(*f.o, 0, 1);
-    else if (dims.out_proj)
+    } else if (dims.out_proj) {
         par.w_out = draw(H * dims.dv, dims.d_out);
+        par.b_out = bias;
+    }
     return par;
 }
 

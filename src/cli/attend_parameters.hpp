@@ -41,10 +41,15 @@ template <class T>
 struct Parameters {
     std::vector<HeadWeights<T>> heads;
     std::optional<xt::xtensor<T, 2>> w_out;
+    std::vector<HeadOptions<T>> biases;      // --bias: b_query, b_key, b_value per head; else empty
+    std::optional<xt::xtensor<T, 1>> b_out;  // --bias with W_o: (d_out,)
 };
 
 /// The files' blocks, or draws after torch.manual_seed(seed) (the notebook seeds again after
-/// the embedding): per head W_query, W_key, W_value, then W_o.
+/// the embedding): per head W_query, W_key, W_value, then W_o. With --bias each weight is
+/// followed by its bias (per head W_q b_q W_k b_k W_v b_v, then W_o b_o): nn.Linear(bias=True)
+/// with --init linear (bias U(-1/sqrt(d_in), 1/sqrt(d_in)) after the weight), torch.rand(d)
+/// after torch.rand(d_in, d) with --init rand. --bias with a weight file: UsageError.
 template <class T>
 Parameters<T> make_parameters(const AttendOptions& opt, const ProjectionFiles& files,
                               const Dims& dims, TorchGenerator& gen);

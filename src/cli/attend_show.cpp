@@ -15,8 +15,6 @@ namespace attn::cli {
 
 namespace {
 
-constexpr std::string_view kAll = "all";  // every array but the weights
-
 struct RowLabel {
     std::string name;
     std::function<std::string(std::size_t i)> value;  // i: row index within one matrix
@@ -32,19 +30,6 @@ std::vector<std::size_t> iota(std::size_t n) {
     std::vector<std::size_t> v(n);
     for (std::size_t i = 0; i < n; ++i) v[i] = i;
     return v;
-}
-
-std::vector<std::string> split_list(const std::string& text) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    while (true) {
-        const std::size_t comma = text.find(',', start);
-        out.push_back(
-            text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    return out;
 }
 
 // A stack of (batch, head) matrices, rows `rows` of each: shape [b] [H] len(rows) cols.
@@ -215,7 +200,7 @@ io::MatrixStream attention_stream(const SentenceArrays<T>& a, bool weights) {
     }
     if (weights) {
         e.info.value_range = std::pair{0.0, 1.0};
-        const auto masks = std::make_shared<std::vector<MaskOptions>>(a.masks);
+        const auto masks = std::make_shared<std::vector<MaskOptions>>(a.run.masks);
         const bool any = std::any_of(masks->begin(), masks->end(), [](const MaskOptions& m) {
             return m.causal || m.valid_len.has_value();
         });
@@ -228,6 +213,67 @@ io::MatrixStream attention_stream(const SentenceArrays<T>& a, bool weights) {
             };
     }
     return e;
+}
+
+// The scaled scores (omega / sqrt(d_k) + position bias), or the same after the masks.
+template <class T>
+io::MatrixStream scaled_stream(const SentenceArrays<T>& a, bool masked) {
+    const auto& res = a.results;
+    auto masked_mats = std::make_shared<std::vector<xt::xtensor<T, 2>>>();
+    const std::size_t H = a.dims.heads;
+    if (masked)
+        for (std::size_t b = 0; b < res.size(); ++b)
+            for (std::size_t h = 0; h < H; ++h)
+                masked_mats->push_back(
+                    masked_scores(res[b].heads[h].attention.scaled, a.run.masks[b]));
+    const std::string scale = a.run.scheme->scale() ? "omega" : "omega / sqrt(d_k)";
+    const std::string bias =
+        a.run.scheme->scheme() == AttendScheme::alibi || a.run.scheme->scheme() == AttendScheme::t5
+            ? " + " + a.run.scheme->description()
+            : "";
+    io::MatrixStream e = matrix_stream<T>(
+        masked ? "masked_scores" : "scaled_scores",
+        masked ? "masked scores (" + scale + bias + ", masked entries " +
+                     (a.run.masks.front().fill ? fmt::format("{}", *a.run.masks.front().fill)
+                                               : "-inf") +
+                     ")" + a.mask_text + heads_text(a)
+               : "scaled scores " + scale + bias + ", before masks" + heads_text(a),
+        a.s.batch, head_axis(a), query_rows(a), key_labels(a), row_labels(a),
+        [&res, masked_mats, masked, H](std::size_t b, std::size_t h) -> M<T> {
+            return masked ? (*masked_mats)[b * H + h] : res[b].heads[h].attention.scaled;
+        });
+    e.info.column_axis = "Key";
+    return e;
+}
+
+// What the scheme contributes: P (n, d_in), rope's angles (n, d_k / 2), or the bias per head.
+template <class T>
+io::MatrixStream positions_stream(const SentenceArrays<T>& a) {
+    const auto& pos = a.run.scheme->positions();
+    const bool bias = pos.size() > 1 || a.run.scheme->scheme() == AttendScheme::alibi ||
+                      a.run.scheme->scheme() == AttendScheme::t5;
+    const std::vector<RowLabel> position{
+        {"position", [](std::size_t i) { return std::to_string(i); }}};
+    io::MatrixStream e =
+        matrix_stream<T>("positions", a.run.scheme->description(), 0, bias ? head_axis(a) : 0,
+                         iota(a.s.n()), bias ? indices(a.s.n()) : indices(pos.front().shape(1)),
+                         position, [&pos](std::size_t, std::size_t h) -> M<T> { return pos[h]; });
+    if (bias) e.info.column_axis = "Key";
+    return e;
+}
+
+// context(X[p]) - context(X)[p], per batch element.
+template <class T>
+io::MatrixStream equivariance_stream(const SentenceArrays<T>& a) {
+    const auto& eq = a.run.equivariance;
+    return matrix_stream<T>(
+        "equivariance",
+        "equivariance context(X[p]) - context(X)[p]" +
+            (a.run.scheme->description().empty() ? std::string()
+                                                 : ", " + a.run.scheme->description()) +
+            a.mask_text,
+        a.s.batch, 0, query_rows(a), indices(eq.front().shape(1)), row_labels(a),
+        [&eq](std::size_t b, std::size_t) -> M<T> { return eq[b]; });
 }
 
 template <class T>
@@ -261,12 +307,23 @@ const ShowTable<Show, SentenceArrays<T>>& attend_show_table() {
          [](A a) { return projected_stream(a, 1); }},
         {Show::values, "values", "([b,] [H,] n, d_v)", "V = X W_value",
          [](A a) { return projected_stream(a, 2); }},
-        {Show::scores, "scores", "([b,] [H,] n, n)", "omega = Q K^T",
+        {Show::positions, "positions", "(n, d) or ([H,] n, n)",
+         "--scheme's P, rope's angles (n, d_k/2), or alibi/t5 bias",
+         [](A a) { return positions_stream(a); }},
+        {Show::scores, "scores", "([b,] [H,] n, n)", "omega = Q K^T (rope: rotated q, k)",
          [](A a) { return attention_stream(a, false); }},
+        {Show::scaled_scores, "scaled_scores", "([b,] [H,] n, n)",
+         "omega / sqrt(d_k) + position bias, before masks",
+         [](A a) { return scaled_stream(a, false); }},
+        {Show::masked_scores, "masked_scores", "([b,] [H,] n, n)",
+         "scaled scores after masks (-inf or --mask-value)",
+         [](A a) { return scaled_stream(a, true); }},
         {Show::weights, "weights", "([b,] [H,] n, n)", "softmax(omega / sqrt(d_k)), masked",
          [](A a) { return attention_stream(a, true); }},
         {Show::context, "context", "([b,] n, H d_v or d_out)", "weights V, heads side by side",
          [](A a) { return context_stream(a); }},
+        {Show::equivariance, "equivariance", "([b,] n, d_out)",
+         "context(X[p]) - context(X)[p] (--permute p)", [](A a) { return equivariance_stream(a); }},
         {Show::w_query, "w_query", "([H,] d_in, d_q)", "W_query of each head",
          [](A a) { return weight_stream(a, 0); }},
         {Show::w_key, "w_key", "([H,] d_in, d_k)", "W_key of each head",
@@ -281,46 +338,5 @@ const ShowTable<Show, SentenceArrays<T>>& attend_show_table() {
 
 template const ShowTable<Show, SentenceArrays<float>>& attend_show_table<float>();
 template const ShowTable<Show, SentenceArrays<double>>& attend_show_table<double>();
-
-std::string show_name_list() {
-    std::string names;
-    for (const auto& e : attend_show_table<float>()) names += (names.empty() ? "" : ", ") + e.name;
-    return names;
-}
-
-std::vector<Show> parse_show(const std::string& list, bool from_input, bool has_out_proj) {
-    const auto& table = attend_show_table<float>();
-    const auto tokens_only = [](Show s) { return s == Show::vocabulary || s == Show::tokens; };
-    const auto weight = [](Show s) {
-        return s == Show::w_query || s == Show::w_key || s == Show::w_value || s == Show::w_out;
-    };
-    std::vector<Show> show;
-    for (const auto& name : split_list(list)) {
-        std::vector<Show> expanded;
-        const auto entry =
-            std::find_if(table.begin(), table.end(), [&](const auto& e) { return e.name == name; });
-        if (name == kAll) {
-            for (const auto& e : table)
-                if (!weight(e.item) && !(from_input && tokens_only(e.item)))
-                    expanded.push_back(e.item);
-        } else if (entry == table.end()) {
-            throw UsageError("--show: '" + name + "' is not one of all, " + show_name_list());
-        } else if (from_input && tokens_only(entry->item)) {
-            throw UsageError("--show " + name + ": --input rows have positions, not tokens");
-        } else if (entry->item == Show::w_out && !has_out_proj) {
-            throw UsageError(
-                "--show w_out: there is no output projection without --out-proj or --wo");
-        } else {
-            expanded.push_back(entry->item);
-        }
-        for (Show s : expanded)
-            if (std::find(show.begin(), show.end(), s) == show.end()) show.push_back(s);
-    }
-    return show;
-}
-
-double padding(Show item) {
-    return item == Show::weights ? 0.0 : std::numeric_limits<double>::quiet_NaN();
-}
 
 }  // namespace attn::cli

@@ -12,6 +12,7 @@
 #include "attn/attention.hpp"
 #include "cli/attend_inputs.hpp"
 #include "cli/attend_parameters.hpp"
+#include "cli/attend_positions.hpp"
 #include "cli/show_table.hpp"
 
 namespace attn::cli {
@@ -23,9 +24,13 @@ enum class Show {
     queries,
     keys,
     values,
+    positions,
     scores,
+    scaled_scores,
+    masked_scores,
     weights,
     context,
+    equivariance,
     w_query,
     w_key,
     w_value,
@@ -43,7 +48,7 @@ struct SentenceArrays {
     std::optional<std::size_t> query;  // --query: only this row of Q, scores, weights, context
     std::string embed_title;           // what the embeddings are
     std::string mask_text;             // ", causal, valid length 3", ...
-    std::vector<MaskOptions> masks;    // per batch element: the keys hidden from each query
+    const SequenceRun<T>& run;         // masks, position scheme, equivariance
 };
 
 template <class T>
@@ -53,9 +58,12 @@ const ShowTable<Show, SentenceArrays<T>>& attend_show_table();
 std::string show_name_list();
 
 /// A --show list ("all", "scores,weights", ...) as items in order, without repeats; refuses
-/// (UsageError naming --show) unknown names, token arrays of --input rows, and w_out without
-/// an output projection.
-std::vector<Show> parse_show(const std::string& list, bool from_input, bool has_out_proj);
+/// (UsageError naming --show) unknown names, token arrays of --input rows, w_out without
+/// an output projection, positions without a scheme and equivariance without --permute.
+/// "all" holds positions, scaled_scores and masked_scores with a scheme, equivariance with
+/// --permute.
+std::vector<Show> parse_show(const std::string& list, bool from_input, bool has_out_proj,
+                             bool has_scheme = false, bool has_permute = false);
 
 /// Where a sentence's row is shorter than the widest (keys it lacks) when several sentences
 /// are one array: weights 0, else NaN.

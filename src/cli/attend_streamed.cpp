@@ -73,6 +73,10 @@ T* ScoreRows<T>::*score_field(Show item) {
     switch (item) {
         case Show::scores:
             return &ScoreRows<T>::raw;
+        case Show::scaled_scores:
+            return &ScoreRows<T>::scores;
+        case Show::masked_scores:
+            return &ScoreRows<T>::masked;
         case Show::weights:
             return &ScoreRows<T>::weights;
         default:
@@ -137,8 +141,17 @@ void add_attention_option(CLI::App& group, AttentionPath& path) {
                     "kernel, no n x n matrix held; auto: tiled when n_q n_k > 4194304");
 }
 
-bool use_tiled(AttentionPath path, const std::vector<Sequence>& seqs) {
-    if (path != AttentionPath::automatic) return path == AttentionPath::tiled;
+bool needs_direct(const AttendOptions& opt) {
+    return opt.scheme == AttendScheme::rope || opt.bias || !opt.permute.empty();
+}
+
+bool use_tiled(const AttendOptions& opt, const std::vector<Sequence>& seqs) {
+    if (opt.attention == AttentionPath::tiled && needs_direct(opt))
+        throw UsageError(
+            "--attention tiled: --scheme rope, --bias and --permute take the direct path only; "
+            "use --attention auto or direct");
+    if (opt.attention != AttentionPath::automatic) return opt.attention == AttentionPath::tiled;
+    if (needs_direct(opt)) return false;
     return std::any_of(seqs.begin(), seqs.end(), [](const Sequence& s) {
         return std::uint64_t{s.n()} * s.n() > kTiledAbove;
     });
@@ -297,11 +310,47 @@ void StreamedAttention<T>::stream_rows(std::size_t k, Show item, std::optional<s
     };
 }
 
+template <class T>
+void attend_tiled(TiledRun<T>& out, const std::vector<Sequence>& seqs,
+                  const std::vector<std::vector<MaskOptions>>& masks, const AttendOptions& opt,
+                  const Dims& dims, const SchemeInputs& in, const Parameters<T>& par,
+                  const std::vector<Show>& show, bool progress) {
+    const auto shown = [&](Show s) { return std::find(show.begin(), show.end(), s) != show.end(); };
+    std::vector<std::vector<xt::xtensor<T, 2>>> inputs(seqs.size());  // X + P for sinusoidal
+    std::vector<MaskOptions> flat;
+    std::size_t n_max = 0;
+    out.x.resize(seqs.size());
+    for (std::size_t k = 0; k < seqs.size(); ++k) {
+        SequenceRun<T>& run = out.runs.emplace_back();
+        run.masks = masks[k];
+        run.scheme = std::make_shared<const PositionScheme<T>>(opt, dims, in, seqs[k].n(),
+                                                               shown(Show::positions));
+        for (const auto& x64 : seqs[k].x) {
+            xt::xtensor<T, 2> x = xt::cast<T>(x64);
+            inputs[k].push_back(run.scheme->input(x));
+            if (shown(Show::embeddings)) out.x[k].push_back(std::move(x));
+        }
+        flat.insert(flat.end(), masks[k].begin(), masks[k].end());
+        n_max = std::max(n_max, seqs[k].n());
+    }
+    // A bias indexed by j - i serves every shorter sequence too: one scheme of the longest.
+    const PositionScheme<T> longest(opt, dims, in, n_max, false);
+    std::vector<HeadScoring<T>> scoring;
+    for (std::size_t h = 0; h < dims.heads; ++h)
+        scoring.push_back({longest.bias(h), longest.scale()});
+    out.attention.emplace(inputs, par, std::move(flat), shown(Show::context), std::move(scoring),
+                          progress);
+}
+
 #define ATTN_STREAMED(T)                                                                   \
     template class StreamedAttention<T>;                                                   \
     template io::DriveOptions plan_attention<T>(const AttendOptions&,                      \
                                                 const std::vector<Sequence>&, const Dims&, \
-                                                const std::vector<Show>&, bool);
+                                                const std::vector<Show>&, bool);           \
+    template void attend_tiled<T>(TiledRun<T>&, const std::vector<Sequence>&,              \
+                                  const std::vector<std::vector<MaskOptions>>&,            \
+                                  const AttendOptions&, const Dims&, const SchemeInputs&,  \
+                                  const Parameters<T>&, const std::vector<Show>&, bool);
 ATTN_STREAMED(float)
 ATTN_STREAMED(double)
 #undef ATTN_STREAMED

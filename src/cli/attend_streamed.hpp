@@ -20,6 +20,7 @@
 #include "attn/tiled_attention.hpp"
 #include "cli/attend_inputs.hpp"
 #include "cli/attend_parameters.hpp"
+#include "cli/attend_positions.hpp"
 #include "cli/attend_show.hpp"
 #include "io/matrix_stream.hpp"
 #include "io/progress.hpp"
@@ -33,8 +34,9 @@ inline constexpr std::uint64_t kTiledAbove = std::uint64_t{1} << 22;
 /// The option --attention direct|tiled|auto, in `group`.
 void add_attention_option(CLI::App& group, AttentionPath& path);
 
-/// Whether the run takes the tiled path.
-bool use_tiled(AttentionPath path, const std::vector<Sequence>& seqs);
+/// Whether the run takes the tiled path (auto: never with needs_direct(opt)). UsageError for
+/// --attention tiled with an option only the direct path implements.
+bool use_tiled(const AttendOptions& opt, const std::vector<Sequence>& seqs);
 
 /// The memory check of a run and how its arrays are streamed. Direct: the n x n scores,
 /// scaled scores, weights and mask of every head and sequence are counted against
@@ -82,5 +84,24 @@ class StreamedAttention {
     std::vector<HeadScoring<T>> scoring_;
     std::shared_ptr<io::Progress> progress_;
 };
+
+/// Options only the direct path implements: --scheme rope (q and k rotated per head),
+/// --bias (projection biases) and --permute (a second attention for the equivariance).
+bool needs_direct(const AttendOptions& opt);
+
+/// The tiled path of one run: per sequence k, runs[k] holds its masks and position scheme
+/// (its x and results stay empty), x[k] the inputs as given (kept only when embeddings are
+/// shown), and attention the streamed heads, with each head's position bias and scale.
+template <class T>
+struct TiledRun {
+    std::vector<SequenceRun<T>> runs;
+    std::vector<std::vector<xt::xtensor<T, 2>>> x;
+    std::optional<StreamedAttention<T>> attention;
+};
+template <class T>
+void attend_tiled(TiledRun<T>& out, const std::vector<Sequence>& seqs,
+                  const std::vector<std::vector<MaskOptions>>& masks, const AttendOptions& opt,
+                  const Dims& dims, const SchemeInputs& in, const Parameters<T>& par,
+                  const std::vector<Show>& show, bool progress);
 
 }  // namespace attn::cli

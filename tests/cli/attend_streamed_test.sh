@@ -118,4 +118,31 @@ expect_usage_error max-memory "$ATTN" attend --input "$WORK/long.npy" --max-memo
 expect_grep 'tiled attention' "$ERR"
 expect_usage_error --attention "$ATTN" attend "$S" --attention flash
 
+# Position schemes on the tiled path: the fused kernel's per-head bias and scale give the
+# direct path's matrices (alibi with a causal mask, sinusoidal X + P with a valid length, t5
+# unscaled), and the options only the direct path implements are refused there.
+py "
+rng = np.random.default_rng(0)
+np.save(W + '/x300.npy', (rng.standard_normal((300, 16)) / 2).astype(np.float32))
+np.save(W + '/t5.npy', rng.standard_normal((32, 2)).astype(np.float32))"
+for scheme in "--scheme alibi --causal" "--scheme sinusoidal --valid-len 200" \
+    "--scheme t5 --bias-table $WORK/t5.npy --no-scale"; do
+    for path in direct tiled; do
+        # shellcheck disable=SC2086
+        "$ATTN" attend --input "$WORK/x300.npy" --heads 2 $scheme --attention $path \
+            --show context,weights,scaled_scores,masked_scores -o "$WORK/s_$path.npz" ||
+            fail "$scheme --attention $path failed"
+    done
+    checks=$((checks + 1))
+    py "
+a, b = np.load(W + '/s_direct.npz'), np.load(W + '/s_tiled.npz')
+for name in a.files:
+    x, y = a[name], b[name]
+    assert x.shape == y.shape and (np.isfinite(x) == np.isfinite(y)).all(), name
+    f = np.isfinite(x)
+    assert np.abs(x[f] - y[f]).max() <= 1e-5 * max(1, np.abs(x[f]).max()), name
+" || fail "$scheme: the tiled path differs from the direct one"
+done
+expect_usage_error --attention "$ATTN" attend --input "$WORK/x300.npy" --scheme rope --attention tiled
+
 finish
