@@ -24,6 +24,7 @@
 #include "cli/enum_option.hpp"
 #include "cli/exit_code.hpp"
 #include "io/matrix_stream.hpp"
+#include "runtime/memory_budget.hpp"
 
 namespace attn::cli {
 
@@ -66,18 +67,18 @@ void check_attention_memory(const AttendOptions& opt, const std::vector<Sequence
     for (const auto& s : seqs) {
         const std::uint64_t b = std::max<std::size_t>(s.batch, 1), n = s.n();
         bytes +=
-            checked_product({b, dims.heads, n, n, 3 * sizeof(T) + 1}, "attention scores") +
-            checked_product({b, n, dims.d_in + dims.heads * (2 * dims.dq + dims.dv) + dims.d_out,
-                             sizeof(T) * 2},
-                            "projections");
+            runtime::checked_product({b, dims.heads, n, n, 3 * sizeof(T) + 1}, "attention scores") +
+            runtime::checked_product(
+                {b, n, dims.d_in + dims.heads * (2 * dims.dq + dims.dv) + dims.d_out,
+                 sizeof(T) * 2},
+                "projections");
     }
     const Sequence& first = seqs.front();
-    check_memory(opt.out, bytes,
-                 !opt.input.empty()
-                     ? fmt::format("--input: {}{} x {} x {} attention scores",
-                                   first.batch ? fmt::format("{} x ", first.batch) : "", dims.heads,
-                                   first.n(), first.n())
-                     : "the attention scores");
+    runtime::reserve(bytes, !opt.input.empty()
+                                ? fmt::format("--input: {}{} x {} x {} attention scores",
+                                              first.batch ? fmt::format("{} x ", first.batch) : "",
+                                              dims.heads, first.n(), first.n())
+                                : "the attention scores");
 }
 
 template <class T>
@@ -250,6 +251,7 @@ Command add_attend(CLI::App& root) {
     g_par
         ->add_option("--seed", opt->seed,
                      "torch.manual_seed before the embedding and again before W")
+        ->transform(torch_seed())
         ->capture_default_str();
     add_enum_option(*g_par, "--rng-kernel", opt->rng_kernel, kKernels,
                     "libtorch's kernels to imitate: avx2 (x86-64 with AVX2) or scalar (without)");

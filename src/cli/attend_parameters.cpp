@@ -5,6 +5,7 @@
 #include "attn/embedding.hpp"
 #include "cli/attend_inputs.hpp"
 #include "cli/errors.hpp"
+#include "runtime/memory_budget.hpp"
 
 namespace attn::cli {
 
@@ -83,6 +84,13 @@ Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& f, std::si
 template <class T>
 Parameters<T> make_parameters(const AttendOptions& opt, const ProjectionFiles& f, const Dims& dims,
                               TorchGenerator& gen) {
+    // The drawn matrices (float32, then T) are asked of the memory budget before drawing.
+    std::uint64_t weights = runtime::checked_product(
+        {dims.heads, dims.d_in, dims.dq + dims.dk + dims.dv, 4 + sizeof(T)}, "--heads/--dq/--dv");
+    if (dims.out_proj)
+        weights += runtime::checked_product({dims.heads * dims.dv, dims.d_out, 4 + sizeof(T)},
+                                            "--heads/--dv");
+    runtime::reserve(weights, "the weight matrices W_q, W_k, W_v, W_o");
     gen.manual_seed(opt.seed);
     Parameters<T> par;
     const auto draw = [&](std::size_t rows, std::size_t cols) {

@@ -23,6 +23,7 @@
 #include "cli/complexity_arrays.hpp"
 #include "cli/exit_code.hpp"
 #include "io/matrix_stream.hpp"
+#include "runtime/memory_budget.hpp"
 
 namespace attn::cli {
 
@@ -126,7 +127,7 @@ void check_measurable(const ComplexityOptions& opt, const std::vector<LayerSizes
             const std::string what =
                 fmt::format("--measure: {} at {}", layer_name(layer), sizes_text(s));
             const u64 bytes = naming_option(what, [&] { return measurement_bytes(layer, s); });
-            check_memory(opt.out, bytes, what);
+            runtime::reserve(bytes, what);
             const u64 ma = naming_option(what, [&] { return multiply_adds(layer, s); });
             work += static_cast<long double>(ma) * runs *
                     (layer == Layer::restricted_self_attention ? kLoopWeight : 1);

@@ -36,7 +36,11 @@ std::string describe(OutputError::Kind kind, const std::string& path, Format for
         case OutputError::Kind::missing_directory:
             return "directory '" + path + "' does not exist";
         case OutputError::Kind::one_array_only:
-            return f + " holds one array and this run writes " + std::to_string(arrays);
+            return arrays == 0
+                       ? f + " holds one array"
+                       : f + " holds one array and this run writes " + std::to_string(arrays);
+        case OutputError::Kind::too_many_curves:
+            return path + " has " + std::to_string(arrays) + " columns, more than the curves drawn";
     }
     return "unusable output";
 }

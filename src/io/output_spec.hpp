@@ -53,7 +53,10 @@ struct OutputError : std::invalid_argument {
         lines_needs_svg,     // plot lines in another format
         binary_to_terminal,  // npy/npz to a terminal
         missing_directory,   // DIR/ does not exist
-        one_array_only,      // several arrays for a single-array format
+        one_array_only,      // several arrays for a single-array format (arrays: how many,
+                             // 0 when a writer found a second one)
+        too_many_curves,     // plot lines with more columns than curves drawn (path: the
+                             // array's name, arrays: its curves)
     };
     OutputError(Kind kind, std::string path, Format format, std::size_t arrays);
     Kind kind;
