@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -50,9 +51,13 @@ void collect(const CLI::App& app, std::vector<OptionSpec>& out) {
         OptionSpec s;
         for (const auto& n : o->get_snames()) s.names.push_back("-" + n);
         for (const auto& n : o->get_lnames()) s.names.push_back("--" + n);
+        // Option groups repeat their parent's help flag.
+        if (std::any_of(out.begin(), out.end(),
+                        [&](const OptionSpec& seen) { return seen.names == s.names; }))
+            continue;
         s.help = o->get_description();
         const std::string type = o->get_type_name();
-        if (o->get_type_size_max() == 0) {
+        if (o->get_items_expected_max() == 0) {
             s.kind = OptionSpec::Kind::flag;
         } else if (const auto it = registered().find(o); it != registered().end()) {
             s.kind = OptionSpec::Kind::words;

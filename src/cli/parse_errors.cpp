@@ -36,7 +36,7 @@ bool is_integer(const std::string& text) {
 
 void add_check(CLI::App& app) {
     for (CLI::Option* o : app.get_options()) {
-        if (!o->nonpositional() || o->get_type_size_max() == 0) continue;
+        if (!o->nonpositional() || o->get_items_expected_max() == 0) continue;
         o->check(CLI::Validator(
             [](std::string& value) -> std::string {
                 return value.empty() ? "an empty value; give one (see --help)" : "";
