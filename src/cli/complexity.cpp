@@ -246,6 +246,8 @@ Command add_complexity(CLI::App& root) {
         ->needs(measure)
         ->capture_default_str();
     add_output_options(*sub, opt->out);
+    opt->out.dtype = io::Dtype::float64;  // the only one it accepts, shown as the default
+    opt->out.dtype_option->default_str("float64");
     sub->footer(
         "Examples:\n"
         "  attn complexity                          the symbolic table (d2l 11.6.2)\n"

@@ -103,4 +103,18 @@ expect_lines 1
 expect_stderr 'a\nb: No such file or directory'
 expect_status 1 "$ATTN" attend --input "$WORK/$(printf 'x\033[31my')"
 expect_stderr 'x\x1b[31my'
+
+# Day-one polish: names in any case, a step in --columns, complexity's --dtype default.
+expect_status 0 "$ATTN" encode -n 3 -d 4 --cmap Blues -o "$WORK/p.SVG"
+expect_grep '^<svg' "$WORK/p.SVG"
+expect_status 0 "$ATTN" encode -n 3 -d 4 -o "$WORK/p.CSV"
+expect_grep '^position,0,1,2,3$' "$WORK/p.CSV"
+expect_status 0 "$ATTN" encode -n 2 -d 8 --columns 0:8:2 -f csv
+expect_output "position,0,2,4,6
+0,0,0,0,0
+1,0.84147096,0.099833414,0.009999833,0.0009999998"
+expect_usage_error --columns "$ATTN" encode -n 2 -d 8 --columns 0:8:0
+expect_status 0 "$ATTN" complexity --help
+expect_grep '^ *--dtype .*=float64' "$OUT"
+expect_status 0 "$ATTN" complexity --dtype float64
 finish
