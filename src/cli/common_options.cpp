@@ -30,6 +30,7 @@ const NameTable<io::Dtype> kDtypes{{"float32", io::Dtype::float32},
 const NameTable<io::Colormap> kColormaps{{"blues", io::Colormap::blues},
                                          {"viridis", io::Colormap::viridis},
                                          {"rdbu", io::Colormap::rdbu}};
+const NameTable<int> kColor{{"auto", 0}, {"always", 1}, {"never", 2}};
 const NameTable<io::Plot> kPlots{{"heatmap", io::Plot::heatmap}, {"lines", io::Plot::lines}};
 
 }  // namespace
@@ -82,6 +83,14 @@ void add_output_options(CLI::App& app, OutputOptions& opt) {
            "else blues)")
         ->transform(enum_names(kColormaps))
         ->type_name("MAP");
+    app.add_option_function<int>(
+           "--color",
+           [&opt](const int& c) {
+               opt.color = c == 0 ? std::nullopt : std::optional<bool>(c == 1);
+           },
+           "Colours in heatmap: auto (a terminal without NO_COLOR or TERM=dumb), always, never")
+        ->transform(enum_names(kColor))
+        ->type_name("WHEN");
     add_enum_option(app, "--plot", opt.plot, kPlots,
                     "svg picture: heatmap, or lines (each column a curve over the rows)");
 }
@@ -119,6 +128,7 @@ io::OutputSpec resolve_output(const OutputOptions& opt) {
     request.header = !opt.no_header;
     request.cmap = opt.cmap;
     request.plot = opt.plot;
+    request.color = opt.color;
     request.threads = thread_count(opt);
     const io::Surroundings around = io::current_surroundings();
     // The format first: an unusable name is the first thing to say.

@@ -23,6 +23,7 @@ struct OutputOptions {
     std::string max_memory;            // "" = half the physical memory; else >= 1 MiB
     std::optional<io::Colormap> cmap;  // nullopt: by the data, rdbu for both signs, else blues
     io::Plot plot = io::Plot::heatmap;
+    std::optional<bool> color;            // --color: nullopt = auto
     CLI::Option* dtype_option = nullptr;  // whether --dtype was typed
 };
 

@@ -118,6 +118,12 @@ OutputSpec resolve_output(const OutputRequest& request, const Surroundings& arou
     if (style.picture.plot == Plot::lines && spec.format != Format::svg)
         throw OutputError(OutputError::Kind::lines_needs_svg, spec.path, spec.format, 0);
     style.picture.color = color_mode(spec.to_terminal, around);
+    if (request.color) {  // --color always|never: neither the terminal nor NO_COLOR decides
+        const std::string* ct = variable(around, "COLORTERM");
+        style.picture.color = !*request.color                                ? ColorMode::none
+                              : ct && (*ct == "truecolor" || *ct == "24bit") ? ColorMode::truecolor
+                                                                             : ColorMode::xterm256;
+    }
     if (spec.to_terminal) {
         if (around.window_columns > 0) {
             style.width = around.window_columns;

@@ -27,7 +27,8 @@ struct OutputRequest {
     bool header = true;
     std::optional<Colormap> cmap;  // nullopt: by the data
     Plot plot = Plot::heatmap;
-    std::size_t threads = 1;  // text formatting threads
+    std::size_t threads = 1;    // text formatting threads
+    std::optional<bool> color;  // heatmap colours: nullopt = auto (color_mode), else forced
 };
 
 /// The surroundings that decide defaults: standard output, its window, the environment

@@ -55,7 +55,8 @@ expect_completion "encode" en
 expect_completion "bits" b
 expect_completion "encode attend rotate complexity bits" ""
 expect_completion "--layout" encode --la
-expect_completion "--columns --cmap" encode --c
+expect_completion "--columns --cmap --color" encode --c
+expect_completion "auto always never" encode --color ""
 expect_completion "interleaved split" encode --layout ""
 expect_completion "csv tsv table npy npz json svg heatmap md" encode -f ""
 expect_completion "svg" encode --format s

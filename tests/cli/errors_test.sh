@@ -117,4 +117,12 @@ expect_usage_error --columns "$ATTN" encode -n 2 -d 8 --columns 0:8:0
 expect_status 0 "$ATTN" complexity --help
 expect_grep '^ *--dtype .*=float64' "$OUT"
 expect_status 0 "$ATTN" complexity --dtype float64
+# --color beside NO_COLOR: always colours a pipe even under NO_COLOR, never colours nothing.
+expect_status 0 env NO_COLOR=1 "$ATTN" encode -n 2 -d 4 -f heatmap --color always
+expect_grep $'\033\\[' "$OUT"
+expect_status 0 "$ATTN" encode -n 2 -d 4 -f heatmap --color never
+checks=$((checks + 1))
+! grep -q $'\033' "$OUT" || fail "--color never printed escapes"
+expect_usage_error --color "$ATTN" encode -f heatmap --color sometimes
+expect_status 0 "$ATTN" encode -n 2 -d 4 -f heatmap --color Always
 finish
