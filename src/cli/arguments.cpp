@@ -42,7 +42,16 @@ Slice parse_slice(std::string_view text, std::size_t length) {
     const auto colon = text.find(':');
     const bool single = colon == std::string_view::npos;
     const std::string_view a = single ? text : text.substr(0, colon);
-    const std::string_view b = single ? std::string_view{} : text.substr(colon + 1);
+    std::string_view b = single ? std::string_view{} : text.substr(colon + 1);
+    std::int64_t step = 1;
+    if (const auto second = b.find(':'); second != std::string_view::npos) {
+        const std::string_view s = b.substr(second + 1);
+        b = b.substr(0, second);
+        if (!s.empty()) step = parse_index(s, text);
+        if (step < 1)
+            throw std::invalid_argument("'" + std::string(text) +
+                                        "': STEP must be 1 or more (A:B:STEP)");
+    }
     if (single && a.empty()) throw std::invalid_argument("'' is not a slice A:B of whole numbers");
     std::int64_t begin = a.empty() ? 0 : parse_index(a, text);
     std::int64_t end = single ? begin + 1 : (b.empty() ? n : parse_index(b, text));
@@ -53,7 +62,8 @@ Slice parse_slice(std::string_view text, std::size_t length) {
     if (end < 0) end += n;
     if (begin >= end)
         throw std::invalid_argument("'" + std::string(text) + "' selects nothing; " + range);
-    return {static_cast<std::size_t>(begin), static_cast<std::size_t>(end)};
+    return {static_cast<std::size_t>(begin), static_cast<std::size_t>(end),
+            static_cast<std::size_t>(step)};
 }
 
 std::vector<std::int64_t> parse_offsets(std::string_view text, std::size_t max_count) {
@@ -173,6 +183,33 @@ Sweep parse_sweep(std::string_view spec, std::size_t max_points) {
         value = next;
     }
     return sweep;
+}
+
+std::uint64_t parse_seed(std::string_view text) {
+    const char* first = text.data();
+    const char* last = first + text.size();
+    std::uint64_t value = 0;
+    std::errc ec{};
+    const char* ptr = nullptr;
+    if (!text.empty() && text.front() == '-') {
+        std::int64_t negative = 0;
+        const auto r = std::from_chars(first, last, negative);
+        ec = r.ec;
+        ptr = r.ptr;
+        value = static_cast<std::uint64_t>(negative);  // modulo 2^64, as torch.manual_seed
+    } else {
+        const auto r = std::from_chars(first, last, value);
+        ec = r.ec;
+        ptr = r.ptr;
+    }
+    if (text.empty() || ptr != last || (ec != std::errc() && ec != std::errc::result_out_of_range))
+        throw std::invalid_argument("'" + std::string(text) +
+                                    "' is not a whole number; seeds are -2^63 to 2^64-1");
+    if (ec == std::errc::result_out_of_range)
+        throw std::invalid_argument(
+            std::string(text) +
+            " is out of range; seeds are -2^63 to 2^64-1, as torch.manual_seed");
+    return value;
 }
 
 std::uint64_t parse_size(std::string_view text) {

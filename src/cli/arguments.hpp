@@ -16,15 +16,19 @@ namespace attn::cli {
 
 // ---- Python-style half-open slices "A:B" over an axis of a given length
 
-/// [begin, end) after normalization.
+/// begin, begin + step, ... while < end, after normalization.
 struct Slice {
     std::size_t begin = 0;
     std::size_t end = 0;
-    std::size_t size() const { return end - begin; }
+    std::size_t step = 1;
+    std::size_t size() const { return (end - begin + step - 1) / step; }
+    std::size_t operator[](std::size_t k) const { return begin + k * step; }
 };
 
-/// Parses "A:B", "A:", ":B", ":" or "A" (one index) against an axis of `length`.
-/// Negative A or B count from the end, as in Python. Unlike Python, an index outside
+/// Parses "A:B", "A:", ":B", ":", "A:B:STEP" (any of A, B, STEP may be left out, e.g.
+/// "::2") or "A" (one index) against an axis of `length`.
+/// Negative A or B count from the end, as in Python; STEP is 1 or more. Unlike Python, an index
+/// outside
 /// [-length, length] or an empty result is an error (std::invalid_argument saying the
 /// accepted range), since silently printing nothing helps nobody.
 Slice parse_slice(std::string_view text, std::size_t length);
@@ -52,6 +56,12 @@ struct Sweep {
 /// unknown variable, a zero, a negative number, a value beyond 2^64-1, stop < start
 /// (empty range), and more than max_points values.
 Sweep parse_sweep(std::string_view spec, std::size_t max_points = 10000);
+
+// ---- seeds
+
+/// A seed as torch.manual_seed takes it: a whole number from -2^63 to 2^64-1, negative ones
+/// wrapped modulo 2^64 as torch wraps them (-1 is 2^64-1). std::invalid_argument otherwise.
+std::uint64_t parse_seed(std::string_view text);
 
 // ---- sizes in bytes
 

@@ -23,9 +23,11 @@
 #include "cli/attend_streamed.hpp"
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
+#include "cli/completion.hpp"
 #include "cli/enum_option.hpp"
 #include "cli/exit_code.hpp"
 #include "io/matrix_stream.hpp"
+#include "runtime/memory_budget.hpp"
 
 namespace attn::cli {
 
@@ -216,6 +218,7 @@ Command add_attend(CLI::App& root) {
     g_par
         ->add_option("--seed", opt->seed,
                      "torch.manual_seed before the embedding and again before W")
+        ->transform(torch_seed())
         ->capture_default_str();
     add_enum_option(*g_par, "--rng-kernel", opt->rng_kernel, kKernels,
                     "libtorch's kernels to imitate: avx2 (x86-64 with AVX2) or scalar (without)");
@@ -262,11 +265,15 @@ Command add_attend(CLI::App& root) {
             ->type_name("V");
 
     auto* g_show = sub->add_option_group("What to print");
-    g_show
-        ->add_option("--show", opt->show,
-                     "Comma list of " + show_name_list() +
-                         ", or all (default: all on a terminal, else context)")
-        ->type_name("LIST");
+    const CLI::Option* show_option =
+        g_show
+            ->add_option("--show", opt->show,
+                         "Comma list of " + show_name_list() +
+                             ", or all (default: all on a terminal, else context)")
+            ->type_name("LIST");
+    std::vector<std::string> show_words{"all"};
+    for (const auto& e : attend_show_table<float>()) show_words.push_back(e.name);
+    complete_values(show_option, show_words, true);
     opt->query_opt = g_show->add_option("--query", opt->query, "Only the rows of query position I")
                          ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
                          ->type_name("I");

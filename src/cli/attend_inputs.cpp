@@ -18,6 +18,7 @@
 #include "cli/errors.hpp"
 #include "io/output_file.hpp"
 #include "io/output_spec.hpp"
+#include "runtime/memory_budget.hpp"
 
 namespace attn::cli {
 
@@ -48,8 +49,8 @@ EmbeddingSource load_embeddings(const AttendOptions& opt, TorchGenerator& gen) {
         const auto v = static_cast<std::uint64_t>(opt.vocab_size);
         const auto d = static_cast<std::uint64_t>(opt.embed_dim);
         // float32 table, the double copy, and the generator's temporaries.
-        check_memory(opt.out, checked_product({v, d, 4 + 8 + 8}, "--vocab-size"),
-                     fmt::format("--vocab-size {} --embed-dim {}: the embedding table", v, d));
+        runtime::reserve(runtime::checked_product({v, d, 4 + 8 + 8}, "--vocab-size"),
+                         fmt::format("--vocab-size {} --embed-dim {}: the embedding table", v, d));
         gen.manual_seed(opt.seed);
         const xt::xtensor<float, 2> t = torch_embedding<float>(gen, v, d);  // (V, D)
         src.table = xt::cast<double>(t);

@@ -6,6 +6,7 @@
 #include "attn/torch_random.hpp"
 #include "cli/attend_inputs.hpp"
 #include "cli/errors.hpp"
+#include "runtime/memory_budget.hpp"
 
 namespace attn::cli {
 
@@ -91,6 +92,13 @@ Parameters<T> make_parameters(const AttendOptions& opt, const ProjectionFiles& f
             : f.k ? "--wk"
             : f.v ? "--wv"
                   : "--wo"));
+    // The drawn matrices (float32, then T) are asked of the memory budget before drawing.
+    std::uint64_t weights = runtime::checked_product(
+        {dims.heads, dims.d_in, dims.dq + dims.dk + dims.dv, 4 + sizeof(T)}, "--heads/--dq/--dv");
+    if (dims.out_proj)
+        weights += runtime::checked_product({dims.heads * dims.dv, dims.d_out, 4 + sizeof(T)},
+                                            "--heads/--dv");
+    runtime::reserve(weights, "the weight matrices W_q, W_k, W_v, W_o");
     gen.manual_seed(opt.seed);
     Parameters<T> par;
     std::optional<xt::xtensor<T, 1>> bias;  // the bias drawn with the last weight (--bias)

@@ -1,4 +1,5 @@
 #include "cli/attend_streamed.hpp"
+#include "runtime/memory_budget.hpp"
 
 #include <fmt/format.h>
 
@@ -93,18 +94,18 @@ void check_direct_memory(const AttendOptions& opt, const std::vector<Sequence>& 
     for (const auto& s : seqs) {
         const std::uint64_t b = std::max<std::size_t>(s.batch, 1), n = s.n();
         bytes +=
-            checked_product({b, dims.heads, n, n, 3 * sizeof(T) + 1}, "attention scores") +
-            checked_product({b, n, dims.d_in + dims.heads * (2 * dims.dq + dims.dv) + dims.d_out,
-                             sizeof(T) * 2},
-                            "projections");
+            runtime::checked_product({b, dims.heads, n, n, 3 * sizeof(T) + 1}, "attention scores") +
+            runtime::checked_product(
+                {b, n, dims.d_in + dims.heads * (2 * dims.dq + dims.dv) + dims.d_out,
+                 sizeof(T) * 2},
+                "projections");
     }
     const Sequence& first = seqs.front();
-    check_memory(opt.out, bytes,
-                 !opt.input.empty()
-                     ? fmt::format("--input: {}{} x {} x {} attention scores",
-                                   first.batch ? fmt::format("{} x ", first.batch) : "", dims.heads,
-                                   first.n(), first.n())
-                     : "the attention scores");
+    runtime::reserve(bytes, !opt.input.empty()
+                                ? fmt::format("--input: {}{} x {} x {} attention scores",
+                                              first.batch ? fmt::format("{} x ", first.batch) : "",
+                                              dims.heads, first.n(), first.n())
+                                : "the attention scores");
 }
 
 // The tiled path: every head's Q, K, V, the inputs, the context, one packed K and the
@@ -116,21 +117,20 @@ void check_tiled_memory(const AttendOptions& opt, const std::vector<Sequence>& s
     for (const auto& s : seqs) {
         const std::uint64_t b = std::max<std::size_t>(s.batch, 1), n = s.n();
         widest = std::max(widest, n);
-        bytes += checked_product(
+        bytes += runtime::checked_product(
             {b, n, dims.d_in + dims.heads * (dims.dq + dims.dk + 2 * dims.dv) + dims.d_out,
              sizeof(T)},
             "the projections");
     }
-    bytes += checked_product({widest, dims.dk + dims.dv, sizeof(T)}, "the packed keys");
+    bytes += runtime::checked_product({widest, dims.dk + dims.dv, sizeof(T)}, "the packed keys");
     if (std::any_of(show.begin(), show.end(), [](Show s) { return score_field<T>(s); }))
         // the rows in T, the doubles handed to the writer and the block made ahead
-        bytes += checked_product({block_rows, widest, sizeof(T) + 2 * sizeof(double)},
-                                 "the streamed rows");
+        bytes += runtime::checked_product({block_rows, widest, sizeof(T) + 2 * sizeof(double)},
+                                          "the streamed rows");
     const Sequence& first = seqs.front();
-    check_memory(
-        opt.out, bytes,
-        fmt::format("{}tiled attention over {}{} rows", opt.input.empty() ? "" : "--input: ",
-                    first.batch ? fmt::format("{} x ", first.batch) : "", first.n()));
+    runtime::reserve(
+        bytes, fmt::format("{}tiled attention over {}{} rows", opt.input.empty() ? "" : "--input: ",
+                           first.batch ? fmt::format("{} x ", first.batch) : "", first.n()));
 }
 
 }  // namespace

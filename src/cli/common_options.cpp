@@ -1,69 +1,19 @@
 #include "cli/common_options.hpp"
 
-#include <fmt/format.h>
-#include <unistd.h>
-
-#include <limits>
-#include <string_view>
+#include <cstdlib>
 #include <thread>
 
+#include "cli/arguments.hpp"
 #include "cli/enum_option.hpp"
 #include "cli/errors.hpp"
-#include "runtime/blas.hpp"
+#include "runtime/memory_budget.hpp"
 #include "runtime/parallel.hpp"
 
 namespace attn::cli {
 
 namespace {
 
-std::uint64_t physical_memory() {
-    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-    return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
-}
-
-std::string human_bytes(std::uint64_t b) {
-    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    double v = static_cast<double>(b);
-    int u = 0;
-    while (v >= 1024 && u < 6) v /= 1024, ++u;
-    return u == 0 ? fmt::format("{} B", b) : fmt::format("{:.1f} {}", v, units[u]);
-}
-
-// "4G", "512M", "100K", "123456" (bytes; suffixes are powers of 1024).
-std::uint64_t parse_bytes(const std::string& text) {
-    std::size_t pos = 0;
-    double value = 0;
-    try {
-        value = std::stod(text, &pos);
-    } catch (const std::exception&) {
-        pos = 0;
-    }
-    double scale = 1;
-    const std::string suffix = text.substr(pos);
-    switch (suffix.size() == 1 ? suffix[0] : suffix.empty() ? '\0' : '?') {
-        case '\0':
-            break;
-        case 'K':
-        case 'k':
-            scale = 1024.0;
-            break;
-        case 'M':
-            scale = 1024.0 * 1024;
-            break;
-        case 'G':
-            scale = 1024.0 * 1024 * 1024;
-            break;
-        case 'T':
-            scale = 1024.0 * 1024 * 1024 * 1024;
-            break;
-        default:
-            pos = 0;
-    }
-    if (pos == 0 || !(value > 0) || value * scale > 1.8e19)
-        throw UsageError("--max-memory: '" + text +
-                         "' is not a size; use bytes or a number with K, M, G or T (e.g. 4G)");
-    return static_cast<std::uint64_t>(value * scale);
-}
+constexpr std::uint64_t kMinMemory = std::uint64_t{1} << 20;
 
 const NameTable<io::Format>& format_table() {
     static const NameTable<io::Format> table = [] {
@@ -80,6 +30,7 @@ const NameTable<io::Dtype> kDtypes{{"float32", io::Dtype::float32},
 const NameTable<io::Colormap> kColormaps{{"blues", io::Colormap::blues},
                                          {"viridis", io::Colormap::viridis},
                                          {"rdbu", io::Colormap::rdbu}};
+const NameTable<int> kColor{{"auto", 0}, {"always", 1}, {"never", 2}};
 const NameTable<io::Plot> kPlots{{"heatmap", io::Plot::heatmap}, {"lines", io::Plot::lines}};
 const NameTable<io::Annotate> kAnnotate{{"auto", io::Annotate::auto_},
                                         {"never", io::Annotate::never},
@@ -110,7 +61,25 @@ void add_output_options(CLI::App& app, OutputOptions& opt) {
         ->check(CLI::Range(std::size_t{1}, std::size_t{1024}))
         ->type_name("N");
     app.add_option("--max-memory", opt.max_memory,
-                   "Refuse requests needing more memory than this (default: half of RAM)")
+                   "Refuse inputs and results needing more memory than this, e.g. 512M or 4G "
+                   "(default: half of RAM; at least 1M)")
+        ->check(CLI::Validator(
+            [](std::string& text) -> std::string {
+                std::uint64_t bytes = 0;
+                try {
+                    bytes = parse_size(text);
+                } catch (const std::invalid_argument& e) {
+                    char* end = nullptr;
+                    const double number = std::strtod(text.c_str(), &end);
+                    if (!text.empty() && *end == '\0' && number >= 0 && number < 1)
+                        bytes = 0;
+                    else
+                        return e.what();
+                }
+                if (bytes < kMinMemory) return "'" + text + "' is below the least accepted, 1M";
+                return {};
+            },
+            ""))
         ->type_name("SIZE");
     app.add_option_function<io::Colormap>(
            "--cmap", [&opt](const io::Colormap& c) { opt.cmap = c; },
@@ -118,6 +87,14 @@ void add_output_options(CLI::App& app, OutputOptions& opt) {
            "else blues)")
         ->transform(enum_names(kColormaps))
         ->type_name("MAP");
+    app.add_option_function<int>(
+           "--color",
+           [&opt](const int& c) {
+               opt.color = c == 0 ? std::nullopt : std::optional<bool>(c == 1);
+           },
+           "Colours in heatmap: auto (a terminal without NO_COLOR or TERM=dumb), always, never")
+        ->transform(enum_names(kColor))
+        ->type_name("WHEN");
     add_enum_option(app, "--plot", opt.plot, kPlots,
                     "svg picture: heatmap, or lines (each column a curve over the rows)");
     app.add_option_function<std::string>(
@@ -128,35 +105,28 @@ void add_output_options(CLI::App& app, OutputOptions& opt) {
                     "svg heatmap: each cell's value with two decimals; auto: panels up to 20 x 20");
 }
 
+CLI::Validator torch_seed() {
+    return CLI::Validator(
+        [](std::string& text) -> std::string {
+            try {
+                text = std::to_string(parse_seed(text));
+            } catch (const std::invalid_argument& e) {
+                return e.what();
+            }
+            return {};
+        },
+        "");
+}
+
 std::size_t thread_count(const OutputOptions& opt) {
     if (opt.threads > 0) return opt.threads;
     const unsigned n = std::thread::hardware_concurrency();
     return n > 0 ? n : 1;
 }
 
-void configure_threads(const OutputOptions& opt) {
-    const std::size_t threads = thread_count(opt);
-    blas::set_threads(static_cast<int>(threads));
-    set_thread_limit(threads);
-}
-
-std::uint64_t checked_product(std::initializer_list<std::uint64_t> factors,
-                              const std::string& what) {
-    std::uint64_t p = 1;
-    for (std::uint64_t f : factors) {
-        if (f != 0 && p > std::numeric_limits<std::uint64_t>::max() / f)
-            throw UsageError(what + ": the size overflows 64 bits");
-        p *= f;
-    }
-    return p;
-}
-
-void check_memory(const OutputOptions& opt, std::uint64_t bytes, const std::string& what) {
-    const std::uint64_t limit =
-        opt.max_memory.empty() ? physical_memory() / 2 : parse_bytes(opt.max_memory);
-    if (limit > 0 && bytes > limit)
-        throw UsageError(fmt::format("{}: needs {} of memory, above the limit of {} (--max-memory)",
-                                     what, human_bytes(bytes), human_bytes(limit)));
+void configure_process(const OutputOptions& opt) {
+    runtime::configure_threads(opt.threads);
+    runtime::set_memory_limit(opt.max_memory.empty() ? 0 : parse_size(opt.max_memory));
 }
 
 io::OutputSpec resolve_output(const OutputOptions& opt) {
@@ -168,11 +138,11 @@ io::OutputSpec resolve_output(const OutputOptions& opt) {
     request.header = !opt.no_header;
     request.cmap = opt.cmap;
     request.plot = opt.plot;
+    request.color = opt.color;
     request.threads = thread_count(opt);
     const io::Surroundings around = io::current_surroundings();
     // The format first: an unusable name is the first thing to say.
     io::resolve_format(request, around);
-    if (!opt.max_memory.empty()) check_memory(opt, 0, "--max-memory");
     io::OutputSpec spec = io::resolve_output(request, around);
     spec.style.picture.title = opt.title;
     spec.style.picture.annotate = opt.annotate;

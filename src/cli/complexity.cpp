@@ -25,6 +25,7 @@
 #include "cli/exit_code.hpp"
 #include "io/matrix_stream.hpp"
 #include "io/progress.hpp"
+#include "runtime/memory_budget.hpp"
 
 namespace attn::cli {
 
@@ -128,7 +129,7 @@ void check_measurable(const ComplexityOptions& opt, const std::vector<LayerSizes
             const std::string what =
                 fmt::format("--measure: {} at {}", layer_name(layer), sizes_text(s));
             const u64 bytes = naming_option(what, [&] { return measurement_bytes(layer, s); });
-            check_memory(opt.out, bytes, what);
+            runtime::reserve(bytes, what);
             const u64 ma = naming_option(what, [&] { return multiply_adds(layer, s); });
             work += static_cast<long double>(ma) * runs *
                     (layer == Layer::restricted_self_attention ? kLoopWeight : 1);
@@ -283,6 +284,8 @@ Command add_complexity(CLI::App& root) {
         ->needs(measure)
         ->capture_default_str();
     add_output_options(*sub, opt->out);
+    opt->out.dtype = io::Dtype::float64;  // the only one it accepts, shown as the default
+    opt->out.dtype_option->default_str("float64");
     sub->footer(
         "Examples:\n"
         "  attn complexity                          the symbolic table (d2l 11.6.2)\n"

@@ -1,7 +1,6 @@
 // attn encode: the positional-encoding matrix P (n x d), or X + P, streamed in row blocks;
 // --scheme rope|alibi|t5 are checked and streamed by encode_schemes.cpp.
 #include <fmt/format.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cmath>
@@ -40,16 +39,8 @@ const NameTable<Angles> kAngles{{"exact", Angles::exact}, {"float32", Angles::fl
 
 // X for --add: (n, d) or a batch (b, n, d), float32 or float64, from .npy ("-" = stdin).
 io::NpyArray read_addend(const EncodeOptions& opt) {
-    struct stat st {};
-    if (!io::is_standard_stream(opt.add) && ::stat(opt.add.c_str(), &st) == 0 &&
-        S_ISREG(st.st_mode))
-        check_memory(opt.out, static_cast<std::uint64_t>(st.st_size) * 2, "--add " + opt.add);
-    io::NpyArray x;
-    try {
-        x = naming_option("--add", [&] { return io::read_npy(opt.add); });
-    } catch (const InputError& e) {  // tests/cli/encode_numpy_test.sh: a missing X is exit 2
-        throw UsageError(e.what());
-    }
+    // The reader asks the memory budget for X before reading it (a missing file is exit 1).
+    io::NpyArray x = naming_option("--add", [&] { return io::read_npy(opt.add); });
     if (x.shape.size() != 2 && x.shape.size() != 3)
         throw UsageError(
             fmt::format("--add: {}: X has {} dimensions; it must be (n, d) or (b, n, d)", opt.add,
@@ -101,8 +92,8 @@ int run_encode(const EncodeOptions& opt) {
     info.labels.push_back({"position", [start, n](std::size_t r) {
                                return std::to_string(start + static_cast<std::int64_t>(r % n));
                            }});
-    for (std::size_t j = cols.begin; j < cols.end; ++j)
-        info.column_labels.push_back(std::to_string(j));
+    for (std::size_t k = 0; k < cols.size(); ++k)
+        info.column_labels.push_back(std::to_string(cols[k]));
     info.column_axis = "Column (encoding dimension)";
     info.shape = {n, cols.size()};
     if (x.shape.size() == 3) info.shape.insert(info.shape.begin(), batch);
@@ -132,8 +123,8 @@ int run_encode(const EncodeOptions& opt) {
             }
             if (!all_columns)
                 for (std::size_t k = 0; k < c; ++k)
-                    std::copy_n(&(*scratch)[k * d + cols.begin], columns,
-                                out + (done + k) * columns);
+                    for (std::size_t j = 0; j < columns; ++j)
+                        out[(done + k) * columns + j] = (*scratch)[k * d + cols[j]];
             done += c;
         }
         progress.advance(count);

@@ -59,7 +59,6 @@ std::shared_ptr<const io::NpyArray> read_apply(const EncodeOptions& opt) {
         S_ISREG(st.st_mode)) {
         // X as doubles: at most twice the file's bytes (float32 -> float64).
         const auto bytes = static_cast<std::uint64_t>(st.st_size) * 2;
-        check_memory(opt.out, bytes, "--apply " + opt.apply);
         runtime::reserve(bytes, "--apply " + opt.apply);
     }
     auto x = std::make_shared<io::NpyArray>();
@@ -225,9 +224,8 @@ int run_scheme(const EncodeOptions& opt) {
     }
     if (opt.scheme == Scheme::alibi || opt.scheme == Scheme::t5) {
         // Per key: the column label, a row block's value, t5's ids of j - i: ~64 bytes.
-        const std::uint64_t bytes = checked_product({run.n, 64}, "--positions");
+        const std::uint64_t bytes = runtime::checked_product({run.n, 64}, "--positions");
         const std::string what = fmt::format("--positions {} (rows of {} keys)", run.n, run.n);
-        check_memory(opt.out, bytes, what);
         runtime::reserve(bytes, what);
     }
 

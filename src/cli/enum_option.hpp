@@ -14,7 +14,17 @@ namespace attn::cli {
 template <class E>
 using NameTable = std::vector<std::pair<std::string, E>>;
 
-/// Accepts exactly the names of `table` and hands CLI11 the enum's value. Help and errors
+/// Names compare without regard to ASCII case ("Blues" is "blues").
+inline bool same_name(const std::string& a, const std::string& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t k = 0; k < a.size(); ++k) {
+        const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
+        if (lower(a[k]) != lower(b[k])) return false;
+    }
+    return true;
+}
+
+/// Accepts the names of `table` (in any case) and hands CLI11 the enum's value. Help and errors
 /// read as CLI::IsMember's: "{a,b,c}" and "x not in {a,b,c}".
 template <class E>
 CLI::Validator enum_names(const NameTable<E>& table) {
@@ -24,7 +34,7 @@ CLI::Validator enum_names(const NameTable<E>& table) {
     return CLI::Validator(
         [table, set](std::string& input) -> std::string {
             for (const auto& [name, value] : table)
-                if (input == name) {
+                if (same_name(input, name)) {
                     input = std::to_string(static_cast<long long>(value));
                     return {};
                 }

@@ -8,6 +8,7 @@
 
 #include "io/format.hpp"
 #include "io/output_spec.hpp"
+#include "io/svg.hpp"
 
 namespace attn::cli {
 
@@ -33,7 +34,12 @@ std::string output_message(const io::OutputError& e) {
             return fmt::format(
                 "--format {} holds one array and this run writes {}; use -f npz, json or table, "
                 "or -o DIR/ for one file per array",
-                format, e.arrays);
+                format, e.arrays == 0 ? std::string("several") : std::to_string(e.arrays));
+        case Kind::too_many_curves:
+            return fmt::format(
+                "--plot lines: {} has {} columns, at most {} curves are drawn; select columns "
+                "(e.g. --columns 6:10)",
+                e.path, e.arrays, io::kMaxSvgLines);
     }
     return std::string("--output: ") + e.what();
 }
@@ -45,6 +51,10 @@ Failure describe(std::exception_ptr error) {
         std::rethrow_exception(error);
     } catch (const io::OutputError& e) {
         return {kUsage, output_message(e)};
+    } catch (const runtime::BudgetExceeded& e) {
+        return {kUsage, std::string(e.what()) + " (--max-memory)"};
+    } catch (const runtime::SizeOverflow& e) {
+        return {kUsage, e.what()};
     } catch (const std::invalid_argument& e) {  // UsageError, malformed input files
         return {kUsage, e.what()};
     } catch (const std::system_error& e) {
@@ -59,9 +69,27 @@ Failure describe(std::exception_ptr error) {
     }
 }
 
+std::string escape_control(std::string_view text) {
+    std::string out;
+    for (const char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        if (c == '\n')
+            out += "\\n";
+        else if (c == '\t')
+            out += "\\t";
+        else if (c == '\r')
+            out += "\\r";
+        else if (u < 0x20 || u == 0x7f)
+            out += fmt::format("\\x{:02x}", u);
+        else
+            out += c;
+    }
+    return out;
+}
+
 int report(std::exception_ptr error) {
     const Failure f = describe(error);
-    if (!f.message.empty()) fmt::print(stderr, "attn: {}\n", f.message);
+    if (!f.message.empty()) fmt::print(stderr, "attn: {}\n", escape_control(f.message));
     return f.code;
 }
 

@@ -6,9 +6,11 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <system_error>
 
 #include "cli/exit_code.hpp"
+#include "runtime/memory_budget.hpp"
 
 namespace attn::cli {
 
@@ -31,16 +33,23 @@ struct Failure {
 /// The exit status and the line for an exception (io::OutputError worded for the options).
 Failure describe(std::exception_ptr error);
 
+/// `text` with bytes that would break the one line of a message (control characters, DEL)
+/// written as C escapes: \n, \t, \r, \xNN. Everything else, UTF-8 included, is kept.
+std::string escape_control(std::string_view text);
+
 /// Prints "attn: <message>" on stderr when there is one; returns the exit status.
 int report(std::exception_ptr error);
 
 /// Runs read() with `option` named in any error it throws: malformed input or a value out of
 /// range (std::invalid_argument, std::overflow_error) becomes a UsageError, an unreadable
-/// file (std::system_error) an InputError.
+/// file (std::system_error) an InputError; a request above the memory budget stays a
+/// runtime::BudgetExceeded, its request prefixed with the option.
 template <class F>
 auto naming_option(const std::string& option, F&& read) -> decltype(read()) {
     try {
         return read();
+    } catch (const runtime::BudgetExceeded& e) {
+        throw runtime::BudgetExceeded(option + ": " + e.request, e.needed, e.limit);
     } catch (const std::system_error& e) {
         throw InputError(option + ": " + e.what());
     } catch (const std::invalid_argument& e) {

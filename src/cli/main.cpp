@@ -1,17 +1,23 @@
 // attn: self-attention and positional encoding, one command at a time.
-// main parses, sets the thread limits once, dispatches to the subcommand that was named, and
-// maps every failure to one line on stderr and one documented exit status (cli/errors.hpp).
+// main parses, sets the process's limits once (threads, memory), dispatches to the subcommand
+// that was named, and maps every failure to one line on stderr and one documented exit
+// status (cli/errors.hpp).
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/completion.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_code.hpp"
+#include "cli/parse_errors.hpp"
 
 using namespace attn::cli;
 
@@ -20,13 +26,21 @@ namespace {
 int run(const std::vector<Command>& commands) {
     for (const Command& c : commands) {
         if (!c.app->parsed()) continue;
-        configure_threads(*c.output);
+        configure_process(*c.output);
         const int rc = c.run();
         if (std::fflush(stdout) != 0)
             throw std::system_error(errno, std::generic_category(), "standard output");
         return rc;
     }
     return kUsage;  // unreachable: a subcommand is required
+}
+
+// The subcommand named on the command line ("" when none was).
+std::string named_command(const std::vector<Command>& commands, int argc, char** argv) {
+    for (int i = 1; i < argc; ++i)
+        for (const Command& c : commands)
+            if (argv[i] == c.app->get_name()) return c.app->get_name();
+    return "";
 }
 
 }  // namespace
@@ -36,9 +50,6 @@ int main(int argc, char** argv) {
                  "attn"};
     app.set_version_flag("--version", "attn " ATTN_VERSION);
     app.require_subcommand(1);
-    app.failure_message([](const CLI::App*, const CLI::Error& e) {
-        return fmt::format("attn: {}\nTry 'attn --help' for more information.\n", e.what());
-    });
     app.footer(
         "Examples:\n"
         "  attn encode -n 60 -d 32 --columns 6:10     the book's figure, as a table\n"
@@ -48,11 +59,30 @@ int main(int argc, char** argv) {
 
     const std::vector<Command> commands{add_encode(app), add_attend(app), add_rotate(app),
                                         add_complexity(app), add_bits(app)};
+    std::string shell;
+    const CLI::App* completion = add_completion(app, shell);
+    refuse_empty_values(app);
 
+    std::vector<std::string> names;
+    for (const Command& c : commands) names.push_back(c.app->get_name());
+    if (argc > 1 && argv[1][0] != '-' && argv[1] != completion->get_name() &&
+        std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+        fmt::print(stderr, "attn: {}\nTry 'attn --help' for more information.\n",
+                   escape_control(unknown_command_message(argv[1], names)));
+        return kUsage;
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? kOk : kUsage;  // CLI11's own codes are 100+
+        if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+        const std::string command = named_command(commands, argc, argv);
+        fmt::print(stderr, "attn: {}\nTry 'attn {}--help' for more information.\n",
+                   escape_control(parse_error_message(e)), command.empty() ? "" : command + " ");
+        return kUsage;  // CLI11's own codes are 100+
+    }
+    if (completion->parsed()) {
+        fmt::print("{}", completion_script(app, shell));
+        return kOk;
     }
     try {
         return run(commands);

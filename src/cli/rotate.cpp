@@ -19,6 +19,7 @@
 #include "cli/exit_code.hpp"
 #include "cli/show_table.hpp"
 #include "io/matrix_stream.hpp"
+#include "runtime/memory_budget.hpp"
 
 namespace attn::cli {
 
@@ -228,10 +229,10 @@ int run_rotate(const RotateOptions& opt) {
                 n));
     if (opt.start + opt.positions > (std::int64_t{1} << 52))
         throw UsageError("--start: the last position start + n - 1 is beyond 2^52");
-    check_memory(opt.out, scan_bytes(d, offsets), "--offset/--dim");
+    runtime::reserve(scan_bytes(d, offsets), "--offset/--dim");
     if (opt.show == Show::matrix)
-        check_memory(opt.out, checked_product({offsets.size(), d, d, 8}, "--offset/--dim"),
-                     "--show matrix");  // writers that cannot stream (npy, table) hold it
+        runtime::reserve(runtime::checked_product({offsets.size(), d, d, 8}, "--offset/--dim"),
+                         "--show matrix");  // writers that cannot stream (npy, table) hold it
 
     ScanSpec spec;
     spec.n = n;

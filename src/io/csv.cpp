@@ -2,10 +2,11 @@
 
 #include <algorithm>
 #include <stdexcept>
-#include <thread>
 #include <vector>
 
 #include "io/number_format.hpp"
+#include "io/output_spec.hpp"
+#include "runtime/parallel.hpp"
 
 namespace attn::io {
 
@@ -52,8 +53,8 @@ std::string CsvWriter::field(std::string_view text) const {
 
 void CsvWriter::begin(const ArrayInfo& info) {
     if (started_)
-        throw std::invalid_argument(
-            "csv/tsv hold one array; use npz, json, table or -o DIR/ for several");
+        throw OutputError(OutputError::Kind::one_array_only, "",
+                          separator_ == ',' ? Format::csv : Format::tsv, 0);
     started_ = true;
     info_ = info;
     if (!style_.header) return;
@@ -104,13 +105,9 @@ void CsvWriter::rows(std::size_t first_row, const double* values, std::size_t n_
         const std::size_t lo = std::min(n_rows, t * per), hi = std::min(n_rows, lo + per);
         format_rows(parts[t], first_row + lo, values + lo * d, hi - lo);
     };
-    if (threads == 1) {
-        work(0);
-    } else {
-        std::vector<std::jthread> pool;
-        for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work, t);
-        work(0);
-    }
+    parallel_for(threads, 1, [&](std::size_t lo, std::size_t hi) {
+        for (std::size_t t = lo; t < hi; ++t) work(t);
+    });
     for (const auto& part : parts) out_.write(part.data(), part.size());
 }
 

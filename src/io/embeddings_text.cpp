@@ -11,6 +11,9 @@
 #include <system_error>
 #include <unordered_set>
 
+#include "io/input_file.hpp"
+#include "runtime/memory_budget.hpp"
+
 namespace attn::io {
 
 namespace {
@@ -54,10 +57,10 @@ bool next_line(std::istream& in, std::string& line) {
 
 template <class F>
 auto with_file(const std::string& path, F read) {
-    if (path == "-") return read(std::cin, std::string("<stdin>"));
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::system_error(errno, std::generic_category(), path);
-    return read(in, path);
+    InputFile input(path, false);
+    // Text numbers take about as many bytes as the doubles they become.
+    if (input.size()) runtime::reserve(*input.size(), input.name() + ": the vectors it holds");
+    return read(input.stream(), path == "-" ? std::string("<stdin>") : path);
 }
 
 }  // namespace

@@ -65,7 +65,9 @@ std::optional<Format> format_from_extension(std::string_view path) {
     const auto slash = path.rfind('/');
     if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash))
         return std::nullopt;
-    const std::string_view ext = path.substr(dot);
+    std::string ext(path.substr(dot));  // ".CSV" is ".csv"
+    for (char& c : ext)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
     for (const auto& e : kFormats)
         if (e.extension == ext && e.format != Format::heatmap) return e.format;
     return std::nullopt;

@@ -11,6 +11,7 @@
 
 #include "io/colormap.hpp"
 #include "io/labels.hpp"
+#include "io/output_spec.hpp"
 
 namespace attn::io {
 
@@ -60,7 +61,7 @@ HeatmapWriter::HeatmapWriter(OutputFile& out, const TextStyle& style) : out_(out
 
 void HeatmapWriter::begin(const ArrayInfo& info) {
     if (style_.picture.plot == Plot::lines)
-        throw std::invalid_argument("--plot lines draws an svg; use -f svg or -o FILE.svg");
+        throw OutputError(OutputError::Kind::lines_needs_svg, "", Format::heatmap, 1);
     info_ = info;
     const std::size_t n = info_.rows(), d = info_.columns();
     const bool color = style_.picture.color != ColorMode::none;

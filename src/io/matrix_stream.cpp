@@ -3,9 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <future>
 #include <memory>
 #include <utility>
+
+#include "runtime/parallel.hpp"
 
 namespace attn::io {
 
@@ -129,14 +130,17 @@ void drive(ArraySink& sink, const MatrixStream& stream, const DriveOptions& opti
     if (total > 0) make(0, current);
     for (std::size_t first = 0; first < total; first += block) {
         const std::size_t following = first + block;
-        std::future<void> computing;
-        if (following < total) {
-            auto work = [&, following] { make(following, next); };
-            computing = std::async(
-                options.compute_ahead ? std::launch::async : std::launch::deferred, work);
+        const auto write = [&] {
+            sink.rows(first, current.data(), std::min(block, total - first));
+        };
+        if (following >= total) {
+            write();
+        } else if (options.compute_ahead) {
+            runtime::overlap(write, [&] { make(following, next); });
+        } else {
+            write();
+            make(following, next);
         }
-        sink.rows(first, current.data(), std::min(block, total - first));
-        if (computing.valid()) computing.get();
         std::swap(current, next);
     }
     sink.end();

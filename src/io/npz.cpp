@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "io/input_file.hpp"
+
 namespace attn::io {
 
 NpzWriter::NpzWriter(OutputFile& out) : out_(out), start_(out.bytes_written()) {}
@@ -88,10 +90,8 @@ std::map<std::string, NpyArray> read_npz(std::istream& in, const std::string& na
 }
 
 std::map<std::string, NpyArray> read_npz(const std::string& path) {
-    if (path == "-") return read_npz(std::cin, "standard input");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::system_error(errno, std::generic_category(), path);
-    return read_npz(in, path);
+    InputFile input(path, true);
+    return read_npz(input.stream(), input.name());
 }
 
 }  // namespace attn::io

@@ -36,7 +36,11 @@ std::string describe(OutputError::Kind kind, const std::string& path, Format for
         case OutputError::Kind::missing_directory:
             return "directory '" + path + "' does not exist";
         case OutputError::Kind::one_array_only:
-            return f + " holds one array and this run writes " + std::to_string(arrays);
+            return arrays == 0
+                       ? f + " holds one array"
+                       : f + " holds one array and this run writes " + std::to_string(arrays);
+        case OutputError::Kind::too_many_curves:
+            return path + " has " + std::to_string(arrays) + " columns, more than the curves drawn";
     }
     return "unusable output";
 }
@@ -114,6 +118,12 @@ OutputSpec resolve_output(const OutputRequest& request, const Surroundings& arou
     if (style.picture.plot == Plot::lines && spec.format != Format::svg)
         throw OutputError(OutputError::Kind::lines_needs_svg, spec.path, spec.format, 0);
     style.picture.color = color_mode(spec.to_terminal, around);
+    if (request.color) {  // --color always|never: neither the terminal nor NO_COLOR decides
+        const std::string* ct = variable(around, "COLORTERM");
+        style.picture.color = !*request.color                                ? ColorMode::none
+                              : ct && (*ct == "truecolor" || *ct == "24bit") ? ColorMode::truecolor
+                                                                             : ColorMode::xterm256;
+    }
     if (spec.to_terminal) {
         if (around.window_columns > 0) {
             style.width = around.window_columns;

@@ -27,7 +27,8 @@ struct OutputRequest {
     bool header = true;
     std::optional<Colormap> cmap;  // nullopt: by the data
     Plot plot = Plot::heatmap;
-    std::size_t threads = 1;  // text formatting threads
+    std::size_t threads = 1;    // text formatting threads
+    std::optional<bool> color;  // heatmap colours: nullopt = auto (color_mode), else forced
 };
 
 /// The surroundings that decide defaults: standard output, its window, the environment
@@ -53,7 +54,10 @@ struct OutputError : std::invalid_argument {
         lines_needs_svg,     // plot lines in another format
         binary_to_terminal,  // npy/npz to a terminal
         missing_directory,   // DIR/ does not exist
-        one_array_only,      // several arrays for a single-array format
+        one_array_only,      // several arrays for a single-array format (arrays: how many,
+                             // 0 when a writer found a second one)
+        too_many_curves,     // plot lines with more columns than curves drawn (path: the
+                             // array's name, arrays: its curves)
     };
     OutputError(Kind kind, std::string path, Format format, std::size_t arrays);
     Kind kind;

@@ -10,6 +10,7 @@
 
 #include "io/colormap.hpp"
 #include "io/labels.hpp"
+#include "io/output_spec.hpp"
 #include "io/svg_draw.hpp"
 
 namespace attn::io {
@@ -82,8 +83,7 @@ BlockAverage svg_grid(std::size_t rows, std::size_t cols, std::size_t max_cells)
 SvgWriter::SvgWriter(OutputFile& out, const PictureStyle& style) : out_(out), style_(style) {}
 
 void SvgWriter::begin(const ArrayInfo& info) {
-    if (started_)
-        throw std::invalid_argument("svg holds one array; use -o DIR/ for one svg per array");
+    if (started_) throw OutputError(OutputError::Kind::one_array_only, "", Format::svg, 0);
     started_ = true;
     info_ = info;
     const std::size_t n = info_.rows(), d = info_.columns();
@@ -93,10 +93,7 @@ void SvgWriter::begin(const ArrayInfo& info) {
     if (style_.plot == Plot::lines) {
         const std::size_t curves = d - (info_.x_column && *info_.x_column < d ? 1 : 0);
         if (curves > kMaxSvgLines)
-            throw std::invalid_argument(fmt::format(
-                "--plot lines: {} has {} columns, at most {} curves are drawn; select columns "
-                "(e.g. --columns 6:10)",
-                info_.name, curves, kMaxSvgLines));
+            throw OutputError(OutputError::Kind::too_many_curves, info_.name, Format::svg, curves);
         grid_ = PanelAverage(n, d, 0, kMaxSvgPoints, d);
         return;
     }

@@ -114,7 +114,7 @@ assert c.dtype == np.float32 and err < 1e-4, err
 py "np.save(W + '/huge.npy', np.zeros((65536, 1), dtype=np.float32))"
 expect_usage_error max-memory "$ATTN" attend --input "$WORK/huge.npy" --attention direct
 expect_grep 'GiB' "$ERR"
-expect_usage_error max-memory "$ATTN" attend --input "$WORK/long.npy" --max-memory 100K
+expect_usage_error max-memory "$ATTN" attend --input "$WORK/long.npy" --dq 64 --dk 64 --dv 64 --max-memory 1M
 expect_grep 'tiled attention' "$ERR"
 expect_usage_error --attention "$ATTN" attend "$S" --attention flash
 

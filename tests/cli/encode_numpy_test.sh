@@ -38,7 +38,8 @@ checks=$((checks + 1))
 "$ATTN" encode -n 7 -d 5 -o "$WORK/X.npy"
 expect_usage_error --add "$ATTN" encode --add "$WORK/X.npy" -n 8
 expect_usage_error --add "$ATTN" encode --add /etc/hostname
-expect_usage_error --add "$ATTN" encode --add "$WORK/missing.npy"
+# A missing input file is a runtime error (exit 1) in every subcommand, as attend --input.
+expect_status 1 "$ATTN" encode --add "$WORK/missing.npy"
 head -c 100 "$WORK/X.npy" >"$WORK/cut.npy"
 expect_usage_error --add "$ATTN" encode --add "$WORK/cut.npy"
 

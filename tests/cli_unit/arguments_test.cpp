@@ -54,6 +54,39 @@ TEST_CASE("parse_slice: Python's half-open forms") {
     CHECK(s.end == 5);
 }
 
+TEST_CASE("parse_slice: a step, as Python's list(range(d))[A:B:STEP]") {
+    auto s = attn::cli::parse_slice("0:8:2", 32);
+    CHECK(s.size() == 4);
+    CHECK(s[0] == 0);
+    CHECK(s[3] == 6);
+    s = attn::cli::parse_slice("::5", 12);  // 0 5 10
+    CHECK(s.size() == 3);
+    CHECK(s[2] == 10);
+    s = attn::cli::parse_slice("1:8:3", 32);  // 1 4 7
+    CHECK(s.size() == 3);
+    CHECK(s[2] == 7);
+    s = attn::cli::parse_slice("-4::", 32);  // an empty STEP is 1
+    CHECK(s.size() == 4);
+    CHECK_THROWS_AS(attn::cli::parse_slice("0:8:0", 32), std::invalid_argument);
+    CHECK_THROWS_AS(attn::cli::parse_slice("8:0:-2", 32), std::invalid_argument);
+    CHECK_THROWS_AS(attn::cli::parse_slice("0:8:x", 32), std::invalid_argument);
+}
+
+TEST_CASE("parse_seed: torch.manual_seed's range, negative seeds wrapped modulo 2^64") {
+    using attn::cli::parse_seed;
+    CHECK(parse_seed("123") == 123);
+    CHECK(parse_seed("18446744073709551615") == 18446744073709551615ULL);
+    // torch.manual_seed(-1).initial_seed() == 18446744073709551615
+    CHECK(parse_seed("-1") == 18446744073709551615ULL);
+    // torch.manual_seed(-2**63).initial_seed() == 9223372036854775808
+    CHECK(parse_seed("-9223372036854775808") == 9223372036854775808ULL);
+    CHECK_THROWS_AS(parse_seed("18446744073709551616"), std::invalid_argument);
+    CHECK_THROWS_AS(parse_seed("-9223372036854775809"), std::invalid_argument);
+    CHECK_THROWS_AS(parse_seed(""), std::invalid_argument);
+    CHECK_THROWS_AS(parse_seed("12x"), std::invalid_argument);
+    CHECK_THROWS_AS(parse_seed("+5"), std::invalid_argument);
+}
+
 TEST_CASE("parse_slice: out of range, empty and malformed are errors") {
     CHECK_THROWS_AS(attn::cli::parse_slice("3:40", 32), std::invalid_argument);
     CHECK_THROWS_AS(attn::cli::parse_slice("-33:", 32), std::invalid_argument);

@@ -36,7 +36,9 @@ TEST_CASE("format: from the file name's extension") {
     CHECK_FALSE(attn::io::format_from_extension("P").has_value());
     CHECK_FALSE(attn::io::format_from_extension("P.png").has_value());
     CHECK_FALSE(attn::io::format_from_extension("dir.csv/P").has_value());  // a directory's dot
-    CHECK_FALSE(attn::io::format_from_extension("P.CSV").has_value());
+    // Extensions are read in any case, as users name files.
+    CHECK(attn::io::format_from_extension("P.CSV") == attn::io::Format::csv);
+    CHECK(attn::io::format_from_extension("P.Npy") == attn::io::Format::npy);
 }
 
 TEST_CASE("format: extensions in a directory, binary formats, formats holding several arrays") {

@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "io/output_file.hpp"
+#include "io/output_spec.hpp"
+#include "runtime/memory_budget.hpp"
 #include "support/python.hpp"
 #include "support/test_files.hpp"
 
@@ -23,6 +25,7 @@ using attn::io::ArrayInfo;
 using attn::io::Dtype;
 using attn::io::NpyArray;
 using attn::io::NpyWriter;
+using attn::io::OutputError;
 using attn::io::OutputFile;
 using attn::io::read_npy;
 
@@ -284,9 +287,8 @@ TEST_CASE("NpyWriter: refuses a second array and checks the row count") {
         writer.begin(info);
         for (std::size_t r = 0; r < 3; ++r) writer.rows(r, row.data(), 1);
         writer.end();
-        CHECK_THROWS_WITH_AS(writer.begin(info),
-                             "npy holds one array; use npz, json or -o DIR/ for several",
-                             std::invalid_argument);
+        // A typed error: cli/errors words it for the options (-f npz, -o DIR/).
+        CHECK_THROWS_WITH_AS(writer.begin(info), "npy holds one array", OutputError);
     }
     SUBCASE("too few rows") {
         OutputFile out(path);
@@ -370,7 +372,16 @@ TEST_CASE("read_npy: each malformed input names its field") {
     check_refused(good.substr(0, good.size() - 48), "data");  // no data at all
     check_refused(good + "x", "data");                        // trailing data
     check_refused(npy_bytes(f8_dict("(4611686018427387904, 4611686018427387904)")), "shape");
-    check_refused(npy_bytes(f8_dict("(1099511627776, 1048576)")), "data");  // 8 EiB, not here
+    // 8 EiB, not here: a file is refused by its size, a pipe by the memory budget, both
+    // before anything is allocated.
+    const std::string lying = npy_bytes(f8_dict("(1099511627776, 1048576)"));
+    CHECK_THROWS_WITH_AS(
+        read_bytes(lying, true),
+        doctest::Contains("x.npy: data: truncated: shape (1099511627776, 1048576)"),
+        std::invalid_argument);
+    CHECK_THROWS_WITH_AS(read_bytes(lying, false),
+                         doctest::Contains("needs 8.0 EiB of memory, above the limit of"),
+                         attn::runtime::BudgetExceeded);
     check_refused(npy_bytes(f8_dict("(2, -3)")), "shape");
     check_refused(npy_bytes(f8_dict("(99999999999999999999999,)")), "shape");
     check_refused(npy_bytes(f8_dict("(2.5,)")), "shape");

@@ -1,0 +1,43 @@
+# Every example of the man page (.EX blocks) and of the README (console and sh blocks) runs
+# and exits 0, in a scratch directory, with this attn first on PATH.
+. "$(dirname "$0")/lib.sh"
+numpy_or_skip
+mkdir "$WORK/bin" "$WORK/run"
+ln -s "$ATTN" "$WORK/bin/attn"
+export PATH="$WORK/bin:/usr/bin:$PATH"  # /usr/bin/python3 has numpy
+cd "$WORK/run" || exit 1
+
+# The man page's examples: groff escapes undone, continued lines joined.
+man_examples() {
+    sed -n '/^\.EX/,/^\.EE/p' "$ATTN_SOURCE_DIR/man/attn.1" | grep -v '^\.E[XE]' |
+        sed -e 's/\\-/-/g' -e 's/\\e$/\\/' -e 's/\\e/\\/g' | sed -e ':a' -e '/\\$/N; s/\\\n//; ta'
+}
+# The README's: "$ attn ..." lines of console blocks and the attn lines of sh blocks, with
+# their continuation lines (ending in a backslash) joined.
+readme_examples() {
+    awk '/^```/ { block = (block ? "" : $0); cmd = ""; next }
+         cmd == "" && !((block == "```console" && /^\$ attn/) || (block == "```sh" && /^attn /)) { next }
+         { line = $0; sub(/^\$ /, "", line); sub(/^ +/, "", line)
+           cmd = cmd (cmd == "" ? "" : " ") line
+           if (cmd ~ /\\$/) { sub(/ *\\$/, "", cmd); next }
+           print cmd; cmd = "" }' "$ATTN_SOURCE_DIR/README.md"
+}
+
+count=0
+while IFS= read -r example; do
+    [[ $example == *attn\ * ]] || continue  # formulas in .EX blocks are not commands
+    count=$((count + 1))
+    checks=$((checks + 1))
+    bash -o pipefail -c "$example" >"$OUT" 2>"$ERR"
+    status=$?
+    if [ "$status" -ne 0 ]; then
+        # | head closing the pipe early is how the README shows the first rows.
+        if ! { [ "$status" -eq 141 ] && [[ $example == *"| head"* ]]; }; then
+            fail "example exits $status: $example: $(head -c 300 "$ERR")"
+        fi
+    fi
+    rm -f -- *.npy *.npz *.csv *.svg
+done < <(man_examples; readme_examples)
+checks=$((checks + 1))
+[ "$count" -ge 20 ] || fail "only $count examples found"
+finish
