@@ -242,7 +242,7 @@ io::MatrixStream scaled_stream(const SentenceArrays<T>& a, bool masked) {
         [&res, masked_mats, masked, H](std::size_t b, std::size_t h) -> M<T> {
             return masked ? (*masked_mats)[b * H + h] : res[b].heads[h].attention.scaled;
         });
-    e.info.column_axis = "Key";
+    e.info.column_axis = "key";
     return e;
 }
 
@@ -258,7 +258,7 @@ io::MatrixStream positions_stream(const SentenceArrays<T>& a) {
         matrix_stream<T>("positions", a.run.scheme->description(), 0, bias ? head_axis(a) : 0,
                          iota(a.s.n()), bias ? indices(a.s.n()) : indices(pos.front().shape(1)),
                          position, [&pos](std::size_t, std::size_t h) -> M<T> { return pos[h]; });
-    if (bias) e.info.column_axis = "Key";
+    if (bias) e.info.column_axis = "key";
     return e;
 }
 

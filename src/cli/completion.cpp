@@ -6,6 +6,8 @@
 #include <map>
 #include <utility>
 
+#include "cli/enum_option.hpp"
+
 namespace attn::cli {
 
 namespace {
@@ -236,17 +238,16 @@ void complete_values(const CLI::Option* option, std::vector<std::string> words, 
     registered()[option] = Values{std::move(words), comma_list};
 }
 
-std::string completion_script(const CLI::App& root, const std::string& shell) {
+std::string completion_script(const CLI::App& root, Shell shell) {
     const Tree tree = read_tree(root);
-    return shell == "zsh" ? zsh_script(tree) : bash_script(tree);
+    return shell == Shell::zsh ? zsh_script(tree) : bash_script(tree);
 }
 
-CLI::App* add_completion(CLI::App& root, std::string& shell) {
+CLI::App* add_completion(CLI::App& root, Shell& shell) {
+    static const NameTable<Shell> kShells{{"bash", Shell::bash}, {"zsh", Shell::zsh}};
     CLI::App* sub = root.add_subcommand("completion", "Print the shell completion script");
     sub->group("");  // hidden: the installed scripts are what users meet
-    sub->add_option("shell", shell, "bash or zsh")
-        ->required()
-        ->check(CLI::IsMember({"bash", "zsh"}));
+    add_enum_option(*sub, "shell", shell, kShells, "bash or zsh")->required();
     return sub;
 }
 

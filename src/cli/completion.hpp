@@ -16,10 +16,12 @@ namespace attn::cli {
 void complete_values(const CLI::Option* option, std::vector<std::string> words,
                      bool comma_list = false);
 
-/// The script for `shell` ("bash" or "zsh") completing the commands of `root`.
-std::string completion_script(const CLI::App& root, const std::string& shell);
+enum class Shell { bash, zsh };
+
+/// The script for `shell` completing the commands of `root`.
+std::string completion_script(const CLI::App& root, Shell shell);
 
 /// Adds the hidden subcommand `completion bash|zsh` that prints the script on stdout.
-CLI::App* add_completion(CLI::App& root, std::string& shell);
+CLI::App* add_completion(CLI::App& root, Shell& shell);
 
 }  // namespace attn::cli

@@ -12,6 +12,7 @@
 #include "cli/encode_arrays.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_code.hpp"
+#include "cli/position_options.hpp"
 #include "cli/show_table.hpp"
 #include "io/npy.hpp"
 #include "io/output_spec.hpp"
@@ -24,19 +25,8 @@ namespace {
 using Table = SchemeTable;
 
 // Library errors begin with Hugging Face's key ("factor: ..."): the same line with the option.
-constexpr std::array<std::pair<const char*, const char*>, 11> kKeyOptions{{
-    {"d", "--dim"},
-    {"n", "--positions"},
-    {"base", "--base"},
-    {"factor", "--factor"},
-    {"original_max_position_embeddings", "--original-max-positions"},
-    {"low_freq_factor", "--low-freq-factor"},
-    {"high_freq_factor", "--high-freq-factor"},
-    {"beta_fast", "--beta-fast"},
-    {"beta_slow", "--beta-slow"},
-    {"heads", "--heads"},
-    {"num_buckets", "--buckets"},
-}};
+const std::vector<std::pair<std::string, std::string>> kKeyOptions{
+    {"d", "--dim"}, {"n", "--positions"}, {"heads", "--heads"}};
 
 template <class F>
 auto naming_keys(F&& make) -> decltype(make()) {
@@ -46,8 +36,9 @@ auto naming_keys(F&& make) -> decltype(make()) {
         const std::string message = e.what();
         const std::string key = message.substr(0, message.find(':'));
         std::string option = key == "max_distance" ? "--max-distance" : "--" + key;
-        for (const auto& [k, o] : kKeyOptions)
-            if (key == k) option = o;
+        for (const auto& table : {kKeyOptions, position_key_options()})
+            for (const auto& [k, o] : table)
+                if (key == k) option = o;
         throw UsageError(option + message.substr(key.size()));
     }
 }

@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
 
     const std::vector<Command> commands{add_encode(app), add_attend(app), add_rotate(app),
                                         add_complexity(app), add_bits(app)};
-    std::string shell;
+    Shell shell = Shell::bash;
     const CLI::App* completion = add_completion(app, shell);
     refuse_empty_values(app);
 

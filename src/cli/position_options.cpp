@@ -33,6 +33,20 @@ const NameTable<RopeScaling> kScalings{{"none", RopeScaling::none},
 
 }  // namespace
 
+const std::vector<std::pair<std::string, std::string>>& position_key_options() {
+    static const std::vector<std::pair<std::string, std::string>> names{
+        {"base", "--base"},
+        {"factor", "--factor"},
+        {"original_max_position_embeddings", "--original-max-positions"},
+        {"low_freq_factor", "--low-freq-factor"},
+        {"high_freq_factor", "--high-freq-factor"},
+        {"beta_fast", "--beta-fast"},
+        {"beta_slow", "--beta-slow"},
+        {"num_buckets", "--buckets"},
+        {"max_distance", "--max-distance"}};
+    return names;
+}
+
 void add_rope_options(CLI::App& app, RopeOptions& opt) {
     opt.layout_opt = add_enum_option(app, "--layout", opt.layout, kRopeLayouts,
                                      "Pair layout: split (rope's default, rotate_half) or "
@@ -68,14 +82,9 @@ positions::RopeParameters rope_parameters(const RopeOptions& opt, std::size_t d,
     try {
         positions::validate(p);
     } catch (const std::invalid_argument& e) {
-        rethrow_named(e, {{"d", d_option},
-                          {"base", "--base"},
-                          {"factor", "--factor"},
-                          {"original_max_position_embeddings", "--original-max-positions"},
-                          {"low_freq_factor", "--low-freq-factor"},
-                          {"high_freq_factor", "--high-freq-factor"},
-                          {"beta_fast", "--beta-fast"},
-                          {"beta_slow", "--beta-slow"}});
+        std::vector<std::pair<std::string, std::string>> names = position_key_options();
+        names.emplace_back("d", d_option);
+        rethrow_named(e, names);
     }
     return p;
 }
@@ -97,7 +106,7 @@ positions::T5Buckets t5_buckets(const T5Options& opt) {
     try {
         positions::validate(t);
     } catch (const std::invalid_argument& e) {
-        rethrow_named(e, {{"num_buckets", "--buckets"}, {"max_distance", "--max-distance"}});
+        rethrow_named(e, position_key_options());
     }
     return t;
 }

@@ -7,6 +7,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "attn/positions/rope.hpp"
 #include "attn/positions/t5.hpp"
@@ -26,6 +29,10 @@ struct RopeOptions {
     CLI::Option *factor_opt = nullptr, *original_opt = nullptr, *low_opt = nullptr,
                 *high_opt = nullptr, *beta_fast_opt = nullptr, *beta_slow_opt = nullptr;
 };
+
+/// The library's parameter names (Hugging Face's keys, which begin its messages) and the
+/// options that set them: rope's base and scaling parameters, T5's buckets.
+const std::vector<std::pair<std::string, std::string>>& position_key_options();
 
 /// --layout split|interleaved (help names the default of each scheme), --rope-scaling,
 /// --factor, --original-max-positions, --low-freq-factor, --high-freq-factor, --beta-fast,
