@@ -20,23 +20,13 @@
 #include "attn/tiled_attention.hpp"
 #include "cli/attend_inputs.hpp"
 #include "cli/attend_parameters.hpp"
+#include "cli/attend_path.hpp"
 #include "cli/attend_positions.hpp"
 #include "cli/attend_show.hpp"
 #include "io/matrix_stream.hpp"
 #include "io/progress.hpp"
 
 namespace attn::cli {
-
-/// --attention auto takes the tiled path when a head's n_q x n_k matrices have more entries
-/// than this (n > 2048 for self-attention), the direct path otherwise.
-inline constexpr std::uint64_t kTiledAbove = std::uint64_t{1} << 22;
-
-/// The option --attention direct|tiled|auto, in `group`.
-void add_attention_option(CLI::App& group, AttentionPath& path);
-
-/// Whether the run takes the tiled path (auto: never with needs_direct(opt)). UsageError for
-/// --attention tiled with an option only the direct path implements.
-bool use_tiled(const AttendOptions& opt, const std::vector<Sequence>& seqs);
 
 /// The memory check of a run and how its arrays are streamed. Direct: the n x n scores,
 /// scaled scores, weights and mask of every head and sequence are counted against
@@ -84,10 +74,6 @@ class StreamedAttention {
     std::vector<HeadScoring<T>> scoring_;
     std::shared_ptr<io::Progress> progress_;
 };
-
-/// Options only the direct path implements: --scheme rope (q and k rotated per head),
-/// --bias (projection biases) and --permute (a second attention for the equivariance).
-bool needs_direct(const AttendOptions& opt);
 
 /// The tiled path of one run: per sequence k, runs[k] holds its masks and position scheme
 /// (its x and results stay empty), x[k] the inputs as given (kept only when embeddings are
