@@ -10,8 +10,12 @@
 #include <vector>
 
 #include <doctest/doctest.h>
+#include "support/throws.hpp"
 
 namespace {
+
+using attn::test::contains;
+using attn::test::invalid_argument_of;
 
 using attn::Layer;
 using attn::LayerSizes;
@@ -19,20 +23,6 @@ using u64 = std::uint64_t;
 
 LayerSizes sizes(u64 n, u64 d, u64 k = 3, u64 r = 2, bool projections = false) {
     return LayerSizes{n, d, k, r, projections};
-}
-
-// The message of the std::invalid_argument that f throws ("" if it throws nothing).
-std::string invalid_argument_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    return "";
-}
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
 }
 
 }  // namespace

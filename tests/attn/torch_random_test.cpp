@@ -1,5 +1,5 @@
-// attn::TorchGenerator against PyTorch 1.13.1's own numbers (shared/data/torch-vectors,
-// shared/data/raschka), compared on the exact bit patterns.
+// attn::TorchGenerator against PyTorch 1.13.1's own numbers (tests/data/torch-vectors,
+// tests/data/raschka), compared on the exact bit patterns.
 #include "attn/torch_random.hpp"
 
 #include <algorithm>

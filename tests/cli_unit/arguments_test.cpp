@@ -8,25 +8,15 @@
 #include <vector>
 
 #include <doctest/doctest.h>
+#include "support/throws.hpp"
 
 namespace {
 
+using attn::test::contains;
+using attn::test::invalid_argument_of;
+
 using u64 = std::uint64_t;
 constexpr u64 kMax = std::numeric_limits<u64>::max();
-
-// The message of the std::invalid_argument that f throws ("" if it throws nothing).
-std::string invalid_argument_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    return "";
-}
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
 
 }  // namespace
 
