@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <doctest/doctest.h>
+#include "support/text.hpp"
 #include "support/throws.hpp"
 
 namespace {

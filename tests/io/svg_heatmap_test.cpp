@@ -11,19 +11,13 @@
 
 #include "io/colormap.hpp"
 #include "io/svg.hpp"
+#include "support/text.hpp"
 #include "support/write_through.hpp"
 
 namespace {
 
-std::size_t count(const std::string& text, const std::string& what) {
-    std::size_t n = 0;
-    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-    return n;
-}
-
-bool has(const std::string& text, const std::string& what) {
-    return text.find(what) != std::string::npos;
-}
+using attn::test::contains;
+using attn::test::count;
 
 std::string write_svg(const attn::io::ArrayInfo& info, const std::vector<double>& v,
                       const attn::io::PictureStyle& style = {}, const std::string& file = "h.svg") {
@@ -104,7 +98,7 @@ TEST_CASE("svg heatmap: one titled panel per head in a grid, one colour bar") {
         CHECK(count(svg, "<g id=\"cells-") == H);
         CHECK(count(svg, "<g id=\"colorbar\"") == 1);
         for (std::size_t h = 0; h < H; ++h)
-            CHECK(has(svg, ">head " + std::to_string(h) + "</text>"));
+            CHECK(contains(svg, ">head " + std::to_string(h) + "</text>"));
         // Columns of the grid: ceil(sqrt(H)); panel 1 beside panel 0, never below it.
         const std::size_t G = H == 2 ? 2 : H == 3 || H == 4 ? 2 : 3;
         const auto t0 = transform(svg, "cells-0"), t1 = transform(svg, "cells-1");
@@ -122,23 +116,23 @@ TEST_CASE("svg heatmap: cell values with two decimals up to 20 x 20 under auto")
     attn::io::ArrayInfo info = attn::test::matrix_info(2, 2, "w");
     const std::string svg = write_svg(info, {0.6870, 0.0204, 1.0, -0.001});
     CHECK(count(svg, "<g id=\"values\"") == 1);
-    CHECK(has(svg, ">0.69</text>"));
-    CHECK(has(svg, ">0.02</text>"));
-    CHECK(has(svg, ">1.00</text>"));
-    CHECK(has(svg, ">0.00</text>"));  // -0.001, not "-0.00"
+    CHECK(contains(svg, ">0.69</text>"));
+    CHECK(contains(svg, ">0.02</text>"));
+    CHECK(contains(svg, ">1.00</text>"));
+    CHECK(contains(svg, ">0.00</text>"));  // -0.001, not "-0.00"
     // The text contrasts with its cell: white on rdbu's dark blue (1.0), black on its white.
-    CHECK(has(svg, "fill=\"#ffffff\">1.00</text>"));
-    CHECK(has(svg, "fill=\"#000000\">0.00</text>"));
+    CHECK(contains(svg, "fill=\"#ffffff\">1.00</text>"));
+    CHECK(contains(svg, "fill=\"#000000\">0.00</text>"));
 
     auto square = [](std::size_t n) { return attn::test::matrix_info(n, n, "w"); };
     CHECK(count(write_svg(square(20), ramp(400, 0.01)), "</text>\n") >= 400);
     const std::string big = write_svg(square(21), ramp(441, 0.01));
-    CHECK(!has(big, "<g id=\"values\""));
+    CHECK(!contains(big, "<g id=\"values\""));
     attn::io::PictureStyle style;
     style.annotate = attn::io::Annotate::always;
     CHECK(count(write_svg(square(21), ramp(441, 0.01), style), "<text x=\"") >= 441);
     style.annotate = attn::io::Annotate::never;
-    CHECK(!has(write_svg(square(3), ramp(9, 0.1), style), "<g id=\"values\""));
+    CHECK(!contains(write_svg(square(3), ramp(9, 0.1), style), "<g id=\"values\""));
     // Panels count one by one: 4 heads of 6 x 6 are annotated.
     CHECK(count(write_svg(heads(4, 6), ramp(144, 0.001)), "<g id=\"values-") == 4);
 }
@@ -152,12 +146,12 @@ TEST_CASE("svg heatmap: masked cells are grey and hatched, not the colour of 0, 
     const std::string path = attn::test::tmp_path("masked.svg");
     const std::string svg = write_svg(info, v, {}, "masked.svg");
     CHECK(xml_ok(path));
-    CHECK(has(svg, "<pattern id=\"masked\""));
+    CHECK(contains(svg, "<pattern id=\"masked\""));
     CHECK(count(svg, "fill=\"url(#masked)\"") == 2);  // the cells' group and the legend
-    CHECK(has(svg, ">masked</text>"));
+    CHECK(contains(svg, ">masked</text>"));
     // Row 0: one rect for (0, 0) in the cells, one masked run of 2 cells.
-    CHECK(has(svg, "<rect x=\"0\" y=\"0\" width=\"1\" height=\"1\" fill=\"#08306b\"/>"));
-    CHECK(!has(svg, "<rect x=\"1\" y=\"0\""));
+    CHECK(contains(svg, "<rect x=\"0\" y=\"0\" width=\"1\" height=\"1\" fill=\"#08306b\"/>"));
+    CHECK(!contains(svg, "<rect x=\"1\" y=\"0\""));
     CHECK(count(svg, "<g id=\"values\"") == 1);
     CHECK(count(svg, ">0.00</text>") == 1);  // (2, 0) only; masked cells carry no value
     if (!tools_present()) return;
@@ -179,22 +173,22 @@ TEST_CASE("svg heatmap: a fixed value range: 1 is the top colour even when the d
     info.value_range = std::pair{0.0, 1.0};
     const std::string path = attn::test::tmp_path("range.svg");
     const std::string svg = write_svg(info, {0.0, 0.5, 0.69}, {}, "range.svg");
-    CHECK(has(svg, "<desc>colour map blues, range [0, 1]</desc>"));
-    CHECK(has(svg, ">1</text>"));  // the bar's labels
-    CHECK(has(svg, ">0</text>"));
+    CHECK(contains(svg, "<desc>colour map blues, range [0, 1]</desc>"));
+    CHECK(contains(svg, ">1</text>"));  // the bar's labels
+    CHECK(contains(svg, ">0</text>"));
     const std::string top = "#08306b";
     const std::string at69 = hex(attn::io::colormap_color(attn::io::Colormap::blues, 0.69));
-    CHECK(has(svg, "fill=\"" + at69 + "\"/>"));
+    CHECK(contains(svg, "fill=\"" + at69 + "\"/>"));
     CHECK(at69 != top);
     // Without the range, 0.69 would be the top.
     info.value_range.reset();
-    CHECK(has(write_svg(info, {0.0, 0.5, 0.69}),
-              "<rect x=\"2\" y=\"0\" width=\"1\" height=\"1\" "
-              "fill=\"#08306b\"/>"));
+    CHECK(contains(write_svg(info, {0.0, 0.5, 0.69}),
+                   "<rect x=\"2\" y=\"0\" width=\"1\" height=\"1\" "
+                   "fill=\"#08306b\"/>"));
     // Signed data keep a symmetric bar.
     attn::io::ArrayInfo p = attn::test::matrix_info(1, 2, "P");
     p.value_range = std::pair{-0.5, 2.0};
-    CHECK(has(write_svg(p, {-0.5, 0.25}), "<desc>colour map rdbu, range [-2, 2]</desc>"));
+    CHECK(contains(write_svg(p, {-0.5, 0.25}), "<desc>colour map rdbu, range [-2, 2]</desc>"));
     if (!tools_present()) return;
     info.value_range = std::pair{0.0, 1.0};
     const std::string one = write_svg(info, {0.0, 1.0, 0.69}, {}, "range1.svg");
@@ -215,10 +209,10 @@ TEST_CASE("svg heatmap: title, axis names and every token labelled") {
     const std::string path = attn::test::tmp_path("titled.svg");
     const std::string svg = write_svg(info, ramp(9, 0.1), style, "titled.svg");
     CHECK(xml_ok(path));
-    CHECK(has(svg, "<title>Weights &amp; &lt;tokens&gt;</title>"));
-    CHECK(has(svg, "font-size=\"13\">Weights &amp; &lt;tokens&gt;</text>"));
-    CHECK(has(svg, ">query</text>"));
-    CHECK(has(svg, ">key</text>"));
+    CHECK(contains(svg, "<title>Weights &amp; &lt;tokens&gt;</title>"));
+    CHECK(contains(svg, "font-size=\"13\">Weights &amp; &lt;tokens&gt;</text>"));
+    CHECK(contains(svg, ">query</text>"));
+    CHECK(contains(svg, ">key</text>"));
     for (const auto& t : tokens) CHECK(count(svg, ">" + t + "</text>") == 2);  // row and column
 }
 
@@ -226,8 +220,8 @@ TEST_CASE("svg heatmap: panels share the cell budget; masked values are left out
     // 4 heads of 300 x 300: 360000 cells, 50000 per panel: blocks of 2 x 2.
     const std::string svg = write_svg(heads(4, 300), ramp(4 * 300 * 300, 1e-6));
     CHECK(count(svg, "<g id=\"cells-") == 4);
-    CHECK(has(svg, "(4 x 300 x 300, float32), averaged in 2 x 2 blocks</title>"));
-    CHECK(!has(svg, "<g id=\"values"));
+    CHECK(contains(svg, "(4 x 300 x 300, float32), averaged in 2 x 2 blocks</title>"));
+    CHECK(!contains(svg, "<g id=\"values"));
 
     // A 4 x 4 array [k] in panels of 2 rows, 2 x 2 blocks (at most 1 x 2 grid each),
     // with the upper triangle (c > r) masked.

@@ -6,19 +6,13 @@
 #include <vector>
 
 #include "io/svg.hpp"
+#include "support/text.hpp"
 #include "support/write_through.hpp"
 
 namespace {
 
-std::size_t count(const std::string& text, const std::string& what) {
-    std::size_t n = 0;
-    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-    return n;
-}
-
-bool has(const std::string& text, const std::string& what) {
-    return text.find(what) != std::string::npos;
-}
+using attn::test::contains;
+using attn::test::count;
 
 // Multiply-adds per layer against n (d = 512), as complexity tabulates them: columns n,
 // recurrent n d^2, self_attention n^2 d; n = 16, 64, ..., 65536.
@@ -70,10 +64,10 @@ std::vector<std::vector<std::pair<double, double>>> polylines(const std::string&
 TEST_CASE("svg lines: the x column is the x axis, not a curve; curves named by their columns") {
     const std::string svg = write_lines(cost_info(4), costs(4));
     CHECK(count(svg, "<polyline ") == 2);
-    CHECK(has(svg, ">recurrent</text>"));
-    CHECK(has(svg, ">self_attention</text>"));
-    CHECK(!has(svg, ">Col n</text>"));
-    CHECK(has(svg, ">n</text>"));  // the x axis's name
+    CHECK(contains(svg, ">recurrent</text>"));
+    CHECK(contains(svg, ">self_attention</text>"));
+    CHECK(!contains(svg, ">Col n</text>"));
+    CHECK(contains(svg, ">n</text>"));  // the x axis's name
     // Linear x from 16 to 1024: points' x grow with n, proportionally.
     const auto lines = polylines(svg);
     REQUIRE(lines.size() == 2);
@@ -90,7 +84,7 @@ TEST_CASE("svg lines: log-log axes: power laws are straight, ticks at decades") 
     const std::string svg = write_lines(info, costs(8));
     for (const char* t :
          {">10</text>", ">100</text>", ">1000</text>", ">100000</text>", ">1e+06</text>"})
-        CHECK(has(svg, t));
+        CHECK(contains(svg, t));
     const auto lines = polylines(svg);
     REQUIRE(lines.size() == 2);
     // recurrent ~ n: slope 1 per decade; self-attention ~ n^2: slope 2 (in pixels the ratio
@@ -105,7 +99,7 @@ TEST_CASE("svg lines: log-log axes: power laws are straight, ticks at decades") 
             CHECK(s == doctest::Approx(slope(l)).epsilon(0.01));
         }
     // The crossing at n = d = 512 is marked, where the two curves meet (n d^2 = n^2 d).
-    CHECK(has(svg, ">n = d = 512</text>"));
+    CHECK(contains(svg, ">n = d = 512</text>"));
     const auto at = svg.find("<line class=\"marker\" x1=\"");
     REQUIRE(at != std::string::npos);
     double mx = 0;

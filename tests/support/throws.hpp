@@ -17,8 +17,4 @@ inline std::string invalid_argument_of(const std::function<void()>& f) {
     return "";
 }
 
-inline bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
-
 }  // namespace attn::test
