@@ -13,7 +13,7 @@
 
 #include <xtensor-blas/xlinalg.hpp>
 
-#include "attn/attention.hpp"
+#include "attn/attention/reference.hpp"
 #include "runtime/memory_budget.hpp"
 
 namespace attn {

@@ -14,7 +14,7 @@
 
 #include <xtensor/xtensor.hpp>
 
-#include "attn/attention.hpp"
+#include "attn/attention/reference.hpp"
 #include "cli/attend_inputs.hpp"
 #include "cli/attend_options.hpp"
 #include "cli/attend_parameters.hpp"

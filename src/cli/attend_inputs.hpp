@@ -7,7 +7,7 @@
 
 #include <xtensor/xtensor.hpp>
 
-#include "attn/attention.hpp"
+#include "attn/attention/reference.hpp"
 #include "attn/torch_random.hpp"
 #include "cli/attend_options.hpp"
 #include "io/embeddings_text.hpp"

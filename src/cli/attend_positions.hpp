@@ -18,10 +18,10 @@
 
 #include <xtensor/xtensor.hpp>
 
-#include "attn/attention.hpp"
+#include "attn/attention/reference.hpp"
+#include "attn/attention/tiled.hpp"
 #include "attn/positions/rope.hpp"
 #include "attn/positions/t5.hpp"
-#include "attn/tiled_attention.hpp"
 #include "cli/attend_inputs.hpp"
 #include "cli/attend_options.hpp"
 #include "cli/attend_parameters.hpp"

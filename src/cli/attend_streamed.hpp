@@ -1,6 +1,6 @@
 // attn attend's tiled path: the attention of long inputs without any n x n matrix held.
 // Per (sequence, head) Q, K, V (n x d) are held; the context comes from the fused kernel
-// (attn/tiled_attention.hpp), computed in row blocks while a progress bar counts them; the
+// (attn/attention/tiled.hpp), computed in row blocks while a progress bar counts them; the
 // scores and weights are io::MatrixStream producers that compute each block of rows as it is
 // written, so `--show weights -o W.npy` writes an n x n file with memory O(block x n).
 // Results agree with the direct path (attn::multi_head_attention) to rounding.
@@ -16,8 +16,8 @@
 
 #include <xtensor/xtensor.hpp>
 
-#include "attn/attention.hpp"
-#include "attn/tiled_attention.hpp"
+#include "attn/attention/reference.hpp"
+#include "attn/attention/tiled.hpp"
 #include "cli/attend_inputs.hpp"
 #include "cli/attend_parameters.hpp"
 #include "cli/attend_path.hpp"

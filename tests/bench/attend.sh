@@ -6,7 +6,7 @@
 #            X, the projections, the attention, writing the context;
 #   direct   the same with --attention direct (n x n materialized; refused where it does not
 #            fit), only with DIRECT=1;
-#   tiled    the fused kernel of src/attn/tiled_attention.hpp through a small driver
+#   tiled    the fused kernel of src/attn/attention/tiled.hpp through a small driver
 #            (tests/bench/tiled_attention_bench.cpp, compiled here against the build's
 #            libattn_core.a), whole process and the kernel alone, only with DRIVER=1;
 #   PyTorch  softmax(Q K^T / sqrt d) V, n x n materialized, timed on the computation alone

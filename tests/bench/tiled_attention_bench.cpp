@@ -1,5 +1,5 @@
 // Benchmark driver (not a test; compiled by tests/bench/attend.sh on request) for the fused
-// kernel of src/attn/tiled_attention.hpp: Q, K, V (n, d) filled from a cheap generator, the
+// kernel of src/attn/attention/tiled.hpp: Q, K, V (n, d) filled from a cheap generator, the
 // context computed once, its time and 4 n^2 d / time printed.
 // Usage: tiled_attention_bench N D THREADS [causal] [float|double]
 #include <chrono>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/tiled_attention.hpp"
+#include "attn/attention/tiled.hpp"
 #include "runtime/parallel.hpp"
 
 template <class T>

@@ -13,7 +13,7 @@
 #include <xtensor/xmath.hpp>
 #include <xtensor/xview.hpp>
 
-#include "attn/attention.hpp"
+#include "attn/attention/reference.hpp"
 
 TEST_CASE("parallel_for: every index once, whatever the limit and grain") {
     for (std::size_t limit : {1u, 2u, 3u, 8u})

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <limits>
 
-#include "attn/tiled_attention.hpp"
+#include "attn/attention/tiled.hpp"
 
 #pragma GCC push_options
 #pragma GCC target("avx512f,fma")
@@ -78,7 +78,7 @@ struct D512 {
     }
 };
 
-#include "attn/tiled_attention_kernel.inc"
+#include "attn/attention/tiled_kernel.inc"
 
 }  // namespace
 

@@ -1,4 +1,4 @@
-#include "attn/tiled_attention.hpp"
+#include "attn/attention/tiled.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -81,7 +81,7 @@ struct Portable {
     }
 };
 
-#include "attn/tiled_attention_kernel.inc"
+#include "attn/attention/tiled_kernel.inc"
 
 const Kernels<float>* portable_float() {
     return Kernel<Portable<float, 8>>::table("portable", 64, 128);

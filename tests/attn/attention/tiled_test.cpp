@@ -2,7 +2,7 @@
 // (attn::scaled_dot_product_attention, masked_softmax) and a double reference, for every
 // instruction set this CPU has; the polynomial exp against expl; bit-identity across thread
 // counts.
-#include "attn/tiled_attention.hpp"
+#include "attn/attention/tiled.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -16,7 +16,7 @@
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xview.hpp>
 
-#include "attn/attention.hpp"
+#include "attn/attention/reference.hpp"
 #include "runtime/parallel.hpp"
 #include "support/approx.hpp"
 

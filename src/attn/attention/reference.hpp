@@ -17,7 +17,7 @@
 
 #include <xtensor/xtensor.hpp>
 
-#include "attn/tiled_attention.hpp"
+#include "attn/attention/tiled.hpp"
 
 namespace attn {
 
@@ -88,7 +88,7 @@ inline std::size_t softmax_rows_per_thread(std::size_t k) {
 }
 
 /// How omega = Q K^T becomes the scaled scores, before the masks (the formula of
-/// tiled_attention.hpp, so that both paths mean the same):
+/// attention/tiled.hpp, so that both paths mean the same):
 ///   scale nullopt: scaled[i, j] = omega[i, j] / sqrt(d_k) + bias(i, j)   (the notebook)
 ///   scale given:   scaled[i, j] = omega[i, j] * scale + bias(i, j)       (1: unscaled, T5)
 ///   bias(i, j) = -alibi_slope |i - j| (in T, as the kernels) + what bias.add adds (a table).

@@ -14,8 +14,8 @@
 #include <xtensor-blas/xlinalg.hpp>
 #include <xtensor/xadapt.hpp>
 
-#include "attn/attention.hpp"
-#include "attn/tiled_attention.hpp"
+#include "attn/attention/reference.hpp"
+#include "attn/attention/tiled.hpp"
 #include "support/approx.hpp"
 
 namespace {

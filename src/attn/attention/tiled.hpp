@@ -13,7 +13,7 @@
 //                  length L: j >= L), in which case -inf, or `fill` when given (d2l's -1e6)
 //   weight[i, :] = softmax(masked[i, :]);  a row with every key hidden and no fill is all 0
 //   context[i,:] = sum_j weight[i, j] V[j, :]
-// These are attn::scaled_dot_product_attention's weights and context (attention.hpp,
+// These are attn::scaled_dot_product_attention's weights and context (attention/reference.hpp,
 // MaskOptions), to rounding: exp is a polynomial (about 1 ulp), sums run in another order.
 //
 // Online softmax over key tiles t (per query row): m = max(m, max_t s), alpha = exp(m_old - m),

@@ -1,6 +1,6 @@
 // attn::scaled_dot_product_attention, masks and multi-head attention: the notebook's numbers
 // end to end from the torch generator, closed forms for masks and softmax, and d2l's shapes.
-#include "attn/attention.hpp"
+#include "attn/attention/reference.hpp"
 
 #include <algorithm>
 #include <cmath>

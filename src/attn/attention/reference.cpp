@@ -1,4 +1,4 @@
-#include "attn/attention.hpp"
+#include "attn/attention/reference.hpp"
 
 #include <algorithm>
 #include <array>

@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <limits>
 
-#include "attn/tiled_attention.hpp"
+#include "attn/attention/tiled.hpp"
 
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
@@ -91,7 +91,7 @@ struct D256 {
     }
 };
 
-#include "attn/tiled_attention_kernel.inc"
+#include "attn/attention/tiled_kernel.inc"
 
 }  // namespace
 
