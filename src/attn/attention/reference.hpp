@@ -24,6 +24,7 @@ namespace attn {
 /// Which keys each query may not see. mask(i, j) == true means "key j is hidden from query i".
 ///   causal:    j > i masked (a query sees itself and earlier keys).
 ///   valid_len: j >= L masked for every query (d2l's valid_lens for one sequence).
+///   sliding_window: j <= i - W masked (Mistral's sliding_window: a query sees W keys).
 ///   fill:      nullopt -> masked weights are exactly 0: softmax over the unmasked entries
 ///              only, and a fully masked row is all zeros (never NaN).
 ///              value   -> d2l's masked_softmax: masked *scaled* scores are replaced by the
@@ -33,6 +34,7 @@ namespace attn {
 struct MaskOptions {
     bool causal = false;
     std::optional<std::size_t> valid_len;
+    std::optional<std::size_t> sliding_window;
     std::optional<double> fill;
 };
 

@@ -35,7 +35,10 @@
 namespace attn::positions {
 
 enum class RopeScaling { none, linear, dynamic, yarn, llama3 };
-enum class RopeLayout { split, interleaved };
+/// The column order of a scheme's pairs: split ([a0 .. a(h-1), a0 .. a(h-1)]; Hugging
+/// Face's rotate_half; sinusoidal's [s.., c..]) or interleaved ([a0 a0 a1 a1 ...]).
+enum class Layout { split, interleaved };
+using RopeLayout = Layout;
 
 /// Hugging Face's rope_scaling dictionary, by its key names. Required: factor for every type
 /// but none; original_max_position_embeddings for dynamic, yarn, llama3; low_freq_factor and

@@ -1,0 +1,43 @@
+// The memory of one attention run, counted before anything is allocated: every allocation of
+// both paths (inputs, weights, position data, projections, n x n matrices held, tiles and
+// streamed row blocks, outputs), so a limit checked against it is a promise.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attn/attention/layer.hpp"
+#include "attn/positions/scheme.hpp"
+
+namespace attn {
+
+/// The sizes of one layer as forward() sees them (see layer.hpp for the symbols).
+struct LayerShape {
+    std::size_t n = 0, d_in = 0, heads = 1, kv_heads = 1, d_k = 0, d_v = 0, d_out = 0;
+    bool given_qkv = false;  // q/k/v given: no projections of x
+    bool permuted = false;   // x[p] copied
+    bool output = false;     // W_o
+    positions::Scheme scheme = positions::Scheme::none;
+};
+
+/// Bytes per part; each part is a product of shapes, checked for overflow (SizeOverflow).
+struct MemoryPlan {
+    struct Part {
+        std::string what;     // "the attention matrices (4 x H x n x n)", ...
+        std::uint64_t bytes;  // 0 parts are left out
+    };
+    std::vector<Part> parts;
+    std::uint64_t total() const;
+    /// The largest part's description: what a refusal names.
+    const Part& largest() const;
+};
+
+/// What forward(shape, options) allocates in T of `element` bytes, plus `streamed_rows` rows
+/// of n entries per n x n array a caller streams from LayerResult::rows at once (and `held`
+/// for what the caller keeps besides: its inputs as read, its weights).
+MemoryPlan memory_plan(const LayerShape& shape, const LayerOptions& options, std::size_t element,
+                       std::size_t streamed_rows = 0, std::uint64_t held = 0);
+
+}  // namespace attn
