@@ -14,13 +14,13 @@
 
 #include <xtensor/xtensor.hpp>
 
-#include "attn/attention/reference.hpp"
+#include "attn/attention/layer.hpp"
 #include "cli/attend_inputs.hpp"
 #include "cli/attend_options.hpp"
 #include "cli/attend_parameters.hpp"
+#include "cli/attend_path.hpp"
 #include "cli/attend_positions.hpp"
 #include "cli/attend_show.hpp"
-#include "cli/attend_streamed.hpp"
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
 #include "cli/completion.hpp"
@@ -65,41 +65,65 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
                 fmt::format("--query: {} is not a query position of {} ({} rows: 0..{})", opt.query,
                             sequence_name(k), seqs[k].n(), seqs[k].n() - 1));
 
-    // The attention itself: per sequence (batch element), permuted first with --permute; the
-    // direct path holds every n x n matrix, the tiled one streams them.
-    const SchemeInputs scheme = read_scheme_inputs(opt, dims);
-    std::vector<SequenceRun<T>> direct;
-    TiledRun<T> streamed;
-    for (std::size_t k = 0; !tiled && k < seqs.size(); ++k) {
+    // The attention itself (attn::forward), per sequence and batch element, on the path
+    // chosen: every scheme, mask and --permute on either. With --permute the sequence's labels
+    // and X are shown permuted, and the layer is run on X[p] and on X for the equivariance.
+    const positions::SchemeConfig config = scheme_config(opt, dims);
+    const LayerWeights<T> weights = layer_weights(par);
+    std::shared_ptr<io::Progress> progress;
+    if (tiled)
+        progress = std::make_shared<io::Progress>("attend", 0, !opt.out.quiet && !spec.to_terminal);
+    const auto shown = [&](Show s) { return std::find(show.begin(), show.end(), s) != show.end(); };
+    std::vector<SequenceRun<T>> runs(seqs.size());
+    for (std::size_t k = 0; k < seqs.size(); ++k) {
+        SequenceRun<T>& run = runs[k];
         std::vector<std::size_t> p;
         const Sequence original = seqs[k];
         if (!opt.permute.empty()) {
             p = parse_permutation(opt.permute, seqs[k].n(), sequence_name(k));
             seqs[k] = permuted(seqs[k], p);
         }
-        direct.push_back(attend_sequence(seqs[k], original, p, masks[k], opt, dims, scheme, par));
+        run.masks = masks[k];
+        run.scheme = positions::PositionScheme<T>(config, seqs[k].n());
+        if (opt.no_scale) run.scale = 1.0;
+        LayerOptions o;
+        o.scale = run.scale;
+        o.path = tiled ? attn::AttentionPath::tiled : attn::AttentionPath::direct;
+        o.keep_masked = shown(Show::masked_scores);
+        if (progress) {
+            progress->add_total(original.x.size() * dims.heads * seqs[k].n());
+            o.progress = [progress](std::size_t rows) { progress->advance(rows); };
+        }
+        for (std::size_t b = 0; b < original.x.size(); ++b) {
+            const xt::xtensor<T, 2> x = xt::cast<T>(original.x[b]);  // (n, d_in)
+            LayerInput<T> in;
+            in.x = {x.data(), x.shape(0), x.shape(1), x.shape(1)};
+            in.permutation = p;
+            o.mask = run.masks[b];
+            run.results.push_back(forward(in, weights, run.scheme, o));
+            run.x.push_back(xt::cast<T>(seqs[k].x[b]));
+            if (p.empty()) continue;
+            // context(X[p]) - context(X)[p]: row i against the original's row p[i].
+            in.permutation.clear();
+            LayerOptions plain = o;
+            plain.keep_scores = plain.keep_scaled = plain.keep_masked = plain.keep_weights = false;
+            plain.progress = nullptr;
+            const xt::xtensor<T, 2> before = forward(in, weights, run.scheme, plain).output;
+            xt::xtensor<T, 2> diff = run.results.back().output;  // (n, d_out)
+            for (std::size_t i = 0; i < p.size(); ++i)
+                for (std::size_t c = 0; c < diff.shape(1); ++c) diff(i, c) -= before(p[i], c);
+            run.equivariance.push_back(std::move(diff));
+        }
     }
-    if (tiled)
-        attend_tiled(streamed, seqs, masks, opt, dims, scheme, par, show,
-                     !opt.out.quiet && !spec.to_terminal);
-    std::vector<SequenceRun<T>>& runs = tiled ? streamed.runs : direct;
     std::string mask_text;
     if (opt.causal) mask_text += ", causal";
     if (!opt.valid_len.empty()) mask_text += ", valid length " + opt.valid_len;
     if (fill) mask_text += fmt::format(", masked scores = {}", opt.mask_value);
     const auto& table = attend_show_table<T>();
     auto arrays = [&](std::size_t k, Show item) {
-        const SentenceArrays<T> a{seqs[k],
-                                  tiled ? streamed.attention->results()[k] : runs[k].results,
-                                  tiled ? streamed.x[k] : runs[k].x,
-                                  par,
-                                  dims,
-                                  query,
-                                  embed_title,
-                                  mask_text,
-                                  runs[k]};
+        const SentenceArrays<T> a{seqs[k], runs[k],     par,       dims,
+                                  query,   embed_title, mask_text, progress};
         io::MatrixStream e = show_entry(table, item).stream(a);
-        if (tiled) streamed.attention->stream_rows(k, item, query, e);
         e.info.dtype = spec.dtype;
         return e;
     };
@@ -138,9 +162,10 @@ int run_attend(const AttendOptions& opt) {
         throw UsageError("--embed-dim: the dimension comes from --embeddings " + opt.embeddings);
 
     const io::OutputSpec spec = resolve_output(opt.out);
-    const std::vector<Show> show = parse_show(
-        opt.show.empty() ? (spec.to_terminal ? "all" : "context") : opt.show, from_input,
-        opt.out_proj || !opt.wo.empty(), opt.scheme != AttendScheme::none, !opt.permute.empty());
+    const std::vector<Show> show =
+        parse_show(opt.show.empty() ? (spec.to_terminal ? "all" : "context") : opt.show, from_input,
+                   opt.out_proj || !opt.wo.empty(), opt.scheme != positions::Scheme::none,
+                   !opt.permute.empty());
     if (indexed && spec.format == io::Format::npy && !spec.directory)
         throw UsageError(
             "--format npy: one array cannot carry the sentence index of sentences read "

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "attn/embedding.hpp"
+#include "attn/positions/scheme.hpp"
 #include "attn/torch_random.hpp"
 #include "cli/common_options.hpp"
 #include "cli/position_options.hpp"
@@ -16,8 +17,7 @@ namespace attn::cli {
 
 enum class Unknown { error, zero, random };  // a word without a vector
 enum class Rng { torch };
-enum class AttentionPath { automatic, direct, tiled };          // --attention
-enum class AttendScheme { none, sinusoidal, rope, alibi, t5 };  // how positions enter attention
+enum class AttentionPath { automatic, direct, tiled };  // --attention
 
 struct AttendOptions {
     std::string sentence;
@@ -46,7 +46,7 @@ struct AttendOptions {
     std::int64_t query = 0;
     std::string input;
     // Positions (attend_positions.hpp) and projection biases.
-    AttendScheme scheme = AttendScheme::none;
+    positions::Scheme scheme = positions::Scheme::none;
     double base = 10000.0;  // sinusoidal and rope
     std::int64_t start = 0;
     RopeOptions rope;

@@ -9,7 +9,7 @@
 
 #include <xtensor/xtensor.hpp>
 
-#include "attn/attention/reference.hpp"
+#include "attn/attention/layer.hpp"
 #include "attn/torch_random.hpp"
 #include "cli/attend_options.hpp"
 #include "io/npy.hpp"
@@ -53,5 +53,9 @@ struct Parameters {
 template <class T>
 Parameters<T> make_parameters(const AttendOptions& opt, const ProjectionFiles& files,
                               const Dims& dims, TorchGenerator& gen);
+
+/// par as the layer's weights: views on its matrices and biases (par must outlive them).
+template <class T>
+LayerWeights<T> layer_weights(const Parameters<T>& par);
 
 }  // namespace attn::cli

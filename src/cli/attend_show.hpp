@@ -3,17 +3,19 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <xtensor/xtensor.hpp>
 
-#include "attn/attention/reference.hpp"
+#include "attn/attention/layer.hpp"
 #include "cli/attend_inputs.hpp"
 #include "cli/attend_parameters.hpp"
 #include "cli/attend_positions.hpp"
 #include "cli/show_table.hpp"
+#include "io/progress.hpp"
 
 namespace attn::cli {
 
@@ -37,18 +39,28 @@ enum class Show {
     w_out
 };
 
+/// Everything computed for one sequence (a sentence, or the --input rows), per batch element.
+template <class T>
+struct SequenceRun {
+    std::vector<xt::xtensor<T, 2>> x;  // X as attended (permuted with --permute), (n, d_in)
+    std::vector<MaskOptions> masks;
+    std::vector<LayerResult<T>> results;
+    std::vector<xt::xtensor<T, 2>> equivariance;  // context(X[p]) - context(X)[p], (n, d_out)
+    positions::PositionScheme<T> scheme;
+    std::optional<double> scale;  // nullopt: omega / sqrt(d_k); 1 with --no-scale
+};
+
 /// What the arrays of one sentence (or of the --input rows) are made from.
 template <class T>
 struct SentenceArrays {
     const Sequence& s;
-    const std::vector<MultiHeadResult<T>>& results;  // per batch element
-    const std::vector<xt::xtensor<T, 2>>& x;         // the inputs, per batch element
+    const SequenceRun<T>& run;
     const Parameters<T>& par;
     const Dims& dims;
     std::optional<std::size_t> query;  // --query: only this row of Q, scores, weights, context
     std::string embed_title;           // what the embeddings are
     std::string mask_text;             // ", causal, valid length 3", ...
-    const SequenceRun<T>& run;         // masks, position scheme, equivariance
+    std::shared_ptr<io::Progress> progress;  // counts the n x n rows streamed
 };
 
 template <class T>
