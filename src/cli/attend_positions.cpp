@@ -26,10 +26,10 @@ const NameTable<positions::Scheme> kSchemes{{"none", positions::Scheme::none},
                                             {"t5", positions::Scheme::t5}};
 
 // The layout of the scheme: --layout, else split for rope and interleaved for sinusoidal.
-positions::RopeLayout layout_of(const AttendOptions& opt) {
+positions::Layout layout_of(const AttendOptions& opt) {
     if (opt.rope.layout_opt && opt.rope.layout_opt->count()) return opt.rope.layout;
-    return opt.scheme == positions::Scheme::rope ? positions::RopeLayout::split
-                                                 : positions::RopeLayout::interleaved;
+    return opt.scheme == positions::Scheme::rope ? positions::Layout::split
+                                                 : positions::Layout::interleaved;
 }
 
 }  // namespace
