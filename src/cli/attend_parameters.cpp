@@ -1,10 +1,11 @@
-#include "cli/attend_parameters.hpp"
+// attn attend's parameters: W_query, W_key, W_value per head and W_o (and their biases), read
+// from .npy files or drawn from the seed in the notebook's order, and the widths they imply.
+#include "cli/attend.hpp"
 
 #include <fmt/format.h>
 
 #include "attn/embedding.hpp"
 #include "attn/torch_random.hpp"
-#include "cli/attend_inputs.hpp"
 #include "cli/errors.hpp"
 #include "runtime/memory_budget.hpp"
 

@@ -1,4 +1,6 @@
-#include "cli/attend_show.hpp"
+// attn attend's --show table: every array it can print, written once (name, shape, help,
+// producer) over the layer's results (attn::LayerResult), and the --show list against it.
+#include "cli/attend.hpp"
 
 #include <fmt/format.h>
 
@@ -6,9 +8,12 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
+#include "cli/arguments.hpp"
 #include "cli/errors.hpp"
 
 namespace attn::cli {
@@ -374,5 +379,63 @@ const ShowTable<Show, SentenceArrays<T>>& attend_show_table() {
 
 template const ShowTable<Show, SentenceArrays<float>>& attend_show_table<float>();
 template const ShowTable<Show, SentenceArrays<double>>& attend_show_table<double>();
+
+namespace {
+
+constexpr std::string_view kAll = "all";  // the notebook's arrays, and what options add
+
+}  // namespace
+
+std::string show_name_list() {
+    std::string names;
+    for (const auto& e : attend_show_table<float>()) names += (names.empty() ? "" : ", ") + e.name;
+    return names;
+}
+
+std::vector<Show> parse_show(const std::string& list, bool from_input, bool has_out_proj,
+                             bool has_scheme, bool has_permute) {
+    const auto& table = attend_show_table<float>();
+    const auto tokens_only = [](Show s) { return s == Show::vocabulary || s == Show::tokens; };
+    const auto weight = [](Show s) {
+        return s == Show::w_query || s == Show::w_key || s == Show::w_value || s == Show::w_out;
+    };
+    const auto in_all = [&](Show s) {  // the notebook's arrays, and what --scheme/--permute add
+        if (s == Show::positions || s == Show::scaled_scores || s == Show::masked_scores)
+            return has_scheme;
+        return s == Show::equivariance ? has_permute : !weight(s);
+    };
+    std::vector<Show> show;
+    for (const auto& name : split_list(list)) {
+        std::vector<Show> expanded;
+        const auto entry =
+            std::find_if(table.begin(), table.end(), [&](const auto& e) { return e.name == name; });
+        if (name == kAll) {
+            for (const auto& e : table)
+                if (in_all(e.item) && !(from_input && tokens_only(e.item)))
+                    expanded.push_back(e.item);
+        } else if (entry == table.end()) {
+            throw UsageError("--show: '" + name + "' is not one of all, " + show_name_list());
+        } else if (from_input && tokens_only(entry->item)) {
+            throw UsageError("--show " + name + ": --input rows have positions, not tokens");
+        } else if (entry->item == Show::positions && !has_scheme) {
+            throw UsageError("--show positions: --scheme none adds no positions; give --scheme");
+        } else if (entry->item == Show::equivariance && !has_permute) {
+            throw UsageError(
+                "--show equivariance: compares against a permuted input; give --permute");
+        } else if (entry->item == Show::w_out && !has_out_proj) {
+            throw UsageError(
+                "--show w_out: there is no output projection without --out-proj or --wo");
+        } else {
+            expanded.push_back(entry->item);
+        }
+        for (Show s : expanded)
+            if (std::find(show.begin(), show.end(), s) == show.end()) show.push_back(s);
+    }
+    return show;
+}
+
+double padding(Show item) {
+    return item == Show::weights ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+}
 
 }  // namespace attn::cli
