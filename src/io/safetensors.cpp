@@ -309,11 +309,12 @@ runtime::TensorView Checkpoint::expect(std::span<const std::string> names,
     for (const auto& name : names) {
         const CheckpointTensor* t = find(name);
         if (t == nullptr) continue;
+        runtime::TensorView v = view(*t);  // an unsupported dtype first: shape is in its units
         if (!std::equal(shape.begin(), shape.end(), t->info.shape.begin(), t->info.shape.end()))
             fail(Kind::shape, path_of(*t), name,
                  fmt::format("has shape {}, the config implies {}", shape_text(t->info.shape),
                              shape_text(shape)));
-        return view(*t);
+        return v;
     }
     const std::string wanted = names.empty() ? std::string() : names.front();
     fail(Kind::missing, files_.empty() ? fs::path() : first_path(), wanted,
