@@ -23,6 +23,7 @@ constexpr std::array<std::pair<std::string_view, Family>, 7> kFamilies{
      {"t5", Family::t5}}};
 
 constexpr std::size_t kMaxSize = std::size_t{1} << 31;
+constexpr std::size_t kMaxLayers = 4096;  // the deepest published models have ~130
 
 /// Reads keys of one JSON object; a key holding null counts as absent (transformers writes
 /// "head_dim": null, "rope_scaling": null).
@@ -354,6 +355,10 @@ ModelConfig parse_config(const json& config) {
             break;
         }
     }
+    if (c.num_layers > kMaxLayers)
+        throw ConfigError(
+            c.family == Family::t5 ? "num_layers" : "num_hidden_layers",
+            fmt::format("{} layers, above attn's limit of {}", c.num_layers, kMaxLayers));
     return c;
 }
 

@@ -1,5 +1,6 @@
 #include "attn/model/tensors.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "runtime/memory_budget.hpp"
@@ -235,8 +236,10 @@ std::uint64_t forward_bytes(const ModelConfig& c, std::uint64_t n, std::uint64_t
     using runtime::checked_product;
     const char* what = "the forward of the model";
     // One block's weights, widened: the largest block (t5's block 0 holds the bias table too).
+    ModelConfig first = c;  // the specs of block 0 only, whatever the depth
+    first.num_layers = std::min<std::size_t>(c.num_layers, 1);
     std::uint64_t block = 0;
-    for (const TensorSpec& t : model_tensors(c)) {
+    for (const TensorSpec& t : model_tensors(first)) {
         if (t.layer != 0) continue;
         std::uint64_t count = 1;
         for (const auto s : t.shape) count = checked_mul(count, s, what);

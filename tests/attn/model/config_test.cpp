@@ -188,6 +188,8 @@ TEST_CASE("config: what attn cannot use names the key") {
     CHECK(attn::test::contains(error_of(R"({"model_type": "gpt2", "n_head": 5})"),
                                "n_head: 5 heads do not divide the width 768"));
     CHECK(attn::test::contains(error_of(R"({"model_type": "gpt2", "n_layer": -1})"), "n_layer"));
+    CHECK(attn::test::contains(error_of(R"({"model_type": "gpt2", "n_layer": 5000})"),
+                               "5000 layers, above attn's limit of 4096"));
     CHECK(attn::test::contains(error_of(R"({"model_type": "gpt2", "n_embd": "768"})"), "n_embd"));
     CHECK(attn::test::contains(error_of(R"({"model_type": "gpt2", "n_embd": 1e40})"), "n_embd"));
     CHECK(attn::test::contains(error_of(R"({"model_type": "llama", "num_key_value_heads": 5})"),
