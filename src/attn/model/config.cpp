@@ -25,6 +25,16 @@ constexpr std::array<std::pair<std::string_view, Family>, 7> kFamilies{
 constexpr std::size_t kMaxSize = std::size_t{1} << 31;
 constexpr std::size_t kMaxLayers = 4096;  // the deepest published models have ~130
 
+/// A value for a message: numbers and short strings as written; arrays and objects by kind
+/// (dumping one would recurse as deep as its nesting).
+std::string brief(const json& v) {
+    if (v.is_array()) return "an array";
+    if (v.is_object()) return "an object";
+    std::string text = v.dump(-1, ' ', true, json::error_handler_t::replace);  // ASCII
+    if (text.size() > 40) text = text.substr(0, 37) + "...";
+    return text;
+}
+
 /// Reads keys of one JSON object; a key holding null counts as absent (transformers writes
 /// "head_dim": null, "rope_scaling": null).
 class Keys {
@@ -53,7 +63,7 @@ class Keys {
         if (v == nullptr) return fallback;
         if (!v->is_number_integer() || v->get<std::int64_t>() < (zero_ok ? 0 : 1) ||
             v->get<std::int64_t>() > static_cast<std::int64_t>(kMaxSize))
-            fail(key, fmt::format("{} is not an integer in {}..2^31", v->dump(), zero_ok ? 0 : 1));
+            fail(key, fmt::format("{} is not an integer in {}..2^31", brief(*v), zero_ok ? 0 : 1));
         return static_cast<std::size_t>(v->get<std::int64_t>());
     }
     double number(std::string_view key, double fallback, bool positive = true) const {
@@ -62,7 +72,7 @@ class Keys {
         if (!v->is_number() || !std::isfinite(v->get<double>()) ||
             (positive && !(v->get<double>() > 0)))
             fail(std::string(key),
-                 v->dump() + " is not a finite number" + (positive ? " above 0" : ""));
+                 brief(*v) + " is not a finite number" + (positive ? " above 0" : ""));
         return v->get<double>();
     }
     std::optional<double> optional_number(std::string_view key) const {
@@ -72,13 +82,13 @@ class Keys {
     bool flag(std::string_view key, bool fallback) const {
         const json* v = find(key);
         if (v == nullptr) return fallback;
-        if (!v->is_boolean()) fail(std::string(key), v->dump() + " is not true or false");
+        if (!v->is_boolean()) fail(std::string(key), brief(*v) + " is not true or false");
         return v->get<bool>();
     }
     std::string text(std::string_view key, std::string fallback) const {
         const json* v = find(key);
         if (v == nullptr) return fallback;
-        if (!v->is_string()) fail(std::string(key), v->dump() + " is not a string");
+        if (!v->is_string()) fail(std::string(key), brief(*v) + " is not a string");
         return v->get<std::string>();
     }
     [[noreturn]] void fail(const std::string& key, const std::string& detail) const {
@@ -109,7 +119,7 @@ void read_rope(const Keys& k, const json& config, ModelConfig& c, std::size_t ma
     c.rope.base = k.number("rope_theta", 10000.0);
     const json* scaling = Keys(config, "").find("rope_scaling");
     if (scaling != nullptr) {
-        if (!scaling->is_object()) k.fail("rope_scaling", scaling->dump() + " is not an object");
+        if (!scaling->is_object()) k.fail("rope_scaling", brief(*scaling) + " is not an object");
         const Keys s(*scaling, "rope_scaling.");
         std::string type_key;
         const json* type = s.find_any({"rope_type", "type"}, &type_key);

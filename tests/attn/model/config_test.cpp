@@ -191,6 +191,10 @@ TEST_CASE("config: what attn cannot use names the key") {
     CHECK(attn::test::contains(error_of(R"({"model_type": "gpt2", "n_layer": 5000})"),
                                "5000 layers, above attn's limit of 4096"));
     CHECK(attn::test::contains(error_of(R"({"model_type": "gpt2", "n_embd": "768"})"), "n_embd"));
+    // A value nested a million deep is named by its kind, not written out (no recursion).
+    const std::string deep = R"({"model_type": "gpt2", "n_embd": )" + std::string(1000000, '[') +
+                             std::string(1000000, ']') + "}";
+    CHECK(error_of(deep) == "n_embd: an array is not an integer in 1..2^31");
     CHECK(attn::test::contains(error_of(R"({"model_type": "gpt2", "n_embd": 1e40})"), "n_embd"));
     CHECK(attn::test::contains(error_of(R"({"model_type": "llama", "num_key_value_heads": 5})"),
                                "num_key_value_heads: 5 key/value heads do not divide 32 heads"));
