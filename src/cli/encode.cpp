@@ -56,6 +56,7 @@ io::NpyArray read_addend(const EncodeOptions& opt) {
 }
 
 int run_encode(const EncodeOptions& opt) {
+    if (!opt.model.model.empty() || opt.typed("--revision")) return run_encode_model(opt);
     if (!std::isfinite(opt.base) || !(opt.base > 1.0))
         throw UsageError(fmt::format("--base: {} is not a finite number greater than 1", opt.base));
     check_scheme_options(opt);
@@ -209,6 +210,7 @@ Command add_encode(CLI::App& root) {
                     "Columns A:B to print, half-open, negatives from the end (e.g. 6:10)")
         ->type_name("A:B");
     add_scheme_options(*sub, *opt);
+    add_model_options(*sub, *opt);
     add_output_options(*sub, opt->out);
     sub->footer(
         "Examples:\n"
@@ -217,7 +219,8 @@ Command add_encode(CLI::App& root) {
         "  attn encode -n 4 -d 6 -f csv --precision 6\n"
         "  attn encode --scheme rope -n 8 -d 16 --show cos -f csv\n"
         "  attn encode --scheme alibi --heads 4 -n 16 -o bias.svg   one panel per head\n"
-        "  attn encode --scheme t5 -n 64 --causal -o buckets.npy   int64 bucket ids\n\n" +
+        "  attn encode --scheme t5 -n 64 --causal -o buckets.npy   int64 bucket ids\n"
+        "  attn encode --model openai-community/gpt2 -n 64 -o wpe.npy   GPT-2's learned P\n\n" +
         scheme_show_help());
     return {sub,
             [opt, sub] {

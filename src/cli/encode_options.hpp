@@ -14,6 +14,7 @@
 #include "attn/positions/scheme.hpp"
 #include "attn/positions/sinusoidal.hpp"
 #include "cli/common_options.hpp"
+#include "cli/model_files.hpp"
 #include "io/matrix_stream.hpp"
 
 namespace attn::cli {
@@ -48,6 +49,8 @@ struct EncodeOptions {
     std::int64_t max_distance = 128;
     bool causal = false;
 
+    ModelOptions model;  // --model, --revision (encode_model.cpp)
+
     std::vector<std::string> given;  // long names of the options typed, e.g. "--heads"
     OutputOptions out;
 
@@ -68,5 +71,10 @@ std::vector<EncodeArray> parse_encode_show(const EncodeOptions& opt);
 
 /// Runs --scheme rope, alibi or t5: checks, then streams the arrays (exit status).
 int run_scheme(const EncodeOptions& opt);
+
+/// Registers --model and --revision on sub (encode_model.cpp).
+void add_model_options(CLI::App& sub, EncodeOptions& opt);
+/// encode --model: the model's own positions (encode_model.cpp).
+int run_encode_model(const EncodeOptions& opt);
 
 }  // namespace attn::cli

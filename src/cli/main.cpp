@@ -55,6 +55,9 @@ int main(int argc, char** argv) {
         "  attn encode -n 60 -d 32 --columns 6:10     the book's figure, as a table\n"
         "  attn encode -n 1000 -d 128 -o P.npy         P for numpy.load\n"
         "  attn bits -n 8 -d 8                         binary digits beside column periods\n"
+        "  attn encode --model openai-community/gpt2   a real model's positions (--model M:\n"
+        "                                              a folder or ORG/NAME of the Hugging Face\n"
+        "                                              cache; --revision R; man attn, MODELS)\n"
         "See man attn for every option, format and exit status.\n");
 
     const std::vector<Command> commands{add_encode(app), add_attend(app), add_rotate(app),

@@ -6,6 +6,15 @@ mkdir "$WORK/bin" "$WORK/run"
 ln -s "$ATTN" "$WORK/bin/attn"
 export PATH="$WORK/bin:/usr/bin:$PATH"  # /usr/bin/python3 has numpy
 cd "$WORK/run" || exit 1
+# The --model examples name published models; here tiny random stand-ins of the same families
+# (tests/support/tiny_checkpoint.py; GPT-2 with its 1024 positions) sit under those names in
+# a cache tree of their own.
+export HF_HUB_CACHE=$WORK/hub
+for stand_in in gpt2:openai-community/gpt2 llama:meta-llama/Llama-3.2-1B t5:google-t5/t5-small; do
+    "$PYTHON" "$ATTN_SOURCE_DIR/tests/support/tiny_checkpoint.py" "${stand_in%%:*}" "$WORK/stage" \
+        --hub "$HF_HUB_CACHE" --repo "${stand_in#*:}" --set n_positions=1024 ||
+        fail "tiny_checkpoint.py $stand_in"
+done
 
 # The man page's examples: groff escapes undone, continued lines joined.
 man_examples() {

@@ -1,0 +1,224 @@
+// attn encode --model M: the positions of a real checkpoint. gpt2/bert: P, rows of the learned
+// table; llama/mistral/qwen2: the RoPE arrays of --scheme rope with the config's head_dim,
+// rope_theta and rope_scaling; bloom: the ALiBi arrays with its heads; t5: buckets and bias
+// (H x n x n, layer 0's relative_attention_bias looked up by bucket). Options the config fixes
+// are refused.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "attn/positions/t5.hpp"
+#include "cli/encode_arrays.hpp"
+#include "cli/encode_options.hpp"
+#include "cli/errors.hpp"
+#include "cli/exit_code.hpp"
+#include "io/matrix_stream.hpp"
+#include "io/output_file.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+using model::Positions;
+
+// Options of the random encodings: the config already says what they would.
+constexpr const char* kFixed[] = {"--scheme",
+                                  "--dim",
+                                  "--base",
+                                  "--layout",
+                                  "--angles",
+                                  "--add",
+                                  "--columns",
+                                  "--rope-scaling",
+                                  "--factor",
+                                  "--original-max-positions",
+                                  "--low-freq-factor",
+                                  "--high-freq-factor",
+                                  "--beta-fast",
+                                  "--beta-slow",
+                                  "--heads",
+                                  "--buckets",
+                                  "--max-distance",
+                                  "--causal"};
+
+std::vector<std::string> indices(std::size_t n) {
+    std::vector<std::string> out(n);
+    for (std::size_t j = 0; j < n; ++j) out[j] = std::to_string(j);
+    return out;
+}
+
+/// The stored table of the checkpoint (model::position_table), mapped.
+runtime::TensorView table_of_model(const OpenModel& m) {
+    const model::TensorSpec table = model::position_table(m.config);
+    return m.checkpoint.expect(table.names, table.shape);
+}
+
+// P: rows start .. start+n-1 of the learned table (max_positions x d), widened exactly.
+io::MatrixStream learned_stream(const OpenModel& m, const EncodeOptions& opt, std::size_t n,
+                                io::Dtype dtype) {
+    const runtime::TensorView table = table_of_model(m);
+    const std::size_t d = m.config.hidden_size;
+    const auto start = static_cast<std::size_t>(opt.start);
+    io::MatrixStream s;
+    s.info.name = "P";
+    s.info.title =
+        fmt::format("{} learned positions, rows {}..{} of {}", model::family_name(m.config.family),
+                    start, start + n - 1, m.config.max_positions);
+    s.info.shape = {n, d};
+    s.info.dtype = dtype;
+    s.info.column_labels = indices(d);
+    s.info.column_axis = "Column (model width)";
+    s.info.labels.push_back(
+        {"position", [start](std::size_t r) { return std::to_string(start + r); }});
+    s.produce = [table, start, d](std::size_t first, std::size_t count, double* out) {
+        table.to_double({out, count * d}, (start + first) * d);
+    };
+    return s;
+}
+
+// bias[h, i, j] = table[bucket(j - i), h]: (H n) x n rows, head h = row / n, query i = row % n.
+io::MatrixStream t5_bias_stream(const OpenModel& m, std::size_t n, io::Dtype dtype) {
+    const runtime::TensorView table = table_of_model(m);  // (B, H)
+    const std::size_t H = m.config.num_heads;
+    auto values = std::make_shared<std::vector<double>>(table.numel());
+    table.to_double(*values);
+    const positions::T5Buckets t5 = m.config.t5;
+    io::MatrixStream s;
+    s.info.name = "bias";
+    s.info.title =
+        fmt::format("T5 learned relative bias of layer 0, {} heads, {} buckets", H, t5.num_buckets);
+    s.info.shape = {H, n, n};
+    s.info.dtype = dtype;
+    s.info.column_labels = indices(n);
+    s.info.labels.push_back({"head", [n](std::size_t r) { return std::to_string(r / n); }});
+    s.info.labels.push_back({"query", [n](std::size_t r) { return std::to_string(r % n); }});
+    s.info.row_axis = "query";
+    s.info.column_axis = "key";
+    s.info.panel_rows = n;
+    for (std::size_t h = 0; h < H; ++h) s.info.panel_titles.push_back(fmt::format("head {}", h));
+    s.produce = [values, t5, n, H](std::size_t first, std::size_t count, double* out) {
+        for (std::size_t k = 0; k < count; ++k) {
+            const std::size_t h = (first + k) / n, i = (first + k) % n;
+            for (std::size_t j = 0; j < n; ++j) {
+                const auto r = static_cast<std::int64_t>(j) - static_cast<std::int64_t>(i);
+                const auto b = static_cast<std::size_t>(positions::t5_bucket(r, t5));
+                out[k * n + j] = (*values)[b * H + h];
+            }
+        }
+    };
+    return s;
+}
+
+int run_t5(const OpenModel& m, const EncodeOptions& opt, std::size_t n) {
+    std::vector<std::string> names;
+    const std::string list = opt.show.empty() ? "bias" : opt.show;
+    for (std::size_t at = 0; at <= list.size();) {
+        const std::size_t comma = std::min(list.find(',', at), list.size());
+        const std::string name = list.substr(at, comma - at);
+        at = comma + 1;
+        if (name == "all") {
+            names = {"buckets", "bias"};
+        } else if (name == "buckets" || name == "bias") {
+            if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+        } else {
+            throw UsageError(fmt::format(
+                "--show: '{}' is not an array of a t5 model; it has buckets, bias (default), all",
+                name));
+        }
+    }
+    const std::uint64_t bytes = runtime::checked_product({n, 64}, "--positions");
+    runtime::reserve(bytes, fmt::format("--positions {} (rows of {} keys)", n, n));
+    io::Output output(resolve_output(opt.out), names.size());
+    SchemeRun run;
+    run.opt = &opt;
+    run.n = n;
+    run.dtype = output.dtype();
+    run.t5 = m.config.t5;
+    for (const std::string& name : names) {
+        const io::MatrixStream stream =
+            name == "bias" ? t5_bias_stream(m, n, output.dtype())
+                           : show_entry(table_of(Scheme::t5), EncodeArray::buckets).stream(run);
+        io::DriveOptions drive;
+        drive.block_rows =
+            std::clamp<std::size_t>((std::size_t{1} << 18) / std::max<std::size_t>(n, 1), 1, 4096);
+        io::drive(output.sink(), stream, drive);
+    }
+    output.commit();
+    return kOk;
+}
+
+int run_learned(const OpenModel& m, const EncodeOptions& opt, std::size_t n) {
+    if (!opt.show.empty() && opt.show != "P" && opt.show != "all")
+        throw UsageError(fmt::format("--show: '{}' is not an array of a {} model; it has P, all",
+                                     opt.show, model::family_name(m.config.family)));
+    if (opt.start < 0 || static_cast<std::uint64_t>(opt.start) + n > m.config.max_positions)
+        throw UsageError(
+            fmt::format("-n/--start: rows {}..{} of the position table, which has rows 0..{} "
+                        "({} max positions)",
+                        opt.start, opt.start + static_cast<std::int64_t>(n) - 1,
+                        m.config.max_positions - 1, m.config.max_positions));
+    io::Output output(resolve_output(opt.out), 1);
+    io::drive(output.sink(), learned_stream(m, opt, n, output.dtype()));
+    output.commit();
+    return kOk;
+}
+
+}  // namespace
+
+void add_model_options(CLI::App& sub, EncodeOptions& opt) {
+    const std::string group = "A real checkpoint (Hugging Face safetensors, never the network)";
+    sub.add_option("--model", opt.model.model,
+                   "A model folder, or ORG/NAME in the local Hugging Face cache: its own positions")
+        ->type_name("M")
+        ->group(group);
+    sub.add_option("--revision", opt.model.revision,
+                   "With ORG/NAME: a ref name (main) or a commit of the cache")
+        ->type_name("R")
+        ->group(group);
+}
+
+int run_encode_model(const EncodeOptions& opt) {
+    if (opt.model.model.empty())
+        throw UsageError("--revision: needs --model ORG/NAME, the model whose snapshot it picks");
+    for (const char* option : kFixed)
+        if (opt.typed(option))
+            throw UsageError(fmt::format(
+                "{}: the model's config.json fixes the positions; not used with --model", option));
+    ModelOptions model = opt.model;
+    model.revision_given = opt.typed("--revision");
+    const auto n = static_cast<std::size_t>(opt.positions);
+    if (n == 0) throw UsageError("--positions: 0; a model's positions need n >= 1");
+    const std::uint64_t value_bytes = opt.out.dtype == io::Dtype::float64 ? 8 : 4;
+    const OpenModel m = open_model(model, n, value_bytes);
+    const model::ModelConfig& c = m.config;
+    if (!opt.apply.empty() && c.positions != Positions::rope)
+        throw UsageError(fmt::format("--apply: rotates by RoPE; a {} model has no rotation",
+                                     model::family_name(c.family)));
+    if (opt.typed("--start") && (c.positions == Positions::alibi || c.positions == Positions::t5))
+        throw UsageError(fmt::format("--start: a {} model's bias depends on i - j only",
+                                     model::family_name(c.family)));
+    if (c.positions == Positions::learned) return run_learned(m, opt, n);
+    if (c.positions == Positions::t5) return run_t5(m, opt, n);
+    // rope and alibi: the arrays of --scheme rope|alibi with the config's parameters.
+    EncodeOptions scheme = opt;
+    scheme.given.push_back("--dim");  // --apply's X must be head_dim wide
+    if (c.positions == Positions::rope) {
+        scheme.scheme = Scheme::rope;
+        scheme.dim = static_cast<std::int64_t>(c.head_dim);
+        scheme.base = c.rope.base;
+        scheme.scaling = c.rope.scaling;
+        scheme.factor = c.rope.factor;
+        scheme.original_max_positions = c.rope.original_max_position_embeddings;
+        scheme.low_freq_factor = c.rope.low_freq_factor;
+        scheme.high_freq_factor = c.rope.high_freq_factor;
+        scheme.beta_fast = c.rope.beta_fast;
+        scheme.beta_slow = c.rope.beta_slow;
+    } else {
+        scheme.scheme = Scheme::alibi;
+        scheme.heads = static_cast<std::int64_t>(c.num_heads);
+    }
+    return run_scheme(scheme);
+}
+
+}  // namespace attn::cli
