@@ -18,7 +18,8 @@
 //     R   = A_last ... A_second A_first                 (the identity before any layer)
 //
 // Memory: the layer being reduced (one n x n sum of its heads) and the rollout (n x n), plus the
-// outputs asked for: head_stats rows, offsets rows (2n - 1 each), mean_weights (n x n a layer).
+// outputs asked for: head_stats rows, offsets rows (2n - 1 each), mean_weights (n x n a layer);
+// while a layer closes, three n x n operands of the rollout's matrix product (BLAS).
 #pragma once
 
 #include <cstddef>
