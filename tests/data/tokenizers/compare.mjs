@@ -23,11 +23,12 @@
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const [attn, work, modules = here] = process.argv.slice(2);
+const [attn, work, modulesArg = here] = process.argv.slice(2);
+const modules = resolve(modulesArg);
 const { TokenizerLoader } = await import(join(modules, "node_modules/@lenml/tokenizers/dist/main.mjs"));
 if (!attn || !work) {
   console.error("usage: node compare.mjs ATTN WORKDIR");
