@@ -12,7 +12,9 @@ Bpe::Bpe(Vocabulary vocabulary, const std::vector<std::pair<std::string, std::st
          BpeOptions options)
     : vocabulary_(std::move(vocabulary)), options_(std::move(options)) {
     const std::size_t prefix = options_.continuing_subword_prefix.size();
-    merges_.reserve(merges.size());
+    std::size_t slots = 16;
+    while (slots < 2 * merges.size()) slots *= 2;
+    merges_.assign(slots, Merge{kEmpty, 0, 0});
     for (std::size_t rank = 0; rank < merges.size(); ++rank) {
         const auto& [left, right] = merges[rank];
         const auto a = vocabulary_.id(left), b = vocabulary_.id(right);
@@ -27,9 +29,13 @@ Bpe::Bpe(Vocabulary vocabulary, const std::vector<std::pair<std::string, std::st
                 !a   ? left
                 : !b ? right
                      : joined));
-        if (*a < 0 || *b < 0 || *a > 0xFFFFFFFF || *b > 0xFFFFFFFF)
+        if (*a < 0 || *b < 0 || *a >= 0xFFFFFFFF || *b >= 0xFFFFFFFF)
             throw TokenizerError(fmt::format("merge {}: ids beyond 32 bits", rank));
-        merges_.emplace(key(*a, *b), Merge{rank, *result});  // a repeated pair keeps its first rank
+        const std::uint64_t k = key(*a, *b);
+        std::size_t s = (k * 0x9E3779B97F4A7C15ULL) >> 32 & (slots - 1);
+        while (merges_[s].key != kEmpty && merges_[s].key != k) s = (s + 1) & (slots - 1);
+        if (merges_[s].key == kEmpty)
+            merges_[s] = {k, rank, *result};  // a repeated pair keeps its first rank
     }
     if (options_.unk_token) {
         unk_ = vocabulary_.id(*options_.unk_token);
@@ -37,6 +43,14 @@ Bpe::Bpe(Vocabulary vocabulary, const std::vector<std::pair<std::string, std::st
             throw TokenizerError("unk_token \"" + *options_.unk_token +
                                  "\" is not in the vocabulary");
     }
+}
+
+const Bpe::Merge* Bpe::find(std::uint64_t k) const {
+    const std::size_t mask = merges_.size() - 1;
+    for (std::size_t s = (k * 0x9E3779B97F4A7C15ULL) >> 32 & mask; merges_[s].key != kEmpty;
+         s = (s + 1) & mask)
+        if (merges_[s].key == k) return &merges_[s];
+    return nullptr;
 }
 
 std::vector<TokenId> Bpe::initial_symbols(const std::string& piece) const {
@@ -100,9 +114,8 @@ void Bpe::merge_all(std::vector<TokenId>& symbols) const {
     std::priority_queue<Candidate, std::vector<Candidate>, std::greater<>> queue;
     auto consider = [&](std::size_t left) {
         if (next[left] < 0) return;
-        const auto it =
-            merges_.find(key(symbols[left], symbols[static_cast<std::size_t>(next[left])]));
-        if (it != merges_.end()) queue.push({it->second.rank, left, it->second.result});
+        const Merge* m = find(key(symbols[left], symbols[static_cast<std::size_t>(next[left])]));
+        if (m) queue.push({m->rank, left, m->result});
     };
     for (std::size_t i = 0; i + 1 < n; ++i) consider(i);
     while (!queue.empty()) {
@@ -110,9 +123,8 @@ void Bpe::merge_all(std::vector<TokenId>& symbols) const {
         queue.pop();
         if (!alive[top.pos] || next[top.pos] < 0) continue;
         const auto right = static_cast<std::size_t>(next[top.pos]);
-        const auto it = merges_.find(key(symbols[top.pos], symbols[right]));
-        if (it == merges_.end() || it->second.rank != top.rank || it->second.result != top.result)
-            continue;
+        const Merge* m = find(key(symbols[top.pos], symbols[right]));
+        if (!m || m->rank != top.rank || m->result != top.result) continue;
         symbols[top.pos] = top.result;
         alive[right] = false;
         next[top.pos] = next[right];
@@ -136,7 +148,7 @@ void Bpe::tokenize(const std::string& piece, std::vector<Token>& out) const {
         }
     std::vector<TokenId> symbols = initial_symbols(piece);
     merge_all(symbols);
-    for (const TokenId id : symbols) out.push_back({id, *vocabulary_.token(id)});
+    for (const TokenId id : symbols) out.push_back({id, std::string(*vocabulary_.token(id))});
 }
 
 }  // namespace attn::text

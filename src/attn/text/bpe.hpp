@@ -5,7 +5,6 @@
 
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -33,18 +32,23 @@ class Bpe final : public Model {
     const Vocabulary& vocabulary() const override { return vocabulary_; }
 
   private:
+    // One slot of the open-addressing merge table: the pair (left << 32 | right), its rank
+    // and the token it makes; key kEmpty marks a free slot.
     struct Merge {
+        std::uint64_t key;
         std::size_t rank;
         TokenId result;
     };
+    static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
     static std::uint64_t key(TokenId left, TokenId right) {
-        return (static_cast<std::uint64_t>(left) << 32) ^ static_cast<std::uint64_t>(right);
+        return (static_cast<std::uint64_t>(left) << 32) | static_cast<std::uint64_t>(right);
     }
+    const Merge* find(std::uint64_t key) const;
     std::vector<TokenId> initial_symbols(const std::string& piece) const;
     void merge_all(std::vector<TokenId>& symbols) const;
 
     Vocabulary vocabulary_;
-    std::unordered_map<std::uint64_t, Merge> merges_;
+    std::vector<Merge> merges_;  // a power of two slots, at most half of them used
     BpeOptions options_;
     std::optional<TokenId> unk_;
 };

@@ -43,7 +43,7 @@ Encoding Tokenizer::encode(std::string_view text, bool add_special_tokens) const
 
 std::optional<std::string> Tokenizer::token(TokenId id) const {
     if (const AddedToken* t = parts_.added.find(id)) return t->content;
-    if (const std::string* s = parts_.model->vocabulary().token(id)) return *s;
+    if (const auto s = parts_.model->vocabulary().token(id)) return std::string(*s);
     return std::nullopt;
 }
 

@@ -104,7 +104,7 @@ Tokenizer tokenizer_from_sentencepiece(std::string_view model_bytes,
     auto model = std::make_shared<SentencePieceModel>(model_bytes);
     Tokenizer::Parts parts;
     std::vector<AddedToken> added;
-    const auto piece = [&](TokenId id) { return *model->vocabulary().token(id); };
+    const auto piece = [&](TokenId id) { return std::string(*model->vocabulary().token(id)); };
     for (const TokenId id : {model->bos(), model->eos()})
         if (id >= 0) added.push_back({piece(id), id, true, false, false, false, false});
     if (options.add_bos && model->bos() >= 0)
