@@ -15,6 +15,7 @@
 #include <xtensor/xtensor.hpp>
 
 #include "attn/attention.hpp"
+#include "cli/attend_html.hpp"
 #include "cli/attend_inputs.hpp"
 #include "cli/attend_options.hpp"
 #include "cli/attend_parameters.hpp"
@@ -139,8 +140,11 @@ int run_attend(const AttendOptions& opt) {
 
     const io::OutputSpec spec = resolve_output(opt.out);
     const std::vector<Show> show = parse_show(
-        opt.show.empty() ? (spec.to_terminal ? "all" : "context") : opt.show, from_input,
-        opt.out_proj || !opt.wo.empty(), opt.scheme != AttendScheme::none, !opt.permute.empty());
+        spec.format == io::Format::html ? html_show(opt, indexed)  // the page: weights only
+        : opt.show.empty()              ? (spec.to_terminal ? "all" : "context")
+                                        : opt.show,
+        from_input, opt.out_proj || !opt.wo.empty(), opt.scheme != AttendScheme::none,
+        !opt.permute.empty());
     if (indexed && spec.format == io::Format::npy && !spec.directory)
         throw UsageError(
             "--format npy: one array cannot carry the sentence index of sentences read "
