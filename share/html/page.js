@@ -1,12 +1,13 @@
 /* attn's attention page: the head view and the model view of the weights in #attn-data,
      {"tokens": [n], "layers": [L], "heads": [H], "axes": [layer name, head name],
       "weights": [L][H][n][n], "masked": [L x H x n rows of [from, to) key runs] (optional)}.
-   Head view: query tokens left, key tokens right, row i of both at the same height. With no
+   Head view: query tokens left, key tokens right, row i of both at the same height; head h's
+   lines are shifted (h - (H - 1) / 2) x at most 3 pixels within the row. With no
    query focused, every weight w > 0 of the shown heads is a line at opacity w rounded to 1/100
    (one SVG path per head and opacity level, so that 12 heads of 128 tokens stay fast; weights
    under 0.005 are not drawn). A focused query (hover, or click to keep it) hides those and
-   draws one SVG line per head and key with opacity w, for every w > 0. Masked keys and
-   weights of 0 get no line. Model view: one canvas per layer and head, white 0 to the head's
+   draws one SVG line per head and key with opacity w and width 2 + 4 w, for every w > 0.
+   Masked keys and weights of 0 get no line. Model view: one canvas per layer and head, white 0 to the head's
    colour 1, masked keys grey; a click opens that head in the head view. */
 (function () {
   "use strict";
@@ -76,6 +77,9 @@
   const queryRows = el("g", {id: "queries"}, svg);
   const keyRows = el("g", {id: "keys"}, svg);
   const y = (i) => TOP + (i + 0.5) * ROW;
+  // Each head's lines a little apart (within a row), so that heads stay told apart.
+  const spread = H > 1 ? Math.min(3, (ROW - 8) / (H - 1)) : 0;
+  const offset = (h) => (h - (H - 1) / 2) * spread;
 
   const queryText = [], keyText = [], weightText = [], queryGroup = [];
   for (let i = 0; i < n; i++) {
@@ -123,20 +127,20 @@
       if (!state.shown[h]) continue;
       const levels = new Array(LEVELS + 1);
       for (let i = 0; i < n; i++) {
-        const row = W[l][h][i], mask = maskOf(l, h, i), yi = y(i);
+        const row = W[l][h][i], mask = maskOf(l, h, i), yi = y(i) + offset(h);
         for (let j = 0; j < n; j++) {
           const w = row[j];
           if (!drawn(w, mask, j)) continue;
           const level = Math.round(Math.min(w, 1) * LEVELS);
           if (level === 0) continue;
-          (levels[level] || (levels[level] = [])).push("M" + x1 + " " + yi + "L" + x2 + " " + y(j));
+          (levels[level] || (levels[level] = [])).push("M" + x1 + " " + yi + "L" + x2 + " " + (y(j) + offset(h)));
         }
       }
       for (let v = 1; v <= LEVELS; v++)
         if (levels[v])
           el("path", {class: "overview", "data-head": h, d: levels[v].join(""),
                       stroke: rgb(colours[h]), "stroke-opacity": v / LEVELS,
-                      "stroke-width": 1.5}, overview);
+                      "stroke-width": 2}, overview);
     }
   }
 
@@ -157,8 +161,9 @@
         const w = row[j];
         if (!drawn(w, mask, j)) continue;
         el("line", {class: "focus", "data-head": h, "data-query": i, "data-key": j,
-                    "data-weight": w, x1: x1, y1: y(i), x2: x2, y2: y(j),
-                    stroke: rgb(colours[h]), "stroke-opacity": Math.min(w, 1)}, focusLines);
+                    "data-weight": w, x1: x1, y1: y(i) + offset(h), x2: x2, y2: y(j) + offset(h),
+                    stroke: rgb(colours[h]), "stroke-opacity": Math.min(w, 1),
+                    "stroke-width": 2 + 4 * Math.min(w, 1)}, focusLines);
       }
     }
     if (shown.length === 1) {
@@ -284,7 +289,7 @@
   }
   function buildGrid() {
     gridBuilt = true;
-    grid.style.gridTemplateColumns = "auto repeat(" + H + ", max-content)";
+    grid.style.gridTemplateColumns = "max-content repeat(" + H + ", max-content)";
     grid.appendChild(document.createElement("span"));
     for (let h = 0; h < H; h++) {
       const s = document.createElement("span");
