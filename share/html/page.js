@@ -5,7 +5,7 @@
    lines are shifted (h - (H - 1) / 2) x at most 3 pixels within the row. With no
    query focused, every weight w > 0 of the shown heads is a line at opacity w rounded to 1/100
    (one SVG path per head and opacity level, so that 12 heads of 128 tokens stay fast; weights
-   under 0.005 are not drawn). A focused query (hover, or click to keep it) hides those and
+   under 0.005 are not drawn, nor the faintest levels beyond 300,000 lines). A focused query (hover, or click to keep it) hides those and
    draws one SVG line per head and key with opacity w and width 2 + 4 w, for every w > 0.
    Masked keys and weights of 0 get no line. Model view: one canvas per layer and head, white 0 to the head's
    colour 1, masked keys grey; a click opens that head in the head view. */
@@ -119,10 +119,34 @@
     weightText[i].setAttribute("x", xWeight);
   }
 
-  // Every line of the shown heads of the layer: one path per head and opacity level.
+  // Every line of the shown heads of the layer: one path per head and opacity level. Beyond
+  // MAX_LINES lines (many heads of many tokens), the faintest levels are left out, and the
+  // note under the controls says from which weight on lines are drawn.
+  const MAX_LINES = 300000;
+  const level = (w) => Math.round(Math.min(w, 1) * LEVELS);
   function drawOverview() {
     clear(overview);
     const l = state.layer;
+    const count = new Float64Array(LEVELS + 1);
+    for (let h = 0; h < H; h++) {
+      if (!state.shown[h]) continue;
+      for (let i = 0; i < n; i++) {
+        const row = W[l][h][i], mask = maskOf(l, h, i);
+        for (let j = 0; j < n; j++)
+          if (drawn(row[j], mask, j)) count[level(row[j])]++;
+      }
+    }
+    let lowest = 1, total = 0;
+    for (let v = LEVELS; v >= 1; v--) {
+      if (total + count[v] > MAX_LINES) {
+        lowest = v + 1;
+        break;
+      }
+      total += count[v];
+    }
+    document.getElementById("overview-note").textContent =
+        lowest > 1 ? "Too many lines: those of weight under " + ((lowest - 0.5) / LEVELS) +
+                         " are left out until a query is focused." : "";
     for (let h = 0; h < H; h++) {
       if (!state.shown[h]) continue;
       const levels = new Array(LEVELS + 1);
@@ -130,13 +154,12 @@
         const row = W[l][h][i], mask = maskOf(l, h, i), yi = y(i) + offset(h);
         for (let j = 0; j < n; j++) {
           const w = row[j];
-          if (!drawn(w, mask, j)) continue;
-          const level = Math.round(Math.min(w, 1) * LEVELS);
-          if (level === 0) continue;
-          (levels[level] || (levels[level] = [])).push("M" + x1 + " " + yi + "L" + x2 + " " + (y(j) + offset(h)));
+          if (!drawn(w, mask, j) || level(w) < lowest) continue;
+          (levels[level(w)] || (levels[level(w)] = []))
+              .push("M" + x1 + " " + yi + "L" + x2 + " " + (y(j) + offset(h)));
         }
       }
-      for (let v = 1; v <= LEVELS; v++)
+      for (let v = lowest; v <= LEVELS; v++)
         if (levels[v])
           el("path", {class: "overview", "data-head": h, d: levels[v].join(""),
                       stroke: rgb(colours[h]), "stroke-opacity": v / LEVELS,
