@@ -17,6 +17,7 @@
 
 #include "attn/attention/layer.hpp"
 #include "attn/attention/memory_plan.hpp"
+#include "cli/attend_html.hpp"
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
 #include "cli/completion.hpp"
@@ -158,10 +159,12 @@ int run_attend(const AttendOptions& opt) {
         throw UsageError("--embed-dim: the dimension comes from --embeddings " + opt.embeddings);
 
     const io::OutputSpec spec = resolve_output(opt.out);
-    const std::vector<Show> show =
-        parse_show(opt.show.empty() ? (spec.to_terminal ? "all" : "context") : opt.show, from_input,
-                   opt.out_proj || !opt.wo.empty(), opt.scheme != positions::Scheme::none,
-                   !opt.permute.empty());
+    const std::vector<Show> show = parse_show(
+        spec.format == io::Format::html ? html_show(opt, indexed)  // the page: weights only
+        : opt.show.empty()              ? (spec.to_terminal ? "all" : "context")
+                                        : opt.show,
+        from_input, opt.out_proj || !opt.wo.empty(), opt.scheme != positions::Scheme::none,
+        !opt.permute.empty());
     if (indexed && spec.format == io::Format::npy && !spec.directory)
         throw UsageError(
             "--format npy: one array cannot carry the sentence index of sentences read "

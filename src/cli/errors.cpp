@@ -7,6 +7,7 @@
 #include <new>
 
 #include "io/format.hpp"
+#include "io/html.hpp"
 #include "io/output_spec.hpp"
 #include "io/svg.hpp"
 
@@ -40,6 +41,14 @@ std::string output_message(const io::OutputError& e) {
                 "--plot lines: {} has {} columns, at most {} curves are drawn; select columns "
                 "(e.g. --columns 6:10)",
                 e.path, e.arrays, io::kMaxSvgLines);
+        case Kind::too_many_tokens:
+            return fmt::format("--format html: {} tokens, at most {} are drawn on a page", e.arrays,
+                               io::kMaxHtmlTokens);
+        case Kind::too_many_weights:
+            return fmt::format(
+                "--format html: weights of shape ({}) are more than the {} (2^24) a page holds; "
+                "narrow them with --layer and --head (or fewer --heads)",
+                e.path, io::kMaxHtmlWeights);
     }
     return std::string("--output: ") + e.what();
 }

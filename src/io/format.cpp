@@ -6,6 +6,7 @@
 
 #include "io/csv.hpp"
 #include "io/heatmap.hpp"
+#include "io/html.hpp"
 #include "io/json.hpp"
 #include "io/markdown.hpp"
 #include "io/npy.hpp"
@@ -28,7 +29,7 @@ constexpr std::array kFormats{
     FormatEntry{Format::table, "table", ".txt"}, FormatEntry{Format::npy, "npy", ".npy"},
     FormatEntry{Format::npz, "npz", ".npz"},     FormatEntry{Format::json, "json", ".json"},
     FormatEntry{Format::svg, "svg", ".svg"},     FormatEntry{Format::heatmap, "heatmap", ".txt"},
-    FormatEntry{Format::md, "md", ".md"},
+    FormatEntry{Format::md, "md", ".md"},        FormatEntry{Format::html, "html", ".html"},
 };
 
 }  // namespace
@@ -108,6 +109,8 @@ std::unique_ptr<ArraySink> make_writer(Format f, OutputFile& out, const TextStyl
             return std::make_unique<SvgWriter>(out, style.picture);
         case Format::heatmap:
             return std::make_unique<HeatmapWriter>(out, style);
+        case Format::html:
+            return std::make_unique<HtmlWriter>(out, style);
     }
     throw std::invalid_argument("format " + std::string(format_name(f)) +
                                 " is not available for this output");

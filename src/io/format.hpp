@@ -14,7 +14,7 @@
 
 namespace attn::io {
 
-enum class Format { csv, tsv, table, npy, npz, json, svg, heatmap, md };
+enum class Format { csv, tsv, table, npy, npz, json, svg, heatmap, md, html };
 
 /// "csv" -> Format::csv, ...; nullopt for an unknown name.
 std::optional<Format> parse_format(std::string_view name);
@@ -23,7 +23,7 @@ std::string_view format_name(Format f);
 /// "csv|tsv|table|...".
 std::vector<std::string> format_name_list();
 std::string format_names();
-/// By extension: .csv .tsv .txt(table) .npy .npz .json .svg .md; nullopt otherwise.
+/// By extension: .csv .tsv .txt(table) .npy .npz .json .svg .md .html; nullopt otherwise.
 std::optional<Format> format_from_extension(std::string_view path);
 /// The extension a format's files get when written into a directory (-o DIR/).
 std::string_view format_extension(Format f);

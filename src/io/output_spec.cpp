@@ -41,6 +41,10 @@ std::string describe(OutputError::Kind kind, const std::string& path, Format for
                        : f + " holds one array and this run writes " + std::to_string(arrays);
         case OutputError::Kind::too_many_curves:
             return path + " has " + std::to_string(arrays) + " columns, more than the curves drawn";
+        case OutputError::Kind::too_many_tokens:
+            return "html: " + std::to_string(arrays) + " tokens, more than a page draws";
+        case OutputError::Kind::too_many_weights:
+            return "html: weights of shape " + path + ", more than a page holds";
     }
     return "unusable output";
 }

@@ -58,6 +58,9 @@ struct OutputError : std::invalid_argument {
                              // 0 when a writer found a second one)
         too_many_curves,     // plot lines with more columns than curves drawn (path: the
                              // array's name, arrays: its curves)
+        too_many_tokens,     // an html page of more than kMaxHtmlTokens (arrays: the tokens)
+        too_many_weights,    // an html page of more than kMaxHtmlWeights (path: the shape,
+                             // arrays: the weights, or kMaxHtmlWeights + 1 beyond size_t)
     };
     OutputError(Kind kind, std::string path, Format format, std::size_t arrays);
     Kind kind;

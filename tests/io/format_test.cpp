@@ -8,7 +8,7 @@ using attn::io::Format;
 
 TEST_CASE("format: every name parses to its format and back") {
     const auto names = attn::io::format_name_list();
-    CHECK(names.size() == 9);
+    CHECK(names.size() == 10);
     std::string joined;
     for (const std::string& name : names) {
         CAPTURE(name);
@@ -18,7 +18,7 @@ TEST_CASE("format: every name parses to its format and back") {
         joined += (joined.empty() ? "" : "|") + name;
     }
     CHECK(attn::io::format_names() == joined);
-    CHECK(joined == "csv|tsv|table|npy|npz|json|svg|heatmap|md");
+    CHECK(joined == "csv|tsv|table|npy|npz|json|svg|heatmap|md|html");
     CHECK_FALSE(attn::io::parse_format("CSV").has_value());
     CHECK_FALSE(attn::io::parse_format("").has_value());
     CHECK_FALSE(attn::io::parse_format("txt").has_value());

@@ -1,0 +1,20 @@
+# Writes a C++ header holding text files as string_view constants, so that a page's style and
+# script live as ordinary files (share/html/) and still end up inside the binary.
+#   cmake -DOUT=header.hpp -DNAMESPACE=ns -DFILES="kName=path;kOther=path" -P embed_text.cmake
+set(delimiter "attn_text")
+set(body "// Generated at build time by cmake/embed_text.cmake: do not edit.\n#pragma once\n\n")
+string(APPEND body "#include <string_view>\n\nnamespace ${NAMESPACE} {\n")
+foreach(entry IN LISTS FILES)
+  string(REGEX REPLACE "=.*$" "" name "${entry}")
+  string(REGEX REPLACE "^[^=]*=" "" path "${entry}")
+  file(READ "${path}" text)
+  string(FIND "${text}" ")${delimiter}\"" clash)
+  if(NOT clash EQUAL -1)
+    message(FATAL_ERROR "${path} holds )${delimiter}\", which would end the string literal")
+  endif()
+  string(APPEND body "\ninline constexpr std::string_view ${name} = R\"${delimiter}(${text})${delimiter}\";\n")
+endforeach()
+string(APPEND body "\n}  // namespace ${NAMESPACE}\n")
+file(WRITE "${OUT}.new" "${body}")
+file(COPY_FILE "${OUT}.new" "${OUT}" ONLY_IF_DIFFERENT)
+file(REMOVE "${OUT}.new")
