@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -57,10 +58,20 @@ struct Sweep {
 /// (empty range), and more than max_points values.
 Sweep parse_sweep(std::string_view spec, std::size_t max_points = 10000);
 
+// ---- whole numbers
+
+/// Every integer option's grammar: decimal digits with an optional sign, point and exponent,
+/// whose value is whole ("1e6", "2.5e3", "120e-1", "-3"). Returns the value as plain digits
+/// ("1000000"), which the option then range-checks; nullopt for text that is not such a number
+/// or not whole ("1.5", "1e-3", "0x10"). Exponents beyond the 64-bit range still give digits
+/// (at most 64 of them), so that the range check says "out of range".
+std::optional<std::string> whole_number_text(std::string_view text);
+
 // ---- seeds
 
 /// A seed as torch.manual_seed takes it: a whole number from -2^63 to 2^64-1, negative ones
-/// wrapped modulo 2^64 as torch wraps them (-1 is 2^64-1). std::invalid_argument otherwise.
+/// wrapped modulo 2^64 as torch wraps them (-1 is 2^64-1), in whole_number_text's grammar
+/// ("1e3"). std::invalid_argument otherwise.
 std::uint64_t parse_seed(std::string_view text);
 
 // ---- sizes in bytes

@@ -30,6 +30,14 @@ std::string output_message(const io::OutputError& e) {
                 format);
         case Kind::missing_directory:
             return "--output: directory '" + e.path + "' does not exist";
+        case Kind::contradicts_extension: {
+            const auto named = io::format_from_extension(e.path);
+            return fmt::format(
+                "--format {} writes {}, but '{}' is named as {}; leave out -f, or name "
+                "the file {}",
+                format, format, e.path, named ? io::format_name(*named) : "another format",
+                io::format_extension(e.format));
+        }
         case Kind::one_array_only:
             return fmt::format(
                 "--format {} holds one array and this run writes {}; use -f npz, json or table, "
@@ -87,9 +95,18 @@ std::string escape_control(std::string_view text) {
     return out;
 }
 
-int report(std::exception_ptr error) {
+std::string help_hint(const std::string& command) {
+    return fmt::format("Try 'attn {}--help' for more information.",
+                       command.empty() ? "" : command + " ");
+}
+
+int report(std::exception_ptr error, const std::string& command) {
     const Failure f = describe(error);
-    if (!f.message.empty()) fmt::print(stderr, "attn: {}\n", escape_control(f.message));
+    if (f.message.empty()) return f.code;
+    if (f.code == kUsage)
+        fmt::print(stderr, "attn: {}\n{}\n", escape_control(f.message), help_hint(command));
+    else
+        fmt::print(stderr, "attn: {}\n", escape_control(f.message));
     return f.code;
 }
 

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <regex>
 
+#include "cli/arguments.hpp"
+
 namespace attn::cli {
 
 namespace {
@@ -34,9 +36,22 @@ bool is_integer(const std::string& text) {
            (ec == std::errc() || ec == std::errc::result_out_of_range);
 }
 
+bool integer_option(const CLI::Option& o) {
+    const std::string type = o.get_type_name();
+    const std::string name = type.substr(0, type.find(':'));
+    return name == "INT" || name == "UINT" || name == "N" || name == "I";
+}
+
 void add_check(CLI::App& app) {
     for (CLI::Option* o : app.get_options()) {
         if (!o->nonpositional() || o->get_items_expected_max() == 0) continue;
+        if (integer_option(*o))
+            o->transform(CLI::Validator(
+                [](std::string& value) -> std::string {
+                    if (auto whole = whole_number_text(value)) value = *whole;
+                    return {};
+                },
+                ""));
         o->check(CLI::Validator(
             [](std::string& value) -> std::string {
                 return value.empty() ? "an empty value; give one (see --help)" : "";
@@ -61,8 +76,44 @@ std::string unknown_command_message(std::string_view word,
                        fmt::join(commands, ", "));
 }
 
-std::string parse_error_message(const CLI::ParseError& error) {
+std::string unknown_option_message(std::string_view word, const CLI::App& command) {
+    const std::string_view typed = word.substr(0, word.find('='));
+    std::vector<std::string> names;
+    const auto add = [&names](const CLI::App& app) {
+        for (const CLI::Option* o : app.get_options()) {
+            for (const auto& n : o->get_lnames()) names.push_back("--" + n);
+            for (const auto& n : o->get_snames()) names.push_back("-" + n);
+        }
+    };
+    add(command);
+    for (const CLI::App* group :
+         command.get_subcommands([](const CLI::App* a) { return a->get_name().empty(); }))
+        add(*group);
+    std::string best;
+    std::size_t best_distance = 3;
+    for (const auto& n : names) {
+        const std::size_t d = edit_distance(typed, n);
+        if (d < best_distance) best = n, best_distance = d;
+    }
+    if (best.empty() && typed.size() > 2)
+        for (const auto& n : names)
+            if (n.rfind(typed, 0) == 0) {
+                best = n;
+                break;
+            }
+    if (best.empty()) return fmt::format("unknown option '{}'", typed);
+    return fmt::format("unknown option '{}'; did you mean '{}'?", typed, best);
+}
+
+std::string parse_error_message(const CLI::ParseError& error, const CLI::App* command) {
     const std::string text = error.what();
+    if (dynamic_cast<const CLI::ExtrasError*>(&error) && command) {
+        // "The following arguments were not expected: 6:10 --colums": the first word that
+        // looks like an option (not a negative number) is the misspelt one.
+        for (const std::string& extra : command->remaining(true))
+            if (extra.size() > 1 && extra[0] == '-' && !(extra[1] >= '0' && extra[1] <= '9'))
+                return unknown_option_message(extra, *command);
+    }
     // CLI::Range: "--positions: Value sixty not in range 0 to 1099511627776".
     static const std::regex range(R"(^(.*): Value (.*) not in range (\S+) to (\S+)$)");
     std::smatch m;
@@ -79,7 +130,7 @@ std::string parse_error_message(const CLI::ParseError& error) {
     return text;
 }
 
-void refuse_empty_values(CLI::App& app) {
+void add_value_checks(CLI::App& app) {
     add_check(app);
 }
 

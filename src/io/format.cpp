@@ -83,6 +83,10 @@ bool is_binary(Format f) {
     return f == Format::npy || f == Format::npz;
 }
 
+bool is_plain_text(Format f) {
+    return !is_binary(f) && f != Format::svg;
+}
+
 bool holds_several_arrays(Format f) {
     return f == Format::npz || f == Format::json || f == Format::table || f == Format::heatmap ||
            f == Format::md;

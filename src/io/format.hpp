@@ -29,6 +29,8 @@ std::optional<Format> format_from_extension(std::string_view path);
 std::string_view format_extension(Format f);
 /// Binary formats are refused on a terminal.
 bool is_binary(Format f);
+/// Text meant to be read as text (csv tsv table json md heatmap): what a .txt file may hold.
+bool is_plain_text(Format f);
 /// Formats whose single output holds several arrays (npz, json, table, heatmap, md).
 bool holds_several_arrays(Format f);
 
