@@ -182,4 +182,8 @@ expect_usage_error --repeat "$ATTN" complexity -n 4 -d 4 --measure --repeat 1001
 expect_usage_error --dtype "$ATTN" complexity -n 4 -d 4 --dtype float32
 expect_usage_error --format "$ATTN" complexity -f xlsx
 
+# -f heatmap: the counts have no colours to show and come out as the table.
+expect_status 0 "$ATTN" complexity -f heatmap -n 10 -d 4
+expect_grep '^self_attention +O\(n\^2 d\) +O\(1\) +O\(1\) +10 +4 +3 +2 +800 ' "$OUT"
+expect_grep '^recurrent +n > d +4 +3 +5$' "$OUT"
 finish
