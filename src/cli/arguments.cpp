@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <system_error>
 
 namespace attn::cli {
@@ -221,6 +223,45 @@ std::optional<std::string> whole_number_text(std::string_view text) {
                       exponent, std::max<std::int64_t>(0, 64 - std::int64_t(digits.size())))),
                   '0');
     return negative ? "-" + digits : digits;
+}
+
+std::pair<int, int> parse_picture_size(std::string_view text) {
+    const std::string accepted =
+        "; give WxH, e.g. 1600x900, each 1 to " + std::to_string(kMaxPictureSide) + " pixels";
+    const auto x = text.find_first_of("xX");
+    if (x == std::string_view::npos)
+        throw std::invalid_argument("'" + std::string(text) + "' is not a size" + accepted);
+    int side[2] = {0, 0};
+    const std::string_view parts[2] = {text.substr(0, x), text.substr(x + 1)};
+    for (int k = 0; k < 2; ++k) {
+        const auto [ptr, ec] =
+            std::from_chars(parts[k].data(), parts[k].data() + parts[k].size(), side[k]);
+        if (parts[k].empty() || ptr != parts[k].data() + parts[k].size() ||
+            (ec != std::errc() && ec != std::errc::result_out_of_range))
+            throw std::invalid_argument("'" + std::string(text) + "' is not a size" + accepted);
+        if (ec != std::errc() || side[k] < 1 || side[k] > kMaxPictureSide)
+            throw std::invalid_argument("'" + std::string(text) + "' is out of range" + accepted);
+    }
+    return {side[0], side[1]};
+}
+
+std::pair<double, double> parse_range(std::string_view text) {
+    const std::string accepted = "; give LO:HI, two finite numbers with LO < HI, e.g. -1:1";
+    const auto colon = text.find(':', text.empty() || text[0] != ':' ? 0 : 1);
+    if (colon == std::string_view::npos)
+        throw std::invalid_argument("'" + std::string(text) + "' is not a range" + accepted);
+    double v[2] = {0, 0};
+    const std::string parts[2] = {std::string(text.substr(0, colon)),
+                                  std::string(text.substr(colon + 1))};
+    for (int k = 0; k < 2; ++k) {
+        char* end = nullptr;
+        v[k] = std::strtod(parts[k].c_str(), &end);
+        if (parts[k].empty() || *end != '\0' || !std::isfinite(v[k]))
+            throw std::invalid_argument("'" + std::string(text) + "' is not a range" + accepted);
+    }
+    if (!(v[0] < v[1]))
+        throw std::invalid_argument("'" + std::string(text) + "' is empty" + accepted);
+    return {v[0], v[1]};
 }
 
 std::uint64_t parse_seed(std::string_view raw) {

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace attn::cli {
@@ -66,6 +67,17 @@ Sweep parse_sweep(std::string_view spec, std::size_t max_points = 10000);
 /// or not whole ("1.5", "1e-3", "0x10"). Exponents beyond the 64-bit range still give digits
 /// (at most 64 of them), so that the range check says "out of range".
 std::optional<std::string> whole_number_text(std::string_view text);
+
+// ---- pictures
+
+/// A picture's size "WxH" (x or X), each a whole number of pixels from
+/// 1 to kMaxPictureSide. std::invalid_argument saying what is accepted otherwise.
+constexpr int kMaxPictureSide = 16384;
+std::pair<int, int> parse_picture_size(std::string_view text);
+
+/// A colour range "LO:HI" of finite numbers with LO < HI (negative numbers and exponents as
+/// C's strtod reads them: "-1:1", "0:1e-3"). std::invalid_argument otherwise.
+std::pair<double, double> parse_range(std::string_view text);
 
 // ---- seeds
 

@@ -126,6 +126,7 @@ Command add_bits(CLI::App& root) {
         ->transform(enum_names(show_names(kShow, {{"all", Show::all}})))
         ->type_name("TEXT");
     add_output_options(*sub, opt->out);
+    add_curve_columns(*sub, opt->out);
     sub->footer(
         "Examples:\n"
         "  attn bits -n 8            0 to 7 in binary, and the period of each bit\n"

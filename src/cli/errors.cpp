@@ -22,8 +22,9 @@ std::string output_message(const io::OutputError& e) {
             return "--output: cannot tell the format from '" + e.path + "'; name it with -f " +
                    io::format_names();
         case Kind::lines_needs_svg:
-            return fmt::format("--plot lines draws an svg, not {}; use -f svg or -o FILE.svg",
-                               format);
+            return fmt::format(
+                "--plot lines draws an svg or png, not {}; use -f svg, -f png or -o FILE.svg",
+                format);
         case Kind::binary_to_terminal:
             return fmt::format(
                 "--format {}: binary data not written to a terminal; use -o FILE or a pipe",

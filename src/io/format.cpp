@@ -10,6 +10,7 @@
 #include "io/markdown.hpp"
 #include "io/npy.hpp"
 #include "io/npz.hpp"
+#include "io/png.hpp"
 #include "io/svg.hpp"
 #include "io/table.hpp"
 
@@ -24,11 +25,11 @@ struct FormatEntry {
 };
 
 constexpr std::array kFormats{
-    FormatEntry{Format::csv, "csv", ".csv"},     FormatEntry{Format::tsv, "tsv", ".tsv"},
-    FormatEntry{Format::table, "table", ".txt"}, FormatEntry{Format::npy, "npy", ".npy"},
-    FormatEntry{Format::npz, "npz", ".npz"},     FormatEntry{Format::json, "json", ".json"},
-    FormatEntry{Format::svg, "svg", ".svg"},     FormatEntry{Format::heatmap, "heatmap", ".txt"},
-    FormatEntry{Format::md, "md", ".md"},
+    FormatEntry{Format::csv, "csv", ".csv"},         FormatEntry{Format::tsv, "tsv", ".tsv"},
+    FormatEntry{Format::table, "table", ".txt"},     FormatEntry{Format::npy, "npy", ".npy"},
+    FormatEntry{Format::npz, "npz", ".npz"},         FormatEntry{Format::json, "json", ".json"},
+    FormatEntry{Format::svg, "svg", ".svg"},         FormatEntry{Format::png, "png", ".png"},
+    FormatEntry{Format::heatmap, "heatmap", ".txt"}, FormatEntry{Format::md, "md", ".md"},
 };
 
 }  // namespace
@@ -80,7 +81,7 @@ std::string_view format_extension(Format f) {
 }
 
 bool is_binary(Format f) {
-    return f == Format::npy || f == Format::npz;
+    return f == Format::npy || f == Format::npz || f == Format::png;
 }
 
 bool is_plain_text(Format f) {
@@ -110,6 +111,8 @@ std::unique_ptr<ArraySink> make_writer(Format f, OutputFile& out, const TextStyl
             return std::make_unique<NpzWriter>(out);
         case Format::svg:
             return std::make_unique<SvgWriter>(out, style.picture);
+        case Format::png:
+            return std::make_unique<PngWriter>(out, style.picture);
         case Format::heatmap:
             return std::make_unique<HeatmapWriter>(out, style);
     }

@@ -12,6 +12,7 @@
 #include "io/colormap.hpp"
 #include "io/labels.hpp"
 #include "io/output_spec.hpp"
+#include "io/picture_scale.hpp"
 
 namespace attn::io {
 
@@ -154,12 +155,14 @@ void HeatmapWriter::end() {
     const std::size_t br = g0.block_rows(), bc = g0.block_cols();
     const ColorMode mode = style_.picture.color;
     const bool color = mode != ColorMode::none;
-    const auto [lo, hi] = info_.value_range.value_or(grid_.finite_range());
+    const PictureScale shown = picture_scale(grid_, info_, style_.picture);
+    const double lo = shown.lo, hi = shown.hi;
     const Colormap cmap = style_.picture.cmap.value_or(default_colormap(lo, hi));
     const auto [scale_lo, scale_hi] = colormap_range(cmap, lo, hi);
     auto colour = [&, lo = lo, hi = hi](const BlockAverage& g, std::size_t i, std::size_t j) {
-        return g.masked(i, j) ? kMaskedGrey
-                              : colormap_color(cmap, colormap_position(cmap, g(i, j), lo, hi));
+        return g.masked(i, j)
+                   ? kMaskedGrey
+                   : colormap_color(cmap, colormap_position(cmap, shown.shown(g(i, j)), lo, hi));
     };
 
     std::string text;
@@ -197,8 +200,9 @@ void HeatmapWriter::end() {
         std::string last;
         for (std::size_t j = 0; j < C; ++j) {
             if (!color) {
-                const char c =
-                    g.masked(i, j) ? '/' : ramp(colormap_position(cmap, g(i, j), lo, hi));
+                const char c = g.masked(i, j)
+                                   ? '/'
+                                   : ramp(colormap_position(cmap, shown.shown(g(i, j)), lo, hi));
                 line.append(cell_width_, c);
                 continue;
             }

@@ -63,7 +63,7 @@ expect_completion "--layout" encode --la
 expect_completion "--columns --causal --cmap --color" encode --c
 expect_completion "auto always never" encode --color ""
 expect_completion "interleaved split" encode --layout ""
-expect_completion "csv tsv table npy npz json svg heatmap md" encode -f ""
+expect_completion "csv tsv table npy npz json svg png heatmap md" encode -f ""
 expect_completion "svg" encode --format s
 expect_completion "float32 float64" bits --dtype ""
 expect_completion "blues viridis rdbu" encode -n 4 --cmap ""

@@ -63,4 +63,5 @@ def main():
         print(f"#{r:02x}{g:02x}{b:02x}")
 
 
-main()
+if __name__ == "__main__":
+    main()

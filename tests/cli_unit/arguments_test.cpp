@@ -82,6 +82,20 @@ TEST_CASE("parse_seed: torch.manual_seed's range, negative seeds wrapped modulo 
     CHECK_THROWS_AS(parse_seed("1.5"), std::invalid_argument);
 }
 
+TEST_CASE("parse_picture_size and parse_range: WxH in pixels, LO:HI with LO < HI") {
+    using attn::cli::parse_picture_size;
+    using attn::cli::parse_range;
+    CHECK(parse_picture_size("1600x900") == std::pair{1600, 900});
+    CHECK(parse_picture_size("1X16384") == std::pair{1, 16384});
+    for (const char* bad : {"1600", "0x100", "100x0", "16385x10", "-5x10", "ax5", "5x", "x5", ""})
+        CHECK_THROWS_AS(parse_picture_size(bad), std::invalid_argument);
+    CHECK(parse_range("-1:1") == std::pair{-1.0, 1.0});
+    CHECK(parse_range("0:1e-3") == std::pair{0.0, 1e-3});
+    CHECK(parse_range("-2.5:-1") == std::pair{-2.5, -1.0});
+    for (const char* bad : {"1:1", "2:1", "1", ":1", "0:", "a:b", "0:inf", "nan:1", ""})
+        CHECK_THROWS_AS(parse_range(bad), std::invalid_argument);
+}
+
 TEST_CASE("whole_number_text: an exponent or a point that gives a whole number, as digits") {
     using attn::cli::whole_number_text;
     CHECK(whole_number_text("1e6") == "1000000");

@@ -79,7 +79,7 @@ TEST_CASE("output_spec: a directory takes several arrays, a single-array file do
 
 TEST_CASE("output_spec: refusals, each with its kind") {
     const Surroundings pipe;
-    CHECK(refusal([&] { attn::io::resolve_output(to("P.png"), pipe); }) ==
+    CHECK(refusal([&] { attn::io::resolve_output(to("P.jpg"), pipe); }) ==
           OutputError::Kind::unknown_extension);
     OutputRequest lines = to("P.csv");
     lines.plot = attn::io::Plot::lines;
