@@ -64,6 +64,7 @@ expect_stderr "--format npz writes npz, but '$WORK/x.csv' is named as csv"
 expect_try encode
 [ ! -e "$WORK/x.csv" ] || fail "-f npz -o x.csv left a file"
 expect_usage_error --format "$ATTN" encode -f csv -o "$WORK/x.npy"
+expect_usage_error --format "$ATTN" encode -f svg -o "$WORK/x.png"
 # .txt holds any text, and a name without an extension any format.
 expect_status 0 "$ATTN" encode -n 2 -d 2 -f csv -o "$WORK/x.txt"
 expect_grep '^position,0,1$' "$WORK/x.txt"
