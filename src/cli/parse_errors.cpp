@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <cstdlib>
 #include <regex>
 
 #include "cli/arguments.hpp"
@@ -118,6 +119,17 @@ std::string parse_error_message(const CLI::ParseError& error, const CLI::App* co
     static const std::regex range(R"(^(.*): Value (.*) not in range (\S+) to (\S+)$)");
     std::smatch m;
     if (std::regex_match(text, m, range)) {
+        if (m[3].str().find('.') != std::string::npos) {  // a real range: "0.500000 to 4.000000"
+            const double lo = std::stod(m[3]), hi = std::stod(m[4]);
+            char* end = nullptr;
+            const std::string value = m[2];
+            std::strtod(value.c_str(), &end);
+            if (value.empty() || *end != '\0')
+                return fmt::format("{}: '{}' is not a number (accepted: {} to {})", m[1].str(),
+                                   value, lo, hi);
+            return fmt::format("{}: {} is out of range (accepted: {} to {})", m[1].str(), value, lo,
+                               hi);
+        }
         if (!is_integer(m[2]))
             return fmt::format("{}: '{}' is not a whole number (accepted: {} to {})", m[1].str(),
                                m[2].str(), m[3].str(), m[4].str());

@@ -45,6 +45,11 @@ expect_grep '^self_attention,' "$OUT"
 expect_usage_error --positions "$ATTN" encode -n 1.5e0
 expect_stderr "'1.5e0' is not a whole number"
 expect_usage_error --positions "$ATTN" encode -n 1e-3
+# A real option's range is said as numbers, not as "a whole number".
+expect_usage_error --font-scale "$ATTN" encode --font-scale 0.1 -o "$WORK/f.svg"
+expect_stderr "--font-scale: 0.1 is out of range (accepted: 0.5 to 4)"
+expect_usage_error --font-scale "$ATTN" encode --font-scale big -o "$WORK/f.svg"
+expect_stderr "--font-scale: 'big' is not a number (accepted: 0.5 to 4)"
 expect_usage_error --positions "$ATTN" encode -n 1e400
 expect_stderr "out of range"
 
