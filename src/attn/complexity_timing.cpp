@@ -14,6 +14,7 @@
 #include <xtensor-blas/xlinalg.hpp>
 
 #include "attn/attention/reference.hpp"
+#include "attn/attention/tiled.hpp"
 #include "runtime/memory_budget.hpp"
 
 namespace attn {
@@ -214,18 +215,21 @@ Measurement measure_layer(Layer layer, const LayerSizes& s, std::size_t repeat,
     const float w_scale = 1.0f / std::sqrt(float(d));  // keeps W x and tanh out of saturation
     const Matrix X = random_matrix(n, d, 1, 1.0f);
     std::function<float()> run;  // one forward pass; returns one output value to keep it live
+    std::string kernel;
     switch (layer) {
         case Layer::convolution:
         case Layer::dilated_convolution: {
             const std::size_t dilation = layer == Layer::dilated_convolution ? k : 1;
             const Matrix W = random_matrix(k * d, d, 2, w_scale / std::sqrt(float(k)));
             run = [X, W, k, dilation] { return convolution_forward(X, W, k, dilation)(0, 0); };
+            kernel = "im2col + sgemm";
             break;
         }
         case Layer::recurrent: {
             const Matrix W = random_matrix(d, d, 3, w_scale);
             const Matrix U = random_matrix(d, d, 4, w_scale);
             run = [X, W, U] { return recurrent_forward(X, W, U)(0, 0); };
+            kernel = "sgemv per step";
             break;
         }
         case Layer::self_attention:
@@ -234,8 +238,11 @@ Measurement measure_layer(Layer layer, const LayerSizes& s, std::size_t repeat,
             const std::uint64_t r = s.r;
             const auto attend = [restricted, r](const Matrix& Q, const Matrix& K, const Matrix& V) {
                 return restricted ? restricted_attention_forward(Q, K, V, r)
-                                  : self_attention_forward(Q, K, V);
+                                  : tiled_attention<float>(Q, K, V);
             };
+            kernel =
+                restricted ? "windowed loops" : "fused tiled attention (" + tiled_kernel() + ")";
+            if (s.with_projections) kernel = "sgemm projections + " + kernel;
             if (s.with_projections) {
                 const Matrix Wq = random_matrix(d, d, 5, w_scale),
                              Wk = random_matrix(d, d, 6, w_scale),
@@ -269,7 +276,7 @@ Measurement measure_layer(Layer layer, const LayerSizes& s, std::size_t repeat,
     const double median = repeat % 2 == 1 ? seconds[repeat / 2]
                                           : 0.5 * (seconds[repeat / 2 - 1] + seconds[repeat / 2]);
     const double gflops = median > 0.0 ? 2.0 * double(ma) / median / 1e9 : 0.0;
-    return {median, gflops, ma};
+    return {median, gflops, ma, kernel};
 }
 
 }  // namespace attn

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include <xtensor/xtensor.hpp>
 
@@ -47,6 +48,8 @@ struct Measurement {
     double seconds;               // median of the timed runs
     double gflops;                // 2 * multiply_adds / seconds / 1e9 (0 if seconds is 0)
     std::uint64_t multiply_adds;  // multiply_adds(layer, sizes)
+    std::string kernel;           // what ran: "im2col + sgemm", "sgemv per step",
+                                  // "fused tiled attention (avx2)", "windowed loops"
 };
 
 /// Bytes the kernel of `layer` holds at once when measured (inputs, weights, intermediates
@@ -57,7 +60,9 @@ std::uint64_t measurement_bytes(Layer layer, const LayerSizes& sizes);
 /// Runs the layer's kernel on deterministic pseudo-random data (inputs and weights drawn
 /// once, outside the timing): one warm-up run, then `repeat` timed runs (steady_clock);
 /// returns their median. The convolution row runs with dilation 1, the dilated row with
-/// dilation k (its second layer); with_projections also runs the four d x d projections.
+/// dilation k (its second layer); self_attention runs the fused kernel of tiled_attention.hpp
+/// that attn attend runs (so its measured exponent is attn's), restricted self-attention
+/// restricted_attention_forward; with_projections also runs the four d x d projections (sgemm).
 /// Throws std::invalid_argument for repeat == 0, invalid sizes, a dimension beyond
 /// 2^31-1 (BLAS int) or a working set (measurement_bytes) beyond max_bytes.
 Measurement measure_layer(Layer layer, const LayerSizes& sizes, std::size_t repeat = 5,

@@ -1,7 +1,10 @@
 #include "cli/arguments.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <system_error>
 
 namespace attn::cli {
@@ -203,7 +206,86 @@ Sweep parse_sweep(std::string_view spec, std::size_t max_points) {
     return sweep;
 }
 
-std::uint64_t parse_seed(std::string_view text) {
+std::optional<std::string> whole_number_text(std::string_view text) {
+    std::size_t k = 0;
+    const bool negative = k < text.size() && text[k] == '-';
+    if (k < text.size() && (text[k] == '-' || text[k] == '+')) ++k;
+    std::string digits;  // the mantissa's digits, point removed
+    std::int64_t exponent = 0;
+    bool any = false;
+    for (; k < text.size() && text[k] >= '0' && text[k] <= '9'; ++k) digits += text[k], any = true;
+    if (k < text.size() && text[k] == '.')
+        for (++k; k < text.size() && text[k] >= '0' && text[k] <= '9'; ++k)
+            digits += text[k], --exponent, any = true;
+    if (!any) return std::nullopt;
+    if (k < text.size() && (text[k] == 'e' || text[k] == 'E')) {
+        ++k;
+        const bool minus = k < text.size() && text[k] == '-';
+        if (k < text.size() && (text[k] == '-' || text[k] == '+')) ++k;
+        std::int64_t e = 0;
+        const std::size_t first = k;
+        for (; k < text.size() && text[k] >= '0' && text[k] <= '9'; ++k)
+            e = std::min<std::int64_t>(e * 10 + (text[k] - '0'), 100000);
+        if (k == first) return std::nullopt;
+        exponent += minus ? -e : e;
+    }
+    if (k != text.size()) return std::nullopt;
+    // value = digits * 10^exponent
+    digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size()));
+    if (digits.empty()) return std::string("0");
+    for (; exponent < 0; ++exponent) {
+        if (digits.back() != '0') return std::nullopt;
+        digits.pop_back();
+    }
+    digits.append(static_cast<std::size_t>(std::min<std::int64_t>(
+                      exponent, std::max<std::int64_t>(0, 64 - std::int64_t(digits.size())))),
+                  '0');
+    return negative ? "-" + digits : digits;
+}
+
+std::pair<int, int> parse_picture_size(std::string_view text) {
+    const std::string accepted =
+        "; give WxH, e.g. 1600x900, each 1 to " + std::to_string(kMaxPictureSide) + " pixels";
+    const auto x = text.find_first_of("xX");
+    if (x == std::string_view::npos)
+        throw std::invalid_argument("'" + std::string(text) + "' is not a size" + accepted);
+    int side[2] = {0, 0};
+    const std::string_view parts[2] = {text.substr(0, x), text.substr(x + 1)};
+    for (int k = 0; k < 2; ++k) {
+        const auto [ptr, ec] =
+            std::from_chars(parts[k].data(), parts[k].data() + parts[k].size(), side[k]);
+        if (parts[k].empty() || ptr != parts[k].data() + parts[k].size() ||
+            (ec != std::errc() && ec != std::errc::result_out_of_range))
+            throw std::invalid_argument("'" + std::string(text) + "' is not a size" + accepted);
+        if (ec != std::errc() || side[k] < 1 || side[k] > kMaxPictureSide)
+            throw std::invalid_argument("'" + std::string(text) + "' is out of range" + accepted);
+    }
+    return {side[0], side[1]};
+}
+
+std::pair<double, double> parse_range(std::string_view text) {
+    const std::string accepted = "; give LO:HI, two finite numbers with LO < HI, e.g. -1:1";
+    const auto colon = text.find(':', text.empty() || text[0] != ':' ? 0 : 1);
+    if (colon == std::string_view::npos)
+        throw std::invalid_argument("'" + std::string(text) + "' is not a range" + accepted);
+    double v[2] = {0, 0};
+    const std::string parts[2] = {std::string(text.substr(0, colon)),
+                                  std::string(text.substr(colon + 1))};
+    for (int k = 0; k < 2; ++k) {
+        char* end = nullptr;
+        v[k] = std::strtod(parts[k].c_str(), &end);
+        if (parts[k].empty() || *end != '\0' || !std::isfinite(v[k]))
+            throw std::invalid_argument("'" + std::string(text) + "' is not a range" + accepted);
+    }
+    if (!(v[0] < v[1]))
+        throw std::invalid_argument("'" + std::string(text) + "' is empty" + accepted);
+    return {v[0], v[1]};
+}
+
+std::uint64_t parse_seed(std::string_view raw) {
+    const std::optional<std::string> whole = whole_number_text(raw);
+    const bool plus = !raw.empty() && raw.front() == '+';
+    const std::string_view text = whole && !plus ? std::string_view(*whole) : raw;
     const char* first = text.data();
     const char* last = first + text.size();
     std::uint64_t value = 0;
@@ -221,12 +303,11 @@ std::uint64_t parse_seed(std::string_view text) {
         ptr = r.ptr;
     }
     if (text.empty() || ptr != last || (ec != std::errc() && ec != std::errc::result_out_of_range))
-        throw std::invalid_argument("'" + std::string(text) +
+        throw std::invalid_argument("'" + std::string(raw) +
                                     "' is not a whole number; seeds are -2^63 to 2^64-1");
     if (ec == std::errc::result_out_of_range)
         throw std::invalid_argument(
-            std::string(text) +
-            " is out of range; seeds are -2^63 to 2^64-1, as torch.manual_seed");
+            std::string(raw) + " is out of range; seeds are -2^63 to 2^64-1, as torch.manual_seed");
     return value;
 }
 

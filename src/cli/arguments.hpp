@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace attn::cli {
@@ -65,10 +66,31 @@ struct Sweep {
 /// (empty range), and more than max_points values.
 Sweep parse_sweep(std::string_view spec, std::size_t max_points = 10000);
 
+// ---- whole numbers
+
+/// Every integer option's grammar: decimal digits with an optional sign, point and exponent,
+/// whose value is whole ("1e6", "2.5e3", "120e-1", "-3"). Returns the value as plain digits
+/// ("1000000"), which the option then range-checks; nullopt for text that is not such a number
+/// or not whole ("1.5", "1e-3", "0x10"). Exponents beyond the 64-bit range still give digits
+/// (at most 64 of them), so that the range check says "out of range".
+std::optional<std::string> whole_number_text(std::string_view text);
+
+// ---- pictures
+
+/// A picture's size "WxH" (x or X), each a whole number of pixels from
+/// 1 to kMaxPictureSide. std::invalid_argument saying what is accepted otherwise.
+constexpr int kMaxPictureSide = 16384;
+std::pair<int, int> parse_picture_size(std::string_view text);
+
+/// A colour range "LO:HI" of finite numbers with LO < HI (negative numbers and exponents as
+/// C's strtod reads them: "-1:1", "0:1e-3"). std::invalid_argument otherwise.
+std::pair<double, double> parse_range(std::string_view text);
+
 // ---- seeds
 
 /// A seed as torch.manual_seed takes it: a whole number from -2^63 to 2^64-1, negative ones
-/// wrapped modulo 2^64 as torch wraps them (-1 is 2^64-1). std::invalid_argument otherwise.
+/// wrapped modulo 2^64 as torch wraps them (-1 is 2^64-1), in whole_number_text's grammar
+/// ("1e3"). std::invalid_argument otherwise.
 std::uint64_t parse_seed(std::string_view text);
 
 // ---- sizes in bytes

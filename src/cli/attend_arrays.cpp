@@ -304,16 +304,24 @@ io::MatrixStream positions_stream(const SentenceArrays<T>& a) {
     return e;
 }
 
-// context(X[p]) - context(X)[p], per batch element.
+// context(X[p]) - context(X)[p], per batch element. Pictures draw its rounding noise as 0:
+// contexts at most s = max |context| in magnitude, built by sums of at most n + d_in + d_out
+// terms (io::rounding_noise).
 template <class T>
 io::MatrixStream equivariance_stream(const SentenceArrays<T>& a) {
     const auto& eq = a.run.equivariance;
+    double s = 0;
+    for (const auto& r : a.run.results) s = std::max(s, double(xt::amax(xt::abs(r.output))()));
+    const std::size_t terms = a.s.n() + a.run.x.front().shape(1) + eq.front().shape(1);
     const std::string scheme = a.run.scheme.description();
-    return matrix_stream("equivariance",
+    io::MatrixStream e = matrix_stream("equivariance",
                          "equivariance context(X[p]) - context(X)[p]" +
                              (scheme.empty() ? std::string() : ", " + scheme) + a.mask_text,
                          a.s.batch, 0, query_rows(a), indices(eq.front().shape(1)), row_labels(a),
                          held<T>([&eq](std::size_t b, std::size_t) -> M<T> { return eq[b]; }));
+    e.info.noise = io::rounding_noise(
+        s, std::is_same_v<T, float> ? io::Dtype::float32 : io::Dtype::float64, terms);
+    return e;
 }
 
 template <class T>

@@ -38,7 +38,6 @@ struct BitsRun {
 };
 
 io::MatrixStream bits_stream(const BitsRun& run) {
-    const io::Dtype dtype = run.dtype;
     const std::size_t n = run.n, width = run.width;
     io::ArrayInfo info;
     info.name = "bits";
@@ -48,7 +47,7 @@ io::MatrixStream bits_stream(const BitsRun& run) {
     for (std::size_t c = 0; c < width; ++c)
         info.column_labels.push_back(fmt::format("bit{}", width - 1 - c));
     info.shape = {n, width};
-    info.dtype = dtype;
+    info.dtype = io::Dtype::int64;  // 0 and 1: integers, whatever --dtype asks of periods
     info.row_axis = "position";
     info.column_axis = "bit";
     info.value_range = std::pair{0.0, 1.0};  // bits: 0 and 1 whatever the positions show
@@ -127,6 +126,7 @@ Command add_bits(CLI::App& root) {
         ->transform(enum_names(show_names(kShow, {{"all", Show::all}})))
         ->type_name("TEXT");
     add_output_options(*sub, opt->out);
+    add_curve_columns(*sub, opt->out);
     sub->footer(
         "Examples:\n"
         "  attn bits -n 8            0 to 7 in binary, and the period of each bit\n"

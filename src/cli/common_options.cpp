@@ -36,6 +36,21 @@ const NameTable<io::Annotate> kAnnotate{{"auto", io::Annotate::auto_},
                                         {"never", io::Annotate::never},
                                         {"always", io::Annotate::always}};
 
+// A check that parse accepts the text, its message the reason (CLI11 prefixes the option).
+template <class Parse>
+CLI::Validator grammar(Parse parse) {
+    return CLI::Validator(
+        [parse](std::string& text) -> std::string {
+            try {
+                parse(text);
+            } catch (const std::invalid_argument& e) {
+                return e.what();
+            }
+            return {};
+        },
+        "");
+}
+
 }  // namespace
 
 void add_output_options(CLI::App& app, OutputOptions& opt) {
@@ -101,8 +116,30 @@ void add_output_options(CLI::App& app, OutputOptions& opt) {
            "--title", [&opt](const std::string& t) { opt.title = t; },
            "svg and heatmap: the picture's title (default: what the array is, and its shape)")
         ->type_name("TEXT");
+    app.add_option_function<std::string>(
+           "--size", [&opt](const std::string& t) { opt.size = parse_picture_size(t); },
+           "svg and png: the picture's width x height, its drawing scaled to fit, e.g. "
+           "1600x900 (png: pixels)")
+        ->check(grammar(parse_picture_size))
+        ->type_name("WxH");
+    app.add_option_function<std::string>(
+           "--range", [&opt](const std::string& t) { opt.range = parse_range(t); },
+           "svg, png and heatmap: the colour scale's ends, e.g. -1:1, so that pictures compare "
+           "(default: the data's range)")
+        ->check(grammar(parse_range))
+        ->type_name("LO:HI");
+    app.add_option("--font-scale", opt.font_scale,
+                   "svg and png: text this many times its size, 0.5 to 4, e.g. 1.5 for slides")
+        ->check(CLI::Range(0.5, 4.0))
+        ->type_name("X");
     add_enum_option(app, "--annotate", opt.annotate, kAnnotate,
                     "svg heatmap: each cell's value with two decimals; auto: panels up to 20 x 20");
+}
+
+void add_curve_columns(CLI::App& app, OutputOptions& opt) {
+    app.add_option("--columns", opt.curves,
+                   "--plot lines: which curves to draw, a Python slice of them (0:2, -1, ::2)")
+        ->type_name("A:B");
 }
 
 CLI::Validator torch_seed() {
@@ -146,6 +183,20 @@ io::OutputSpec resolve_output(const OutputOptions& opt) {
     io::OutputSpec spec = io::resolve_output(request, around);
     spec.style.picture.title = opt.title;
     spec.style.picture.annotate = opt.annotate;
+    spec.style.picture.size = opt.size;
+    spec.style.picture.range = opt.range;
+    spec.style.picture.font_scale = opt.font_scale;
+    if (!opt.curves.empty()) {
+        if (spec.format != io::Format::svg && spec.format != io::Format::png)
+            throw UsageError(
+                "--columns: picks the curves of a line plot (--plot lines, -f svg or png)");
+        spec.style.picture.curves = [text = opt.curves](std::size_t n) {
+            const Slice s = naming_option("--columns", [&] { return parse_slice(text, n); });
+            std::vector<std::size_t> picked;
+            for (std::size_t k = 0; k < s.size(); ++k) picked.push_back(s[k]);
+            return picked;
+        };
+    }
     return spec;
 }
 

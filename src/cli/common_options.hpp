@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "io/output_spec.hpp"
 
@@ -23,7 +24,12 @@ struct OutputOptions {
     std::string max_memory;            // "" = half the physical memory; else >= 1 MiB
     std::optional<io::Colormap> cmap;  // nullopt: by the data, rdbu for both signs, else blues
     io::Plot plot = io::Plot::heatmap;
-    std::optional<std::string> title;             // nullopt: the array's own title
+    std::optional<std::string> title;                // nullopt: the array's own title
+    std::optional<std::pair<int, int>> size;         // --size WxH of svg and png
+    std::optional<std::pair<double, double>> range;  // --range LO:HI of the colour scale
+    double font_scale = 1;                           // --font-scale of svg and png text
+    std::string curves;  // --columns A:B of commands whose columns are not computed per column:
+                         // which curves --plot lines draws ("" = all)
     io::Annotate annotate = io::Annotate::auto_;  // cell values in svg heatmaps
     bool quiet = false;                           // --quiet: no progress bar on standard error
     std::optional<bool> color;                    // --color: nullopt = auto
@@ -31,6 +37,10 @@ struct OutputOptions {
 };
 
 void add_output_options(CLI::App& app, OutputOptions& opt);
+
+/// --columns A:B for a command whose --plot lines draws its columns as curves: a Python slice
+/// of the curves (encode has its own --columns, which selects the columns P is computed for).
+void add_curve_columns(CLI::App& app, OutputOptions& opt);
 
 /// A transformer for a std::uint64_t seed option: parse_seed's range and wrapping.
 CLI::Validator torch_seed();

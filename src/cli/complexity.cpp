@@ -158,7 +158,7 @@ int run_complexity(const ComplexityOptions& opt, const Given& given) {
                             !opt.sweep.empty() || opt.measure || opt.with_projections;
     io::OutputSpec spec = resolve_output(opt.out);
     // An svg draws curves over a sweep: by default n = 16 ... 65536 at d = 512.
-    const bool picture = spec.format == io::Format::svg;
+    const bool picture = spec.format == io::Format::svg || spec.format == io::Format::png;
     ComplexityOptions drawn = opt;
     if (picture) {
         if (opt.measure)
@@ -284,6 +284,7 @@ Command add_complexity(CLI::App& root) {
         ->needs(measure)
         ->capture_default_str();
     add_output_options(*sub, opt->out);
+    add_curve_columns(*sub, opt->out);
     opt->out.dtype = io::Dtype::float64;  // the only one it accepts, shown as the default
     opt->out.dtype_option->default_str("float64");
     sub->footer(

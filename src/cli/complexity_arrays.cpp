@@ -104,6 +104,8 @@ io::MatrixStream counts_stream(const std::vector<Row>& rows, const RealFormat& r
             real_column("seconds", real, [&](std::size_t r) { return rows[r].measured.seconds; }));
         columns.push_back(
             real_column("gflops", real, [&](std::size_t r) { return rows[r].measured.gflops; }));
+        columns.push_back(
+            text_column("kernel", [&](std::size_t r) { return rows[r].measured.kernel; }));
     }
     return io::table_stream("complexity", std::move(title), rows.size(), std::move(columns),
                             values);
@@ -121,6 +123,7 @@ io::MatrixStream curves_stream(const std::vector<Row>& rows, const std::vector<L
     info.shape = {points.size(), info.column_labels.size()};
     info.x_column = 0;
     info.log_x = info.log_y = true;
+    info.value_axis = "multiply-adds";
     // Without the projections, 2 n^2 d (self-attention) = 2 n d^2 (recurrent) at n = d.
     const LayerSizes& s = points.front();
     if (!s.with_projections && variable == "n")

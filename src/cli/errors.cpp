@@ -23,14 +23,23 @@ std::string output_message(const io::OutputError& e) {
             return "--output: cannot tell the format from '" + e.path + "'; name it with -f " +
                    io::format_names();
         case Kind::lines_needs_svg:
-            return fmt::format("--plot lines draws an svg, not {}; use -f svg or -o FILE.svg",
-                               format);
+            return fmt::format(
+                "--plot lines draws an svg or png, not {}; use -f svg, -f png or -o FILE.svg",
+                format);
         case Kind::binary_to_terminal:
             return fmt::format(
                 "--format {}: binary data not written to a terminal; use -o FILE or a pipe",
                 format);
         case Kind::missing_directory:
             return "--output: directory '" + e.path + "' does not exist";
+        case Kind::contradicts_extension: {
+            const auto named = io::format_from_extension(e.path);
+            return fmt::format(
+                "--format {} writes {}, but '{}' is named as {}; leave out -f, or name "
+                "the file {}",
+                format, format, e.path, named ? io::format_name(*named) : "another format",
+                io::format_extension(e.format));
+        }
         case Kind::one_array_only:
             return fmt::format(
                 "--format {} holds one array and this run writes {}; use -f npz, json or table, "
@@ -96,9 +105,18 @@ std::string escape_control(std::string_view text) {
     return out;
 }
 
-int report(std::exception_ptr error) {
+std::string help_hint(const std::string& command) {
+    return fmt::format("Try 'attn {}--help' for more information.",
+                       command.empty() ? "" : command + " ");
+}
+
+int report(std::exception_ptr error, const std::string& command) {
     const Failure f = describe(error);
-    if (!f.message.empty()) fmt::print(stderr, "attn: {}\n", escape_control(f.message));
+    if (f.message.empty()) return f.code;
+    if (f.code == kUsage)
+        fmt::print(stderr, "attn: {}\n{}\n", escape_control(f.message), help_hint(command));
+    else
+        fmt::print(stderr, "attn: {}\n", escape_control(f.message));
     return f.code;
 }
 

@@ -37,8 +37,12 @@ Failure describe(std::exception_ptr error);
 /// written as C escapes: \n, \t, \r, \xNN. Everything else, UTF-8 included, is kept.
 std::string escape_control(std::string_view text);
 
-/// Prints "attn: <message>" on stderr when there is one; returns the exit status.
-int report(std::exception_ptr error);
+/// "Try 'attn COMMAND --help' for more information." ("attn --help" for an empty command).
+std::string help_hint(const std::string& command);
+
+/// Prints "attn: <message>" on stderr when there is one, and after a usage error (exit 2)
+/// help_hint(command) on a second line; returns the exit status.
+int report(std::exception_ptr error, const std::string& command = "");
 
 /// Runs read() with `option` named in any error it throws: malformed input or a value out of
 /// range (std::invalid_argument, std::overflow_error) becomes a UsageError, an unreadable

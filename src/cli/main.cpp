@@ -35,12 +35,12 @@ int run(const std::vector<Command>& commands) {
     return kUsage;  // unreachable: a subcommand is required
 }
 
-// The subcommand named on the command line ("" when none was).
-std::string named_command(const std::vector<Command>& commands, int argc, char** argv) {
+// The subcommand named on the command line (nullptr when none was).
+const CLI::App* named_command(const std::vector<Command>& commands, int argc, char** argv) {
     for (int i = 1; i < argc; ++i)
         for (const Command& c : commands)
-            if (argv[i] == c.app->get_name()) return c.app->get_name();
-    return "";
+            if (argv[i] == c.app->get_name()) return c.app;
+    return nullptr;
 }
 
 }  // namespace
@@ -64,23 +64,23 @@ int main(int argc, char** argv) {
                                         add_complexity(app), add_bits(app),   add_tokenize(app)};
     Shell shell = Shell::bash;
     const CLI::App* completion = add_completion(app, shell);
-    refuse_empty_values(app);
+    add_value_checks(app);
 
     std::vector<std::string> names;
     for (const Command& c : commands) names.push_back(c.app->get_name());
     if (argc > 1 && argv[1][0] != '-' && argv[1] != completion->get_name() &&
         std::find(names.begin(), names.end(), argv[1]) == names.end()) {
-        fmt::print(stderr, "attn: {}\nTry 'attn --help' for more information.\n",
-                   escape_control(unknown_command_message(argv[1], names)));
+        fmt::print(stderr, "attn: {}\n{}\n",
+                   escape_control(unknown_command_message(argv[1], names)), help_hint(""));
         return kUsage;
     }
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-        const std::string command = named_command(commands, argc, argv);
-        fmt::print(stderr, "attn: {}\nTry 'attn {}--help' for more information.\n",
-                   escape_control(parse_error_message(e)), command.empty() ? "" : command + " ");
+        const CLI::App* command = named_command(commands, argc, argv);
+        fmt::print(stderr, "attn: {}\n{}\n", escape_control(parse_error_message(e, command)),
+                   help_hint(command ? command->get_name() : ""));
         return kUsage;  // CLI11's own codes are 100+
     }
     if (completion->parsed()) {
@@ -90,6 +90,7 @@ int main(int argc, char** argv) {
     try {
         return run(commands);
     } catch (...) {
-        return report(std::current_exception());
+        const CLI::App* command = named_command(commands, argc, argv);
+        return report(std::current_exception(), command ? command->get_name() : "");
     }
 }

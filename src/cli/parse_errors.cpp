@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <cstdlib>
 #include <regex>
+
+#include "cli/arguments.hpp"
 
 namespace attn::cli {
 
@@ -34,9 +37,22 @@ bool is_integer(const std::string& text) {
            (ec == std::errc() || ec == std::errc::result_out_of_range);
 }
 
+bool integer_option(const CLI::Option& o) {
+    const std::string type = o.get_type_name();
+    const std::string name = type.substr(0, type.find(':'));
+    return name == "INT" || name == "UINT" || name == "N" || name == "I";
+}
+
 void add_check(CLI::App& app) {
     for (CLI::Option* o : app.get_options()) {
         if (!o->nonpositional() || o->get_items_expected_max() == 0) continue;
+        if (integer_option(*o))
+            o->transform(CLI::Validator(
+                [](std::string& value) -> std::string {
+                    if (auto whole = whole_number_text(value)) value = *whole;
+                    return {};
+                },
+                ""));
         o->check(CLI::Validator(
             [](std::string& value) -> std::string {
                 return value.empty() ? "an empty value; give one (see --help)" : "";
@@ -61,12 +77,59 @@ std::string unknown_command_message(std::string_view word,
                        fmt::join(commands, ", "));
 }
 
-std::string parse_error_message(const CLI::ParseError& error) {
+std::string unknown_option_message(std::string_view word, const CLI::App& command) {
+    const std::string_view typed = word.substr(0, word.find('='));
+    std::vector<std::string> names;
+    const auto add = [&names](const CLI::App& app) {
+        for (const CLI::Option* o : app.get_options()) {
+            for (const auto& n : o->get_lnames()) names.push_back("--" + n);
+            for (const auto& n : o->get_snames()) names.push_back("-" + n);
+        }
+    };
+    add(command);
+    for (const CLI::App* group :
+         command.get_subcommands([](const CLI::App* a) { return a->get_name().empty(); }))
+        add(*group);
+    std::string best;
+    std::size_t best_distance = 3;
+    for (const auto& n : names) {
+        const std::size_t d = edit_distance(typed, n);
+        if (d < best_distance) best = n, best_distance = d;
+    }
+    if (best.empty() && typed.size() > 2)
+        for (const auto& n : names)
+            if (n.rfind(typed, 0) == 0) {
+                best = n;
+                break;
+            }
+    if (best.empty()) return fmt::format("unknown option '{}'", typed);
+    return fmt::format("unknown option '{}'; did you mean '{}'?", typed, best);
+}
+
+std::string parse_error_message(const CLI::ParseError& error, const CLI::App* command) {
     const std::string text = error.what();
+    if (dynamic_cast<const CLI::ExtrasError*>(&error) && command) {
+        // "The following arguments were not expected: 6:10 --colums": the first word that
+        // looks like an option (not a negative number) is the misspelt one.
+        for (const std::string& extra : command->remaining(true))
+            if (extra.size() > 1 && extra[0] == '-' && !(extra[1] >= '0' && extra[1] <= '9'))
+                return unknown_option_message(extra, *command);
+    }
     // CLI::Range: "--positions: Value sixty not in range 0 to 1099511627776".
     static const std::regex range(R"(^(.*): Value (.*) not in range (\S+) to (\S+)$)");
     std::smatch m;
     if (std::regex_match(text, m, range)) {
+        if (m[3].str().find('.') != std::string::npos) {  // a real range: "0.500000 to 4.000000"
+            const double lo = std::stod(m[3]), hi = std::stod(m[4]);
+            char* end = nullptr;
+            const std::string value = m[2];
+            std::strtod(value.c_str(), &end);
+            if (value.empty() || *end != '\0')
+                return fmt::format("{}: '{}' is not a number (accepted: {} to {})", m[1].str(),
+                                   value, lo, hi);
+            return fmt::format("{}: {} is out of range (accepted: {} to {})", m[1].str(), value, lo,
+                               hi);
+        }
         if (!is_integer(m[2]))
             return fmt::format("{}: '{}' is not a whole number (accepted: {} to {})", m[1].str(),
                                m[2].str(), m[3].str(), m[4].str());
@@ -80,7 +143,7 @@ std::string parse_error_message(const CLI::ParseError& error) {
     return text;
 }
 
-void refuse_empty_values(CLI::App& app) {
+void add_value_checks(CLI::App& app) {
     add_check(app);
 }
 

@@ -121,7 +121,7 @@ io::MatrixStream summary_stream(const RotateRun& run) {
 
 io::MatrixStream dot_stream(const RotateRun& run) {
     const auto& results = run.results;
-    return table_stream(
+    io::MatrixStream s = table_stream(
         "dot", "P[i]·P[i+delta] over i against sum_j cos(delta w_j)",
         {"delta", "min", "min_i", "max", "max_i", "spread", "closed_form", "max_error", "error_i"},
         results.size(), [&results](std::size_t row, double* out) {
@@ -137,6 +137,9 @@ io::MatrixStream dot_stream(const RotateRun& run) {
                                      as_double(r.dot_error_i)};
             std::copy(std::begin(values), std::end(values), out);
         });
+    s.info.x_column = 0;               // curves over delta
+    s.info.index_columns = {2, 4, 8};  // min_i, max_i, error_i: positions, not values
+    return s;
 }
 
 // M_delta for every offset: one (offsets, d, d) array, streamed one row at a time.
@@ -320,6 +323,7 @@ Command add_rotate(CLI::App& root) {
         "and float64 side by side");
     opt->up_to_option->type_name("N");
     add_output_options(*sub, opt->out);
+    add_curve_columns(*sub, opt->out);
     opt->up_to_option->excludes("--start")->excludes("--show")->excludes("--dtype");
     sub->footer(
         "--dtype is the precision P is built and rotated in: float64 uses the accurate P, float32\n"

@@ -55,9 +55,23 @@ struct ArrayInfo {
     std::optional<std::size_t> x_column;
     /// --plot lines: logarithmic axes (non-positive values are left out of the curves).
     bool log_x = false, log_y = false;
+    /// --plot lines: columns that hold indices (where a worst value was found), not values:
+    /// not drawn as curves.
+    std::vector<std::size_t> index_columns;
+    /// --plot lines: the vertical label beside the y axis; empty = "value".
+    std::string value_axis;
     /// --plot lines: vertical lines at these x values, each with its label,
     /// e.g. {"n = d = 512", 512}.
     std::vector<std::pair<std::string, double>> x_markers;
+    /// Pictures of a difference of two computations of the same values (whose magnitudes are
+    /// at most `scale`): |v| <= below is rounding noise, drawn (and annotated) as 0, and when
+    /// nothing is above it the default colour range is [-scale, scale] rather than the noise's
+    /// own. See rounding_noise(). nullopt: every value is drawn as it is.
+    struct Noise {
+        double below = 0;
+        double scale = 0;
+    };
+    std::optional<Noise> noise;
 
     std::size_t columns() const { return shape.empty() ? 1 : shape.back(); }
     std::size_t rows() const {
@@ -66,6 +80,15 @@ struct ArrayInfo {
         return r;
     }
 };
+
+/// The rounding noise of a difference of two computations of values at most `scale` in
+/// magnitude, each built by sums of at most `terms` products in dtype: 2 * terms * u * scale,
+/// u the unit roundoff (2^-24 float32, 2^-53 float64), twice the first-order bound
+/// terms * u * scale on each computation's error.
+inline ArrayInfo::Noise rounding_noise(double scale, Dtype dtype, std::size_t terms) {
+    const double u = dtype == Dtype::float32 ? 0x1p-24 : 0x1p-53;
+    return {2 * double(terms) * u * scale, scale};
+}
 
 /// A streaming writer. Calls: (begin rows* end)+ finish. Values arrive as double, row-major,
 /// and are rounded once to info.dtype by the writer. Formats that hold a single array

@@ -11,6 +11,7 @@
 #include "io/markdown.hpp"
 #include "io/npy.hpp"
 #include "io/npz.hpp"
+#include "io/png.hpp"
 #include "io/svg.hpp"
 #include "io/table.hpp"
 
@@ -25,11 +26,12 @@ struct FormatEntry {
 };
 
 constexpr std::array kFormats{
-    FormatEntry{Format::csv, "csv", ".csv"},     FormatEntry{Format::tsv, "tsv", ".tsv"},
-    FormatEntry{Format::table, "table", ".txt"}, FormatEntry{Format::npy, "npy", ".npy"},
-    FormatEntry{Format::npz, "npz", ".npz"},     FormatEntry{Format::json, "json", ".json"},
-    FormatEntry{Format::svg, "svg", ".svg"},     FormatEntry{Format::heatmap, "heatmap", ".txt"},
-    FormatEntry{Format::md, "md", ".md"},        FormatEntry{Format::html, "html", ".html"},
+    FormatEntry{Format::csv, "csv", ".csv"},         FormatEntry{Format::tsv, "tsv", ".tsv"},
+    FormatEntry{Format::table, "table", ".txt"},     FormatEntry{Format::npy, "npy", ".npy"},
+    FormatEntry{Format::npz, "npz", ".npz"},         FormatEntry{Format::json, "json", ".json"},
+    FormatEntry{Format::svg, "svg", ".svg"},         FormatEntry{Format::png, "png", ".png"},
+    FormatEntry{Format::heatmap, "heatmap", ".txt"}, FormatEntry{Format::md, "md", ".md"},
+    FormatEntry{Format::html, "html", ".html"},
 };
 
 }  // namespace
@@ -81,7 +83,11 @@ std::string_view format_extension(Format f) {
 }
 
 bool is_binary(Format f) {
-    return f == Format::npy || f == Format::npz;
+    return f == Format::npy || f == Format::npz || f == Format::png;
+}
+
+bool is_plain_text(Format f) {
+    return !is_binary(f) && f != Format::svg;
 }
 
 bool holds_several_arrays(Format f) {
@@ -107,6 +113,8 @@ std::unique_ptr<ArraySink> make_writer(Format f, OutputFile& out, const TextStyl
             return std::make_unique<NpzWriter>(out);
         case Format::svg:
             return std::make_unique<SvgWriter>(out, style.picture);
+        case Format::png:
+            return std::make_unique<PngWriter>(out, style.picture);
         case Format::heatmap:
             return std::make_unique<HeatmapWriter>(out, style);
         case Format::html:

@@ -12,6 +12,7 @@
 #include "io/colormap.hpp"
 #include "io/labels.hpp"
 #include "io/output_spec.hpp"
+#include "io/picture_scale.hpp"
 
 namespace attn::io {
 
@@ -59,21 +60,51 @@ void pad_left(std::string& line, const std::string& text, std::size_t width) {
 
 HeatmapWriter::HeatmapWriter(OutputFile& out, const TextStyle& style) : out_(out), style_(style) {}
 
+std::string HeatmapWriter::label(std::size_t row) const {
+    std::string s;
+    for (std::size_t f = 0; f < info_.labels.size(); ++f) {
+        if (panel_field_[f]) continue;
+        if (!s.empty()) s += ' ';
+        s += info_.labels[f].value(row);
+    }
+    return s;
+}
+
 void HeatmapWriter::begin(const ArrayInfo& info) {
     if (style_.picture.plot == Plot::lines)
         throw OutputError(OutputError::Kind::lines_needs_svg, "", Format::heatmap, 1);
+    table_.reset();
+    if (info.columns() == 0) {
+        if (arrays_++ > 0) out_.write("\n");
+        table_ = std::make_unique<TableWriter>(out_, style_);
+        table_->begin(info);
+        return;
+    }
     info_ = info;
     const std::size_t n = info_.rows(), d = info_.columns();
     const bool color = style_.picture.color != ColorMode::none;
+
+    // A label field equal at the first and last row of every panel names the panel.
+    panel_field_.assign(info_.labels.size(), false);
+    if (info_.panel_rows > 1 && info_.panel_rows < n && info_.labels.size() > 1 &&
+        ceil_div(n, info_.panel_rows) <= kMaxHeatmapPanels)
+        for (std::size_t f = 0; f < info_.labels.size(); ++f) {
+            bool constant = true;
+            for (std::size_t p = 0; p * info_.panel_rows < n && constant; ++p) {
+                const std::size_t first = p * info_.panel_rows;
+                const std::size_t last = std::min(n, first + info_.panel_rows) - 1;
+                constant = info_.labels[f].value(first) == info_.labels[f].value(last);
+            }
+            panel_field_[f] = constant;
+        }
 
     // Row labels: exact for arrays of up to 10000 rows, else the widest of the first and last.
     label_width_ = 0;
     if (n <= 10000) {
         for (std::size_t r = 0; r < n; ++r)
-            label_width_ = std::max(label_width_, display_width(row_label(info_, r)));
+            label_width_ = std::max(label_width_, display_width(label(r)));
     } else if (n > 0) {
-        label_width_ =
-            std::max(display_width(row_label(info_, 0)), display_width(row_label(info_, n - 1)));
+        label_width_ = std::max(display_width(label(0)), display_width(label(n - 1)));
     }
     std::size_t column_label_width = 1;
     for (std::size_t j = 0; j < d && j < 10000; ++j)
@@ -112,22 +143,26 @@ void HeatmapWriter::begin(const ArrayInfo& info) {
 }
 
 void HeatmapWriter::rows(std::size_t first_row, const double* values, std::size_t n_rows) {
+    if (table_) return table_->rows(first_row, values, n_rows);
     grid_.add(first_row, values, n_rows, info_.dtype == Dtype::float32);
 }
 
 void HeatmapWriter::end() {
+    if (table_) return table_->end();
     const std::size_t P = grid_.panels();
     const BlockAverage& g0 = grid_.panel(0);
     const std::size_t C = g0.cols();
     const std::size_t br = g0.block_rows(), bc = g0.block_cols();
     const ColorMode mode = style_.picture.color;
     const bool color = mode != ColorMode::none;
-    const auto [lo, hi] = info_.value_range.value_or(grid_.finite_range());
+    const PictureScale shown = picture_scale(grid_, info_, style_.picture);
+    const double lo = shown.lo, hi = shown.hi;
     const Colormap cmap = style_.picture.cmap.value_or(default_colormap(lo, hi));
     const auto [scale_lo, scale_hi] = colormap_range(cmap, lo, hi);
     auto colour = [&, lo = lo, hi = hi](const BlockAverage& g, std::size_t i, std::size_t j) {
-        return g.masked(i, j) ? kMaskedGrey
-                              : colormap_color(cmap, colormap_position(cmap, g(i, j), lo, hi));
+        return g.masked(i, j)
+                   ? kMaskedGrey
+                   : colormap_color(cmap, colormap_position(cmap, shown.shown(g(i, j)), lo, hi));
     };
 
     std::string text;
@@ -160,13 +195,14 @@ void HeatmapWriter::end() {
     const std::size_t per_line = rows_per_line_;
     auto cells = [&](const BlockAverage& g, std::size_t first, std::size_t i) {
         std::string line;
-        pad_left(line, row_label(info_, first + i * br), label_width_);
+        pad_left(line, label(first + i * br), label_width_);
         line += ' ';
         std::string last;
         for (std::size_t j = 0; j < C; ++j) {
             if (!color) {
-                const char c =
-                    g.masked(i, j) ? '/' : ramp(colormap_position(cmap, g(i, j), lo, hi));
+                const char c = g.masked(i, j)
+                                   ? '/'
+                                   : ramp(colormap_position(cmap, shown.shown(g(i, j)), lo, hi));
                 line.append(cell_width_, c);
                 continue;
             }

@@ -16,15 +16,21 @@
 // Panels (ArrayInfo::panel_rows: a head, a sequence) are drawn side by side, each under its
 // title, as many as fit the width, with one colour scale. Masked cells are grey ('/'
 // without colour), with "masked" after the scale. ArrayInfo::value_range fixes the scale.
-// Several arrays are printed one after another, a blank line between them.
+// Several arrays are printed one after another, a blank line between them. With panels, a row
+// label field that is the same in every row of each panel (the head) is left out of the row
+// labels: the panel's title says it. An array without value columns (a table of labels, such
+// as complexity's) has nothing to colour and is printed as the table format prints it.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "io/array_sink.hpp"
 #include "io/block_average.hpp"
 #include "io/format.hpp"
 #include "io/output_file.hpp"
+#include "io/table.hpp"
 
 namespace attn::io {
 
@@ -48,6 +54,9 @@ class HeatmapWriter : public ArraySink {
     std::size_t rows_per_line_ = 1;  // 2: upper half blocks
     std::size_t across_ = 1;         // panels side by side
     PanelAverage grid_;
+    std::vector<bool> panel_field_;       // per label field: constant within each panel
+    std::unique_ptr<TableWriter> table_;  // the array has no value columns
+    std::string label(std::size_t row) const;
 };
 
 }  // namespace attn::io

@@ -56,6 +56,24 @@ void NpzWriter::end() {
     out_.write(zip_data_descriptor(crc_.value(), size_));
 }
 
+void NpzWriter::add(const std::string& name, const std::string& npy) {
+    if (finished_) throw std::logic_error("npz: add() after finish()");
+    if (encoder_) throw std::logic_error("npz: add() before the previous array's end()");
+    if (name.empty()) throw std::invalid_argument("npz: every array needs a name");
+    const std::string member = name + ".npy";
+    if (!names_.insert(member).second)
+        throw std::invalid_argument(
+            fmt::format("npz: two arrays are named '{}'; member names must differ", name));
+    members_.push_back({member, 0, 0, position()});
+    out_.write(zip_local_header(member));
+    crc_ = Crc32{};
+    size_ = 0;
+    write(npy.data(), npy.size());
+    members_.back().crc = crc_.value();
+    members_.back().size = size_;
+    out_.write(zip_data_descriptor(crc_.value(), size_));
+}
+
 void NpzWriter::finish() {
     if (finished_) throw std::logic_error("npz: finish() called twice");
     if (encoder_) throw std::logic_error("npz: finish() before the last array's end()");

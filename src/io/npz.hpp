@@ -32,6 +32,9 @@ class NpzWriter : public ArraySink {
     void rows(std::size_t first_row, const double* values, std::size_t n_rows) override;
     void end() override;
     void finish() override;
+    /// A member "<name>.npy" whose .npy bytes are made whole (npy_string_array's text
+    /// arrays), between two arrays. Same name rules as begin().
+    void add(const std::string& name, const std::string& npy);
 
   private:
     void write(const char* data, std::size_t size);

@@ -35,6 +35,8 @@ std::string describe(OutputError::Kind kind, const std::string& path, Format for
             return f + ": binary data not written to a terminal";
         case OutputError::Kind::missing_directory:
             return "directory '" + path + "' does not exist";
+        case OutputError::Kind::contradicts_extension:
+            return f + " is not what the extension of '" + path + "' says";
         case OutputError::Kind::one_array_only:
             return arrays == 0
                        ? f + " holds one array"
@@ -47,6 +49,14 @@ std::string describe(OutputError::Kind kind, const std::string& path, Format for
             return "html: weights of shape " + path + ", more than a page holds";
     }
     return "unusable output";
+}
+
+// Whether writing f into path would mislabel the file: its extension names another format,
+// except .txt, which holds any text format.
+bool contradicts_extension(Format f, const std::string& path) {
+    const std::optional<Format> named = format_from_extension(path);
+    if (!named || *named == f) return false;
+    return !(*named == Format::table && is_plain_text(f));
 }
 
 }  // namespace
@@ -119,7 +129,8 @@ OutputSpec resolve_output(const OutputRequest& request, const Surroundings& arou
     style.threads = request.threads;
     style.picture.cmap = request.cmap;
     style.picture.plot = request.plot;
-    if (style.picture.plot == Plot::lines && spec.format != Format::svg)
+    if (style.picture.plot == Plot::lines && spec.format != Format::svg &&
+        spec.format != Format::png)
         throw OutputError(OutputError::Kind::lines_needs_svg, spec.path, spec.format, 0);
     style.picture.color = color_mode(spec.to_terminal, around);
     if (request.color) {  // --color always|never: neither the terminal nor NO_COLOR decides
@@ -143,6 +154,14 @@ OutputSpec resolve_output(const OutputRequest& request, const Surroundings& arou
         throw OutputError(OutputError::Kind::binary_to_terminal, spec.path, spec.format, 0);
     if (spec.directory && !is_directory(spec.path))
         throw OutputError(OutputError::Kind::missing_directory, spec.path, spec.format, 0);
+    if (!spec.directory && !is_standard_stream(spec.path)) {
+        const auto slash = spec.path.rfind('/');
+        const std::string parent = slash == std::string::npos ? "" : spec.path.substr(0, slash);
+        if (!parent.empty() && !is_directory(parent))
+            throw OutputError(OutputError::Kind::missing_directory, parent, spec.format, 0);
+        if (request.format && contradicts_extension(*request.format, spec.path))
+            throw OutputError(OutputError::Kind::contradicts_extension, spec.path, spec.format, 0);
+    }
     return spec;
 }
 

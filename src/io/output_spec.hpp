@@ -50,17 +50,19 @@ ColorMode color_mode(bool to_terminal, const Surroundings& around);
 /// words it for its options from kind and the fields.
 struct OutputError : std::invalid_argument {
     enum class Kind {
-        unknown_extension,   // path's extension names no format
-        lines_needs_svg,     // plot lines in another format
-        binary_to_terminal,  // npy/npz to a terminal
-        missing_directory,   // DIR/ does not exist
-        one_array_only,      // several arrays for a single-array format (arrays: how many,
-                             // 0 when a writer found a second one)
-        too_many_curves,     // plot lines with more columns than curves drawn (path: the
-                             // array's name, arrays: its curves)
-        too_many_tokens,     // an html page of more than kMaxHtmlTokens (arrays: the tokens)
-        too_many_weights,    // an html page of more than kMaxHtmlWeights (path: the shape,
-                             // arrays: the weights, or kMaxHtmlWeights + 1 beyond size_t)
+        unknown_extension,      // path's extension names no format
+        lines_needs_svg,        // plot lines in another format
+        binary_to_terminal,     // npy/npz to a terminal
+        missing_directory,      // DIR/, or the directory of a file, does not exist (path: it)
+        contradicts_extension,  // the format asked for is not what the file's extension says
+                                // (path: the file; .txt takes any text format)
+        one_array_only,         // several arrays for a single-array format (arrays: how many,
+                                // 0 when a writer found a second one)
+        too_many_curves,        // plot lines with more columns than curves drawn (path: the
+                                // array's name, arrays: its curves)
+        too_many_tokens,        // an html page of more than kMaxHtmlTokens (arrays: the tokens)
+        too_many_weights,       // an html page of more than kMaxHtmlWeights (path: the shape,
+                                // arrays: the weights, or kMaxHtmlWeights + 1 beyond size_t)
     };
     OutputError(Kind kind, std::string path, Format format, std::size_t arrays);
     Kind kind;
@@ -91,8 +93,8 @@ bool names_directory(const std::string& path);
 /// from it. Throws OutputError(unknown_extension).
 Format resolve_format(const OutputRequest& request, const Surroundings& around);
 
-/// Throws OutputError for unknown_extension, lines_needs_svg, binary_to_terminal and
-/// missing_directory.
+/// Throws OutputError for unknown_extension, lines_needs_svg, binary_to_terminal,
+/// missing_directory and contradicts_extension.
 OutputSpec resolve_output(const OutputRequest& request, const Surroundings& around);
 
 /// The opened destination of one run: the writer for the spec; commit() at the end moves the

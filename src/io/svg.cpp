@@ -11,6 +11,7 @@
 #include "io/colormap.hpp"
 #include "io/labels.hpp"
 #include "io/output_spec.hpp"
+#include "io/picture_scale.hpp"
 #include "io/svg_draw.hpp"
 
 namespace attn::io {
@@ -91,7 +92,9 @@ void SvgWriter::begin(const ArrayInfo& info) {
         throw std::invalid_argument(
             fmt::format("svg: {} has no values ({} x {}): nothing to draw", info_.name, n, d));
     if (style_.plot == Plot::lines) {
-        const std::size_t curves = d - (info_.x_column && *info_.x_column < d ? 1 : 0);
+        std::size_t curves = d - (info_.x_column && *info_.x_column < d ? 1 : 0);
+        for (const std::size_t j : info_.index_columns) curves -= j < d && j != info_.x_column;
+        if (style_.curves) curves = style_.curves(curves).size();
         if (curves > kMaxSvgLines)
             throw OutputError(OutputError::Kind::too_many_curves, info_.name, Format::svg, curves);
         grid_ = PanelAverage(n, d, 0, kMaxSvgPoints, d);
@@ -111,7 +114,22 @@ void SvgWriter::rows(std::size_t first_row, const double* values, std::size_t n_
 }
 
 void SvgWriter::end() {
-    out_.write(style_.plot == Plot::lines ? lines() : heatmap());
+    const FontScale font(style_.font_scale);
+    std::string svg = style_.plot == Plot::lines ? lines() : heatmap();
+    if (style_.size) {
+        // The <svg> element's width and height become the size asked for; its viewBox keeps
+        // the layout's coordinates, so the drawing scales to fit, centred.
+        const auto at = svg.find("<svg ");
+        const auto w = svg.find(" width=\"", at), h = svg.find(" height=\"", at);
+        const auto w_end = svg.find('"', w + 8), h_end = svg.find('"', h + 9);
+        svg.replace(h + 9, h_end - h - 9, std::to_string(style_.size->second));
+        svg.replace(w + 8, w_end - w - 8, std::to_string(style_.size->first));
+    }
+    emit(svg);
+}
+
+void SvgWriter::emit(const std::string& svg) {
+    out_.write(svg);
 }
 
 std::string SvgWriter::title() const {
@@ -138,7 +156,8 @@ std::string SvgWriter::heatmap() const {
     const BlockAverage& g0 = grid_.panel(0);  // the first panel is the largest
     const std::size_t R = g0.rows(), C = g0.cols();
     const std::size_t br = g0.block_rows(), bc = g0.block_cols();
-    const auto [lo, hi] = info_.value_range.value_or(grid_.finite_range());
+    const PictureScale scale = picture_scale(grid_, info_, style_);
+    const double lo = scale.lo, hi = scale.hi;
     const Colormap cmap = style_.cmap.value_or(default_colormap(lo, hi));
     const auto [bar_lo, bar_hi] = colormap_range(cmap, lo, hi);
     const bool masks = grid_.any_masked();
@@ -168,12 +187,12 @@ std::string SvgWriter::heatmap() const {
             for (std::size_t i = 0; i < g.rows(); ++i)
                 for (std::size_t j = 0; j < g.cols(); ++j) {
                     if (g.masked(i, j)) continue;
-                    values[p][i * g.cols() + j] = annotation(g(i, j));
+                    values[p][i * g.cols() + j] = annotation(scale.shown(g(i, j)));
                     widest = std::max(widest, values[p][i * g.cols() + j].size());
                 }
         }
-        cw = std::max(cw, std::ceil(6.4 * double(widest) + 6));
-        ch = std::max(ch, 18.0);
+        cw = std::max(cw, std::ceil(6.4 * font_scale() * double(widest) + 6));
+        ch = std::max(ch, std::ceil(18.0 * font_scale()));
     }
     const double W = cw * double(C), H = ch * double(R);
 
@@ -187,7 +206,7 @@ std::string SvgWriter::heatmap() const {
         numeric_x = numeric_x && is_number(xlabels[j]);
         xlabel_w = std::max(xlabel_w, text_width(xlabels[j]));
     }
-    const std::size_t ystep = nice_step(13.0 / ch);
+    const std::size_t ystep = nice_step(13.0 * font_scale() / ch);
     // A label field the panels' titles say (the same on a panel's first and last row, not
     // the same on every panel, e.g. the head) is not repeated on each row.
     std::vector<bool> said(info_.labels.size(), false);
@@ -225,16 +244,16 @@ std::string SvgWriter::heatmap() const {
     }
     // Numbers are written across; words (tokens) are turned to read upwards.
     const bool rotate_x = !numeric_x;
-    const std::size_t xstep = nice_step(rotate_x ? 13.0 / cw : (xlabel_w + 6) / cw);
+    const std::size_t xstep = nice_step(rotate_x ? 13.0 * font_scale() / cw : (xlabel_w + 6) / cw);
 
     // Panel p's cells start at (px0(p), py0(p)); each panel has its tick labels, the row
     // axis's name left of the first column, the column axis's name under each panel.
-    const double panel_title_h = P > 1 ? 18 : 0;
-    const double xticks_h = rotate_x ? xlabel_w + 10 : 18;
-    const double left = 24 + ylabel_w + 10;  // y axis title, tick labels, ticks
+    const double panel_title_h = P > 1 ? 18 * font_scale() : 0;
+    const double xticks_h = rotate_x ? xlabel_w + 10 : 18 * font_scale();
+    const double left = 24 * font_scale() + ylabel_w + 10;  // y axis title, tick labels, ticks
     const double panel_dx = W + 20 + ylabel_w + 10;
     const double panel_dy = panel_title_h + H + xticks_h + 24 + 10;
-    const double top = kTitleHeight + 10 + panel_title_h;
+    const double top = kTitleHeight * font_scale() + 10 + panel_title_h;
     auto px0 = [&](std::size_t p) { return left + double(p % G) * panel_dx; };
     auto py0 = [&](std::size_t p) { return top + double(p / G) * panel_dy; };
     const double panels_right = px0(G - 1) + W;
@@ -246,7 +265,10 @@ std::string SvgWriter::heatmap() const {
     double bar_label_w = std::max(text_width(lo_text), text_width(hi_text));
     const double legend_y = top + bar_h + 14;  // the "masked" swatch under the colour bar
     if (masks) bar_label_w = std::max(bar_label_w, text_width("masked"));
-    const std::string full_title = title();
+    const std::string full_title =
+        title() + (scale.zeroed
+                       ? fmt::format(", |v| <= {} (rounding) drawn as 0", value_label(scale.noise))
+                       : std::string());
     const double width =
         std::max(bar_x + bar_w + 6 + bar_label_w + 10, text_width(full_title) * 13 / 11 + 20);
     const double height = std::max(top + bar_h + (masks ? 34 : 0), panels_bottom) + 10;
@@ -260,7 +282,8 @@ std::string SvgWriter::heatmap() const {
         if (P > 1) {
             const std::string t =
                 p < info_.panel_titles.size() ? info_.panel_titles[p] : fmt::format("panel {}", p);
-            text(svg, x0 + W / 2, y0 - 6, t, "middle", " font-size=\"12\"");
+            text(svg, x0 + W / 2, y0 - 6, t, "middle",
+                 fmt::format(" font-size=\"{}\"", num(12 * font_scale())));
         }
         // Cells in grid units: runs of one colour along a row are one rect. crispEdges: no
         // seams between cells, and each cell's pixels are exactly its colour.
@@ -273,7 +296,8 @@ std::string SvgWriter::heatmap() const {
         for (std::size_t i = 0; i < Rp; ++i) {
             for (std::size_t j = 0; j < C; ++j) {
                 masked[j] = g.masked(i, j);
-                row[j] = colormap_color(cmap, colormap_position(cmap, g(i, j), lo, hi));
+                row[j] =
+                    colormap_color(cmap, colormap_position(cmap, scale.shown(g(i, j)), lo, hi));
             }
             for (std::size_t j = 0; j < C;) {
                 std::size_t k = j + 1;
@@ -307,14 +331,15 @@ std::string SvgWriter::heatmap() const {
         }
         if (annotate) {
             // Black or white, whichever contrasts more with the cell.
-            svg += fmt::format("<g id=\"{}\" font-size=\"10\" text-anchor=\"middle\">\n",
-                               P > 1 ? fmt::format("values-{}", p) : "values");
+            svg +=
+                fmt::format("<g id=\"{}\" font-size=\"{}\" text-anchor=\"middle\">\n",
+                            P > 1 ? fmt::format("values-{}", p) : "values", num(10 * font_scale()));
             for (std::size_t i = 0; i < Rp; ++i)
                 for (std::size_t j = 0; j < C; ++j) {
                     const std::string& v = values[p][i * C + j];
                     if (v.empty()) continue;
-                    const Rgb c = contrasting_text(
-                        colormap_color(cmap, colormap_position(cmap, g(i, j), lo, hi)));
+                    const Rgb c = contrasting_text(colormap_color(
+                        cmap, colormap_position(cmap, scale.shown(g(i, j)), lo, hi)));
                     svg += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>\n",
                                        num(x0 + (double(j) + 0.5) * cw),
                                        num(y0 + (double(i) + 0.5) * ch + 3.5), hex(c), v);

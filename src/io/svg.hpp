@@ -41,6 +41,12 @@ class SvgWriter : public ArraySink {
     void rows(std::size_t first_row, const double* values, std::size_t n_rows) override;
     void end() override;
 
+  protected:
+    /// The finished picture (one svg document) goes out: written as it is here; PngWriter
+    /// renders it.
+    virtual void emit(const std::string& svg);
+    OutputFile& out() { return out_; }
+
   private:
     std::string heatmap() const;
     std::string lines() const;

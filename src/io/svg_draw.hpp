@@ -31,11 +31,27 @@ inline std::string value_label(double v) {
     return s == "-0" ? "0" : s;
 }
 
+// --font-scale: every text's size times font_scale() while one picture is laid out and
+// drawn (set by a FontScale for that time; 1 otherwise).
+inline double& font_scale_setting() {
+    static thread_local double scale = 1;
+    return scale;
+}
+inline double font_scale() {
+    return font_scale_setting();
+}
+struct FontScale {
+    explicit FontScale(double s) { font_scale_setting() = s; }
+    ~FontScale() { font_scale_setting() = 1; }
+    FontScale(const FontScale&) = delete;
+    FontScale& operator=(const FontScale&) = delete;
+};
+
 inline double text_width(const std::string& s) {
     std::size_t n = 0;
     for (unsigned char c : s)
         if ((c & 0xC0) != 0x80) ++n;
-    return double(n) * kCharWidth;
+    return double(n) * kCharWidth * font_scale();
 }
 
 // The smallest of 1, 2, 5, 10, 20, 50, ... that is >= need.
@@ -79,10 +95,10 @@ inline std::string header(double width, double height, const std::string& title)
         "font-size=\"{2}\">\n"
         "<title>{3}</title>\n"
         "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n",
-        num(width), num(height), num(kFontSize), xml_escape(title));
-    svg +=
-        fmt::format("<text x=\"{}\" y=\"20\" text-anchor=\"middle\" font-size=\"13\">{}</text>\n",
-                    num(width / 2), xml_escape(title));
+        num(width), num(height), num(kFontSize * font_scale()), xml_escape(title));
+    svg += fmt::format(
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"{}\">{}</text>\n",
+        num(width / 2), num(20 * font_scale()), num(13 * font_scale()), xml_escape(title));
     return svg;
 }
 

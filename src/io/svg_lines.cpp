@@ -1,5 +1,8 @@
-// SvgWriter's lines plot: each column a curve over the rows or over ArrayInfo::x_column,
-// on linear or logarithmic axes, with marked x values and a legend (d2l's plot).
+// SvgWriter's lines plot: each value column a curve over the rows or over ArrayInfo::x_column
+// (index columns are not curves; PictureStyle::curves picks some), on linear or logarithmic
+// axes named below (the rows) and beside the y axis (the values), with marked x values and a
+// legend (d2l's plot). A curve equal at every point to an earlier one would hide under it: it
+// is drawn with circle markers, and its legend says whose copy it is ("= convolution").
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -97,7 +100,26 @@ std::string SvgWriter::lines() const {
     };
     std::vector<std::size_t> curves;
     for (std::size_t j = 0; j < C; ++j)
-        if (j != xc) curves.push_back(j);
+        if (j != xc && std::find(info_.index_columns.begin(), info_.index_columns.end(), j) ==
+                           info_.index_columns.end())
+            curves.push_back(j);
+    if (style_.curves) {
+        std::vector<std::size_t> picked;
+        for (const std::size_t k : style_.curves(curves.size())) picked.push_back(curves[k]);
+        curves = std::move(picked);
+    }
+    // same_as[c]: an earlier curve with the same value at every point, else c.
+    std::vector<std::size_t> same_as(curves.size());
+    for (std::size_t c = 0; c < curves.size(); ++c) {
+        same_as[c] = c;
+        for (std::size_t e = 0; e < c && same_as[c] == c; ++e) {
+            bool equal = true;
+            for (std::size_t i = 0; i < R && equal; ++i)
+                equal = g(i, curves[c]) == g(i, curves[e]) ||
+                        (std::isnan(g(i, curves[c])) && std::isnan(g(i, curves[e])));
+            if (equal) same_as[c] = e;
+        }
+    }
 
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
     double xlo = lo, xhi = -lo;
@@ -124,11 +146,13 @@ std::string SvgWriter::lines() const {
     for (std::size_t j : curves) {
         const std::string label = column_label(info_, j);
         legend.push_back(is_number(label) ? "Col " + label : label);
+        if (const std::size_t c = legend.size() - 1; same_as[c] != c)
+            legend.back() += " (= " + column_label(info_, curves[same_as[c]]) + ")";
         legend_w = std::max(legend_w, text_width(legend.back()));
     }
 
     const double W = 560, H = 240;
-    const double x0 = ytick_w + 14, y0 = kTitleHeight + 10;
+    const double x0 = ytick_w + 14 + 18 * font_scale(), y0 = kTitleHeight * font_scale() + 10;
     const double legend_x = x0 + W + 14;
     const std::string full_title = title();
     const double width =
@@ -165,6 +189,11 @@ std::string SvgWriter::lines() const {
         text(svg, x0 - 5, py(ya.ticks[k]) + 4, ya.labels[k], "end");
     text(svg, x0 + W / 2, y0 + H + 36, has_x ? column_label(info_, xc) : row_axis_name(info_),
          "middle");
+    const std::string value_axis = info_.value_axis.empty() ? "value" : info_.value_axis;
+    const double ylabel_x = 14 * font_scale(), ylabel_y = y0 + H / 2;
+    text(svg, ylabel_x, ylabel_y, value_axis, "middle",
+         fmt::format(" class=\"value-axis\" transform=\"rotate(-90 {} {})\"", num(ylabel_x),
+                     num(ylabel_y)));
 
     // Marked x values: a dashed vertical line with its label at the top.
     for (const auto& [label, x] : info_.x_markers) {
@@ -201,6 +230,17 @@ std::string SvgWriter::lines() const {
             points += num(px(x)) + "," + num(py(v));
         }
         flush();
+        if (same_as[c] != c) {  // a copy: circles at its points, over the curve it hides under
+            svg += fmt::format("<g class=\"copy\" stroke=\"{}\" fill=\"#ffffff\">\n", ls.color);
+            const std::size_t every = std::max<std::size_t>(1, R / 24);
+            for (std::size_t i = 0; i < R; i += every) {
+                const double v = fy(g(i, curves[c])), x = row_x ? xval(i) : fx(xval(i));
+                if (std::isfinite(v) && std::isfinite(x))
+                    svg += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"3\"/>\n", num(px(x)),
+                                       num(py(v)));
+            }
+            svg += "</g>\n";
+        }
     }
     svg += "</g>\n";
     svg += fmt::format(
@@ -218,6 +258,10 @@ std::string SvgWriter::lines() const {
             "stroke-width=\"1.5\"{4}/>\n",
             num(legend_x), num(legend_x + 24), num(y), ls.color,
             *ls.dash ? fmt::format(" stroke-dasharray=\"{}\"", ls.dash) : std::string());
+        if (same_as[c] != c)
+            svg += fmt::format(
+                "<circle cx=\"{}\" cy=\"{}\" r=\"3\" stroke=\"{}\" fill=\"#ffffff\"/>\n",
+                num(legend_x + 12), num(y), ls.color);
         text(svg, legend_x + 30, y + 4, legend[c], "start");
     }
     svg += "</g>\n</svg>\n";

@@ -106,11 +106,12 @@ void TableWriter::print_block() {
     const std::size_t n_kept = kept_rows_.size();
     // Each value column picks its notation from the values shown: whole numbers (bits,
     // counts, positions) without decimals; scientific when the magnitudes reach 1e5, stay
-    // below 1e-3, or when a non-zero value would show as 0 in fixed notation (1.4e-5 beside
-    // 0.5 at 4 decimals); otherwise fixed, 4 decimals as PyTorch. --precision sets the
-    // digits after the point. A column only moves towards scientific.
+    // below 1e-3, or when a non-zero value would keep fewer than two significant digits in
+    // fixed notation (1.4e-5 or 5.85e-5 beside 0.5 at 4 decimals: 0.0000, 0.0001); otherwise
+    // fixed, 4 decimals as PyTorch. --precision sets the digits after the point. A column
+    // only moves towards scientific.
     const int digits = style_.precision.value_or(4);
-    const double shows_as_zero = 0.5 * std::pow(10.0, -digits);
+    const double one_digit_left = std::pow(10.0, 1 - digits);
     for (std::size_t j = 0; j < d; ++j) {
         bool whole = true;
         double largest = 0, smallest = INFINITY;  // of the finite non-zero magnitudes
@@ -127,7 +128,7 @@ void TableWriter::print_block() {
         if (whole && !style_.precision)
             want = Notation::whole;
         else if (!whole &&
-                 (largest >= 1e5 || (largest > 0 && largest < 1e-3) || smallest < shows_as_zero))
+                 (largest >= 1e5 || (largest > 0 && largest < 1e-3) || smallest < one_digit_left))
             want = Notation::scientific;
         notation_[j] = std::max(notation_[j], want);
     }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <doctest/doctest.h>
+#include "attn/tiled_attention.hpp"
 #include "support/text.hpp"
 #include "support/throws.hpp"
 
@@ -171,6 +172,11 @@ TEST_CASE("complexity timing: measure_layer runs every row on tiny sizes") {
             }
         }
     CHECK(attn::measure_layer(Layer::self_attention, sizes(4, 2), 2).seconds > 0.0);  // even count
+    // The kernels attn runs: attend's fused attention (tiled_attention.hpp), BLAS for the rest.
+    CHECK(attn::measure_layer(Layer::self_attention, sizes(8, 4), 1).kernel ==
+          "fused tiled attention (" + attn::tiled_kernel() + ")");
+    CHECK(attn::measure_layer(Layer::convolution, sizes(8, 4), 1).kernel == "im2col + sgemm");
+    CHECK(attn::measure_layer(Layer::recurrent, sizes(8, 4), 1).kernel == "sgemv per step");
 
     CHECK(
         contains(invalid_argument_of([] { attn::measure_layer(Layer::recurrent, sizes(4, 4), 0); }),

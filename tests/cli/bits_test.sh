@@ -21,7 +21,7 @@ expect_status 0 "$ATTN" bits -n 4 -d 6 -f json
 expect_grep '"bits": \{' "$OUT"
 expect_grep '"periods": \{.*"shape": \[3, 2\]' "$OUT"
 on_terminal "$ATTN" bits -n 8 >"$OUT" 2>&1
-expect_grep '^positions in binary \(8 x 3, float32\)' "$OUT"
+expect_grep '^positions in binary \(8 x 3, int64\)' "$OUT"
 expect_grep '^7 +111 +1 +1 +1' "$OUT"
 expect_grep '^bit periods' "$OUT"
 mkdir "$WORK/out"
@@ -31,6 +31,16 @@ expect_status 0 "$ATTN" bits -n 3 -o "$WORK/out/"
 mkdir "$WORK/out2"
 expect_status 0 "$ATTN" bits -n 3 -o "$WORK/out2"
 [ -s "$WORK/out2/bits.csv" ] && [ -s "$WORK/out2/periods.csv" ] || fail "-o DIR did not write both arrays"
+
+# The bits are integers: int64 in npy and npz (numpy '<i8'), whatever --dtype says of periods.
+if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+    expect_status 0 "$ATTN" bits -n 6 -d 4 -o "$WORK/b.npz"
+    checks=$((checks + 1))
+    got=$(/usr/bin/python3 -c 'import numpy, sys
+z = numpy.load(sys.argv[1])
+print(z["bits"].dtype.str, z["bits"][5].tolist(), z["periods"].dtype.str)' "$WORK/b.npz")
+    [ "$got" = "<i8 [1, 0, 1] <f4" ] || fail "bits in npz: got '$got'"
+fi
 
 expect_usage_error --positions "$ATTN" bits -n 0
 expect_usage_error --positions "$ATTN" bits -n x

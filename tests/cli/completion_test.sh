@@ -53,12 +53,17 @@ checks=$((checks + 1))
 complete -p attn 2>/dev/null | grep -q -- '-F _attn attn' || fail "no 'complete -F _attn attn'"
 expect_completion "encode" en
 expect_completion "bits" b
-expect_completion "encode attend rotate complexity bits tokenize" ""
+expect_completion "encode attend rotate complexity bits tokenize completion" ""
+# attn completion's own argument: the shells.
+expect_completion "bash zsh" completion ""
+expect_completion "zsh" completion z
+checks=$((checks + 1))
+"$ATTN" --help | grep -qE '^  completion ' || fail "attn --help does not list completion"
 expect_completion "--layout" encode --la
 expect_completion "--columns --causal --cmap --color" encode --c
 expect_completion "auto always never" encode --color ""
 expect_completion "interleaved split" encode --layout ""
-expect_completion "csv tsv table npy npz json svg heatmap md html" encode -f ""
+expect_completion "csv tsv table npy npz json svg png heatmap md html" encode -f ""
 expect_completion "svg" encode --format s
 expect_completion "float32 float64" bits --dtype ""
 expect_completion "blues viridis rdbu" encode -n 4 --cmap ""
@@ -72,6 +77,22 @@ expect_offers all scores weights context w_query -- attend --show ""
 expect_completion "scores scaled_scores" attend --show sc
 expect_completion "scores,weights scores,w_query scores,w_key scores,w_value scores,w_out" \
     attend --show scores,w
+# A comma list completes without the space that would end it (the user types ',' or a space);
+# a single value ends with one. compopt only works inside completion: recorded here.
+compopt() { COMPOPT_ARGS="$*"; }
+COMPOPT_ARGS=
+complete_words attend --show we
+checks=$((checks + 1))
+[[ $COMPOPT_ARGS == *"-o nospace"* ]] || fail "attend --show we<TAB>: no 'compopt -o nospace'"
+COMPOPT_ARGS=
+complete_words encode --layout s
+checks=$((checks + 1))
+[[ $COMPOPT_ARGS != *nospace* ]] || fail "encode --layout s<TAB>: nospace for a single value"
+# zsh: comma lists through _values -s , (one word after another, no space between).
+checks=$((checks + 1))
+grep -q "_values -s , " "$WORK/_attn" || fail "the zsh script completes no comma list with _values -s ,"
+checks=$((checks + 1))
+grep -q "'1:shell:(bash zsh)'" "$WORK/_attn" || fail "zsh: attn completion does not offer bash zsh"
 # Options after a flag whose help starts with a capital letter (--causal: "Query i sees ...").
 expect_offers --causal --show --input -- attend --causal ""
 expect_offers --columns -- encode --no-header --c

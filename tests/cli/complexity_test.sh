@@ -137,9 +137,12 @@ expect_status 0 "$ATTN" complexity -n 8 -d 4 --measure --repeat 3 --no-header
 [ "$(wc -l <"$OUT")" -eq 5 ] || fail "--measure: want 5 rows"
 awk -F, '!($13 > 0 && $14 >= 0) { bad = 1 } END { exit bad }' "$OUT" ||
     fail "--measure: seconds not positive: $(cat "$OUT")"
-expect_grep '^self_attention,.*,8,4,3,2,512,1,1,96,[0-9.e+-]+,[0-9.e+-]+$' "$OUT"
+# What was timed is what attn runs: the fused attention kernel attend uses, BLAS for the others.
+expect_grep '^self_attention,.*,8,4,3,2,512,1,1,96,[0-9.e+-]+,[0-9.e+-]+,fused tiled attention \((avx512|avx2|portable)\)$' "$OUT"
+expect_grep '^convolution,.*,im2col \+ sgemm$' "$OUT"
+expect_grep '^recurrent,.*,sgemv per step$' "$OUT"
 expect_status 0 "$ATTN" complexity -n 8 -d 4 --measure -f csv
-expect_grep ',activation_floats,seconds,gflops$' "$OUT"
+expect_grep ',activation_floats,seconds,gflops,kernel$' "$OUT"
 # With a sweep: the exponents array, asymptotic beside fitted (counts exactly 1 and 2).
 expect_status 0 "$ATTN" complexity --sweep n=8:32:x2 -d 4 --measure --repeat 1 -f table
 expect_grep '^exponent of n: ' "$OUT"
@@ -182,4 +185,8 @@ expect_usage_error --repeat "$ATTN" complexity -n 4 -d 4 --measure --repeat 1001
 expect_usage_error --dtype "$ATTN" complexity -n 4 -d 4 --dtype float32
 expect_usage_error --format "$ATTN" complexity -f xlsx
 
+# -f heatmap: the counts have no colours to show and come out as the table.
+expect_status 0 "$ATTN" complexity -f heatmap -n 10 -d 4
+expect_grep '^self_attention +O\(n\^2 d\) +O\(1\) +O\(1\) +10 +4 +3 +2 +800 ' "$OUT"
+expect_grep '^recurrent +n > d +4 +3 +5$' "$OUT"
 finish

@@ -27,7 +27,7 @@ expect_stderr "Try 'attn attend --help'"
 # --seed: torch.manual_seed's range; -1 wraps to 2^64-1 as torch.manual_seed(-1) does.
 expect_usage_error --seed "$ATTN" attend --seed 18446744073709551616 "a b"
 expect_usage_error --seed "$ATTN" attend --seed -9223372036854775809 "a b"
-expect_usage_error --seed "$ATTN" attend --seed 1e3 "a b"
+expect_usage_error --seed "$ATTN" attend --seed 1.25e1 "a b"
 expect_status 0 "$ATTN" attend --seed -1 "a b" -f csv
 cp "$OUT" "$WORK/minus1.csv"
 expect_status 0 "$ATTN" attend --seed 18446744073709551615 "a b" -f csv
@@ -36,6 +36,10 @@ cmp -s "$OUT" "$WORK/minus1.csv" || fail "--seed -1 differs from --seed 2^64-1"
 expect_status 0 "$ATTN" attend --seed 5 "a b" -f csv
 checks=$((checks + 1))
 ! cmp -s "$OUT" "$WORK/minus1.csv" || fail "--seed 5 equals --seed -1"
+cp "$OUT" "$WORK/seed5.csv"
+expect_status 0 "$ATTN" attend --seed 0.5e1 "a b" -f csv
+checks=$((checks + 1))
+cmp -s "$OUT" "$WORK/seed5.csv" || fail "--seed 0.5e1 differs from --seed 5"
 
 # Empty values are refused, not read as 0.
 expect_usage_error --mask-value "$ATTN" attend --mask-value '' "a b"

@@ -1,10 +1,26 @@
 # Every example of the man page (.EX blocks) and of the README (console and sh blocks) runs
-# and exits 0, in a scratch directory, with this attn first on PATH.
+# and exits 0, in a scratch directory, with attn installed as the README's set-up installs it
+# for the user (its `cmake --install` line, into a scratch prefix) and that prefix's bin first
+# on PATH, as a user types them.
 . "$(dirname "$0")/lib.sh"
 numpy_or_skip
-mkdir "$WORK/bin" "$WORK/run"
-ln -s "$ATTN" "$WORK/bin/attn"
-export PATH="$WORK/bin:/usr/bin:$PATH"  # /usr/bin/python3 has numpy
+mkdir "$WORK/run"
+
+# The README's install step, with this build and a scratch prefix for build/release and ~/.local.
+install_line=$(grep -m1 '^cmake --install build/release --prefix ~/.local' "$ATTN_SOURCE_DIR/README.md")
+checks=$((checks + 1))
+[ -n "$install_line" ] || fail "README.md has no 'cmake --install build/release --prefix ~/.local' line"
+install_line=${install_line//build\/release/$ATTN_BUILD_DIR}
+install_line=${install_line//\~\/.local/$WORK/prefix}
+bash -c "$install_line" >"$OUT" 2>"$ERR" || fail "the README's install step failed: $(cat "$ERR")"
+for f in bin/attn share/man/man1/attn.1 share/bash-completion/completions/attn \
+    share/zsh/site-functions/_attn; do
+    checks=$((checks + 1))
+    [ -s "$WORK/prefix/$f" ] || fail "the install step did not install $f"
+done
+export PATH="$WORK/prefix/bin:/usr/bin:$PATH"  # /usr/bin/python3 has numpy
+checks=$((checks + 1))
+[ "$(command -v attn)" = "$WORK/prefix/bin/attn" ] || fail "attn on PATH is $(command -v attn)"
 cd "$WORK/run" || exit 1
 # The --model examples name published models; here tiny random stand-ins of the same families
 # (tests/support/tiny_checkpoint.py; GPT-2 with its 1024 positions) sit under those names in

@@ -47,7 +47,7 @@ expect_grep "${ESC}\[38;2;" "$OUT"
 
 # Several arrays, one after another; --cmap; --plot lines is an svg.
 expect_status 0 "$ATTN" bits -n 4 -d 4 -f heatmap --cmap viridis
-expect_grep '^positions in binary \(4 x 2, float32\)$' "$OUT"
+expect_grep '^positions in binary \(4 x 2, int64\)$' "$OUT"
 expect_grep '^bit periods and column-pair wavelengths' "$OUT"
 expect_grep 'viridis$' "$OUT"
 expect_usage_error "--plot lines" "$ATTN" encode -f heatmap --plot lines

@@ -174,8 +174,9 @@ expect_usage_error --positions-up-to "$ATTN" rotate --positions-up-to 100 --star
 expect_usage_error --positions-up-to "$ATTN" rotate --positions-up-to 100 --show dot
 expect_usage_error --format "$ATTN" rotate -f xlsx
 expect_usage_error --output "$ATTN" rotate -d 5 -o "$WORK/r.xlsx"
-check_one_line() { checks=$((checks + 1)); [ "$(wc -l <"$ERR")" -eq 1 ] || fail "stderr is not one line: $(cat "$ERR")"; }
-check_one_line
+# One line, and the hint to the help that follows every usage error.
+checks=$((checks + 1))
+[ "$(wc -l <"$ERR")" -eq 2 ] || fail "stderr is not one line and the hint: $(cat "$ERR")"
 # Sizes are checked before allocation: a ring of 5e7 rows of 512 doubles is refused.
 expect_usage_error --max-memory "$ATTN" rotate -n 100000000 -d 512 --offset 50000000 --max-memory 1G
 expect_grep 'needs 190\.7 GiB' "$ERR"

@@ -77,6 +77,50 @@ TEST_CASE("parse_seed: torch.manual_seed's range, negative seeds wrapped modulo 
     CHECK_THROWS_AS(parse_seed(""), std::invalid_argument);
     CHECK_THROWS_AS(parse_seed("12x"), std::invalid_argument);
     CHECK_THROWS_AS(parse_seed("+5"), std::invalid_argument);
+    // The one integer grammar: an exponent that gives a whole number.
+    CHECK(parse_seed("1e3") == 1000);
+    CHECK(parse_seed("-1e0") == 18446744073709551615ULL);
+    CHECK_THROWS_AS(parse_seed("1.5"), std::invalid_argument);
+}
+
+TEST_CASE("parse_picture_size and parse_range: WxH in pixels, LO:HI with LO < HI") {
+    using attn::cli::parse_picture_size;
+    using attn::cli::parse_range;
+    CHECK(parse_picture_size("1600x900") == std::pair{1600, 900});
+    CHECK(parse_picture_size("1X16384") == std::pair{1, 16384});
+    for (const char* bad : {"1600", "0x100", "100x0", "16385x10", "-5x10", "ax5", "5x", "x5", ""})
+        CHECK_THROWS_AS(parse_picture_size(bad), std::invalid_argument);
+    CHECK(parse_range("-1:1") == std::pair{-1.0, 1.0});
+    CHECK(parse_range("0:1e-3") == std::pair{0.0, 1e-3});
+    CHECK(parse_range("-2.5:-1") == std::pair{-2.5, -1.0});
+    for (const char* bad : {"1:1", "2:1", "1", ":1", "0:", "a:b", "0:inf", "nan:1", ""})
+        CHECK_THROWS_AS(parse_range(bad), std::invalid_argument);
+}
+
+TEST_CASE("whole_number_text: an exponent or a point that gives a whole number, as digits") {
+    using attn::cli::whole_number_text;
+    CHECK(whole_number_text("1e6") == "1000000");
+    CHECK(whole_number_text("1E6") == "1000000");
+    CHECK(whole_number_text("2.5e3") == "2500");
+    CHECK(whole_number_text("1e+2") == "100");
+    CHECK(whole_number_text("-3e2") == "-300");
+    CHECK(whole_number_text("120e-1") == "12");
+    CHECK(whole_number_text("7") == "7");
+    CHECK(whole_number_text("-0") == "0");
+    CHECK(whole_number_text("0.0e5") == "0");
+    CHECK(whole_number_text("0012") == "12");
+    CHECK(whole_number_text("1e19") == "10000000000000000000");
+    // Not whole, or not a number: nullopt (the option's own message then says so).
+    CHECK_FALSE(whole_number_text("1.5").has_value());
+    CHECK_FALSE(whole_number_text("1e-3").has_value());
+    CHECK_FALSE(whole_number_text("sixty").has_value());
+    CHECK_FALSE(whole_number_text("1e").has_value());
+    CHECK_FALSE(whole_number_text("e5").has_value());
+    CHECK_FALSE(whole_number_text("").has_value());
+    CHECK_FALSE(whole_number_text("0x10").has_value());
+    CHECK_FALSE(whole_number_text(" 5").has_value());
+    // A huge exponent stays a (too long) number, so that range checks say "out of range".
+    CHECK(whole_number_text("1e400").value().size() > 20);
 }
 
 TEST_CASE("parse_slice: out of range, empty and malformed are errors") {

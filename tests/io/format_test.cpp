@@ -18,7 +18,7 @@ TEST_CASE("format: every name parses to its format and back") {
         joined += (joined.empty() ? "" : "|") + name;
     }
     CHECK(attn::io::format_names() == joined);
-    CHECK(joined == "csv|tsv|table|npy|npz|json|svg|heatmap|md|html");
+    CHECK(joined == "csv|tsv|table|npy|npz|json|svg|png|heatmap|md|html");
     CHECK_FALSE(attn::io::parse_format("CSV").has_value());
     CHECK_FALSE(attn::io::parse_format("").has_value());
     CHECK_FALSE(attn::io::parse_format("txt").has_value());
@@ -34,7 +34,8 @@ TEST_CASE("format: from the file name's extension") {
     CHECK(attn::io::format_from_extension("P.svg") == Format::svg);
     CHECK(attn::io::format_from_extension("P.md") == Format::md);
     CHECK_FALSE(attn::io::format_from_extension("P").has_value());
-    CHECK_FALSE(attn::io::format_from_extension("P.png").has_value());
+    CHECK(attn::io::format_from_extension("P.png") == Format::png);
+    CHECK_FALSE(attn::io::format_from_extension("P.jpg").has_value());
     CHECK_FALSE(attn::io::format_from_extension("dir.csv/P").has_value());  // a directory's dot
     // Extensions are read in any case, as users name files.
     CHECK(attn::io::format_from_extension("P.CSV") == attn::io::Format::csv);
@@ -47,7 +48,8 @@ TEST_CASE("format: extensions in a directory, binary formats, formats holding se
     for (const std::string& name : attn::io::format_name_list()) {
         CAPTURE(name);
         const Format f = *attn::io::parse_format(name);
-        CHECK(attn::io::is_binary(f) == (name == "npy" || name == "npz"));
+        CHECK(attn::io::is_binary(f) == (name == "npy" || name == "npz" || name == "png"));
+        CHECK(attn::io::is_plain_text(f) == !(attn::io::is_binary(f) || name == "svg"));
         const bool several =
             name == "npz" || name == "json" || name == "table" || name == "heatmap" || name == "md";
         CHECK(attn::io::holds_several_arrays(f) == several);

@@ -163,6 +163,31 @@ TEST_CASE("heatmap: panels side by side under their titles, one scale") {
           "0  .:-=+*#%@ 11  blues\n");
 }
 
+TEST_CASE("heatmap: a label field constant in every panel (the head) is left to the titles") {
+    attn::io::ArrayInfo info = two_heads();
+    info.labels.insert(info.labels.begin(), attn::io::LabelColumn{"head", [](std::size_t r) {
+                                                                      return std::to_string(r / 3);
+                                                                  }});
+    const std::string t = write_info(style(attn::io::ColorMode::none), info, iota(12));
+    INFO(t);
+    CHECK(t ==
+          "weights (6 x 2, float32)\n"
+          "head 0  head 1\n"
+          "  0 1     0 1\n"
+          "0       0 ++**\n"
+          "1 ..::  1 ##%%\n"
+          "2 --==  2 @@@@\n"
+          "0  .:-=+*#%@ 11  blues\n");
+}
+
+TEST_CASE("heatmap: an array without value columns (labels only) is printed as a table") {
+    attn::io::ArrayInfo info = attn::test::matrix_info(2, 0, "layers");
+    info.labels.push_back({"complexity", [](std::size_t r) { return r == 0 ? "O(n)" : "O(n^2)"; }});
+    const std::string t = write_info(style(attn::io::ColorMode::none), info, {});
+    INFO(t);
+    CHECK(t == "layers\nrow  complexity\n0    O(n)\n1    O(n^2)\n");
+}
+
 TEST_CASE("heatmap: panels that do not fit side by side are stacked") {
     attn::io::TextStyle s = style(attn::io::ColorMode::none);
     s.width = 10;

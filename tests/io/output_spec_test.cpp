@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <utility>
 
 #include "support/test_files.hpp"
 
@@ -47,10 +48,13 @@ TEST_CASE("output_spec: the format from -f, the extension, a directory, or the t
     CHECK(attn::io::resolve_output(to("-"), pipe).format == Format::csv);
     CHECK(attn::io::resolve_output(to("-"), terminal()).format == Format::table);
     CHECK(attn::io::resolve_output(to("out.json"), terminal()).format == Format::json);
-    CHECK(attn::io::resolve_output(to("x/out.npz"), pipe).format == Format::npz);
-    OutputRequest named = to("out.json");
-    named.format = Format::md;  // -f wins over the extension
+    CHECK(attn::io::resolve_format(to("x/out.npz"), pipe) == Format::npz);
+    OutputRequest named = to("out.txt");
+    named.format = Format::md;  // -f names what a .txt holds
     CHECK(attn::io::resolve_output(named, pipe).format == Format::md);
+    named.path = "out";  // and what a file without an extension holds
+    named.format = Format::npz;
+    CHECK(attn::io::resolve_output(named, pipe).format == Format::npz);
     CHECK(attn::io::resolve_format(to("some/dir/"), pipe) == Format::csv);
 }
 
@@ -75,7 +79,7 @@ TEST_CASE("output_spec: a directory takes several arrays, a single-array file do
 
 TEST_CASE("output_spec: refusals, each with its kind") {
     const Surroundings pipe;
-    CHECK(refusal([&] { attn::io::resolve_output(to("P.png"), pipe); }) ==
+    CHECK(refusal([&] { attn::io::resolve_output(to("P.jpg"), pipe); }) ==
           OutputError::Kind::unknown_extension);
     OutputRequest lines = to("P.csv");
     lines.plot = attn::io::Plot::lines;
@@ -92,6 +96,19 @@ TEST_CASE("output_spec: refusals, each with its kind") {
     missing.append("/no/such/dir/");
     CHECK(refusal([&] { attn::io::resolve_output(to(missing), pipe); }) ==
           OutputError::Kind::missing_directory);
+    // A file in a missing directory is refused before anything is written, as DIR/ is.
+    CHECK(refusal([&] { attn::io::resolve_output(to(missing + "P.csv"), pipe); }) ==
+          OutputError::Kind::missing_directory);
+    // -f contradicting the extension: npz into x.csv, csv into x.npy, svg into x.txt.
+    for (const auto& [format, path] : {std::pair{Format::npz, "x.csv"},
+                                       {Format::csv, "x.npy"},
+                                       {Format::svg, "x.txt"},
+                                       {Format::md, "x.json"}}) {
+        OutputRequest r = to(path);
+        r.format = format;
+        CHECK(refusal([&] { attn::io::resolve_output(r, pipe); }) ==
+              OutputError::Kind::contradicts_extension);
+    }
 }
 
 TEST_CASE("output_spec: the terminal's size and colours, COLUMNS and LINES for a pipe") {

@@ -119,6 +119,20 @@ TEST_CASE("table: a later block moves a column to a wider notation, never hiding
     CHECK(lines[n + 1] == std::to_string(n - 1) + "  1.5000e-06");
 }
 
+TEST_CASE(
+    "table: a value with fewer than two significant digits in fixed turns its column "
+    "scientific") {
+    // 5.85e-5 at 4 decimals is 0.0001: one digit, off by 70%.
+    const auto t = write_values(2, 2, {5.85e-5, 0.5, 0.8392, 0.25});
+    CHECK(t ==
+          "matrix M (2 x 2, float32)\n"
+          "row           0       1\n"
+          "0    5.8500e-05  0.5000\n"
+          "1    8.3920e-01  0.2500\n");
+    // 0.0012 keeps two digits: fixed.
+    CHECK(write_values(1, 2, {0.0012, 0.5}).find("0    0.0012  0.5000") != std::string::npos);
+}
+
 TEST_CASE("table: a non-zero value that would show as 0.0000 turns its column scientific") {
     const auto t = write_values(2, 2, {0.5, 0.5, 1.4e-5, 0.25});
     CHECK(t ==
