@@ -1,0 +1,56 @@
+#include "cli/encode_dtype.hpp"
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "attn/positions/dtype_rounding.hpp"
+
+namespace attn::cli {
+
+io::MatrixStream rounded_once(io::MatrixStream s, ExactForm exact, io::Dtype dtype) {
+    const auto format = io::reduced_format(dtype);
+    if (!format) return s;
+    const std::size_t columns = s.info.columns();
+    auto inner = std::move(s.produce);
+    s.produce = [inner, exact, columns, f = *format](std::size_t first, std::size_t count,
+                                                     double* out) {
+        inner(first, count, out);
+        positions::round_values(f, out, count * columns, exact.abs, exact.rel, [&](std::size_t k) {
+            return exact.at(first + k / columns, k % columns);
+        });
+    };
+    return s;
+}
+
+io::MatrixStream error_stream(io::MatrixStream shown, io::MatrixStream reference, ExactForm exact,
+                              bool exact_double) {
+    io::MatrixStream e;
+    e.info = shown.info;
+    e.info.name += "_error";
+    e.info.title = "error of the " + shown.info.title + " (value minus the exact value)";
+    e.info.dtype = io::Dtype::float64;
+    e.info.value_range.reset();
+    const std::size_t columns = e.info.columns();
+    auto scratch = std::make_shared<std::vector<double>>();
+    auto value = std::move(shown.produce), exact_rows = std::move(reference.produce);
+    e.produce = [=](std::size_t first, std::size_t count, double* out) {
+        const io::Dtype dtype = shown.info.dtype;
+        value(first, count, out);
+        for (std::size_t k = 0; k < count * columns; ++k)
+            out[k] = io::round_to_dtype(dtype, out[k]);  // what the writer would have stored
+        if (exact_double) {
+            for (std::size_t k = 0; k < count * columns; ++k) {
+                const positions::DoubleDouble x = exact.at(first + k / columns, k % columns);
+                out[k] = positions::to_double(positions::add({out[k], 0.0}, positions::negate(x)));
+            }
+            return;
+        }
+        scratch->resize(count * columns);
+        exact_rows(first, count, scratch->data());
+        for (std::size_t k = 0; k < count * columns; ++k) out[k] -= (*scratch)[k];
+    };
+    return e;
+}
+
+}  // namespace attn::cli
