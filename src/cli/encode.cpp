@@ -85,10 +85,12 @@ io::MatrixStream p_stream(const PRun& run, Angles angles, bool progress_bar) {
     const auto in_dtype = angle_dtype(angles);
     // float64 output gets the double-double combination: float32 is within 1 ulp either way.
     // --angles float32: the book's float32 recipe, each step correctly rounded.
-    auto book = std::make_shared<const positions::Float32AngleEncoder>(
-        d, opt.base,
-        opt.layout == Layout::split ? positions::SineColumns::split
-                                    : positions::SineColumns::interleaved);
+    std::shared_ptr<const positions::Float32AngleEncoder> book;  // base must fit float32
+    if (angles == Angles::float32)
+        book = std::make_shared<const positions::Float32AngleEncoder>(
+            d, opt.base,
+            opt.layout == Layout::split ? positions::SineColumns::split
+                                        : positions::SineColumns::interleaved);
     auto encoder = std::make_shared<const PositionalEncoder>(
         d, opt.base, opt.layout, std::max<std::size_t>(n, 1),
         run.dtype == io::Dtype::float64 ? Combine::extended : Combine::fast);

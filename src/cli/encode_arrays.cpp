@@ -361,6 +361,7 @@ ExactForm exact_form(EncodeArray item, const SchemeRun& run) {
             e.rel = 2 * u;
             e.at = [m, n](std::size_t r, std::size_t c) {
                 const auto i = static_cast<std::int64_t>(r % n), j = static_cast<std::int64_t>(c);
+                if (i == j) return pos::DoubleDouble{};  // +0, as the double path writes it
                 return pos::negate(pos::multiply(i > j ? i - j : j - i, (*m)[r / n]));
             };
             break;

@@ -47,7 +47,9 @@ void dtype_sincos(AngleDtype t, double a, double& sine, double& cosine) {
 void round_values(runtime::Reduced format, double* v, std::size_t count, double abs, double rel,
                   const std::function<DoubleDouble(std::size_t k)>& exact) {
     for (std::size_t k = 0; k < count; ++k) {
-        if (runtime::distance_to_tie(format, v[k]) <= abs + rel * std::fabs(v[k])) {
+        const double err = abs + rel * std::fabs(v[k]);
+        // Near a midpoint the rounding, and near 0 the sign of a zero, needs the exact value.
+        if (runtime::distance_to_tie(format, v[k]) <= err || std::fabs(v[k]) <= err) {
             const DoubleDouble e = exact(k);
             v[k] = runtime::round_to(format, e.hi, e.lo);
         } else {

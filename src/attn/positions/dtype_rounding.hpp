@@ -34,7 +34,7 @@ double dtype_angle(AngleDtype t, std::int64_t x, DoubleDouble f);
 void dtype_sincos(AngleDtype t, double a, double& sine, double& cosine);
 
 /// Rounds v[0 .. count) in place to the format. Each v[k] is within abs + rel |v[k]| of the
-/// exact value; one that close to a midpoint is replaced by exact(k) rounded once.
+/// exact value; one that close to a midpoint (or to 0) is replaced by exact(k) rounded once.
 void round_values(runtime::Reduced format, double* v, std::size_t count, double abs, double rel,
                   const std::function<DoubleDouble(std::size_t k)>& exact);
 
