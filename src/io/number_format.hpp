@@ -21,7 +21,10 @@ inline char* shortest_reduced(char* text, double v, runtime::Reduced format) {
         char* end = fmt::format_to(text, FMT_COMPILE("{:.{}g}"), v, digits);
         double back = 0;
         std::from_chars(text, end, back);
-        if (digits >= 17 || runtime::round_to(format, back) == v) return end;
+        // The decimal's double printed as fmt prints doubles: 65500, not 6.55e+04.
+        if (runtime::round_to(format, back) == v)
+            return fmt::format_to(text, FMT_COMPILE("{}"), back);
+        if (digits >= 17) return end;
     }
 }
 
