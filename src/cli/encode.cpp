@@ -235,38 +235,6 @@ int run_encode(const EncodeOptions& opt) {
 
 }  // namespace
 
-std::optional<positions::AngleDtype> angle_dtype(Angles a) {
-    switch (a) {
-        case Angles::float32:
-            return positions::AngleDtype::float32;
-        case Angles::bfloat16:
-            return positions::AngleDtype::bfloat16;
-        case Angles::float16:
-            return positions::AngleDtype::float16;
-        case Angles::exact:
-            break;
-    }
-    return std::nullopt;
-}
-
-OutputOptions encode_output(const EncodeOptions& opt) {
-    OutputOptions out = opt.out;
-    const io::Dtype want =
-        opt.angles == Angles::bfloat16 ? io::Dtype::bfloat16 : io::Dtype::float16;
-    if (opt.angles != Angles::bfloat16 && opt.angles != Angles::float16) return out;
-    const bool typed = opt.out.dtype_option && opt.out.dtype_option->count() > 0;
-    if (!typed) {
-        out.dtype = want;
-    } else if (io::reduced_format(opt.out.dtype) && opt.out.dtype != want) {
-        throw UsageError(fmt::format(
-            "--dtype {}: the values of --angles {} are {} values; use --dtype {}, float32 or "
-            "float64 (which hold them exactly)",
-            io::dtype_name(opt.out.dtype), io::dtype_name(want), io::dtype_name(want),
-            io::dtype_name(want)));
-    }
-    return out;
-}
-
 void add_scheme_options(CLI::App& sub, EncodeOptions& opt) {
     const std::string rope = "--scheme rope (Hugging Face's rope_scaling keys)";
     add_enum_option(sub, "--rope-scaling", opt.scaling, kScalings,
