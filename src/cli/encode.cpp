@@ -216,7 +216,7 @@ int run_encode(const EncodeOptions& opt) {
     const auto angles = angle_dtype(opt.angles);
     io::MatrixStream stream = p_stream(run, opt.angles, true);
     const ExactForm exact = p_exact(run);
-    if (!angles) stream = rounded_once(std::move(stream), exact, run.dtype);
+    if (!angles) stream = rounded_once(std::move(stream), exact);
     if (show_errors(opt)) {
         PRun reference = run;
         reference.dtype = io::Dtype::float64;
@@ -278,7 +278,7 @@ Command add_encode(CLI::App& root) {
                     "Position scheme: sinusoidal (the chapter's P), rope, alibi or t5");
     sub->add_option("--show", opt->show,
                     "Comma list of the scheme's arrays (below), or all; default: the one marked "
-                    "default")
+                    "default; with error: each one's value minus its exact value (float64)")
         ->type_name("LIST");
     sub->add_option("--add", opt->add,
                     "Print X + P for X in an .npy file, (n, d) or (b, n, d); - reads stdin")
@@ -313,7 +313,8 @@ Command add_encode(CLI::App& root) {
         "  attn encode -n 4 -d 6 -f csv --precision 6\n"
         "  attn encode --scheme rope -n 8 -d 16 --show cos -f csv\n"
         "  attn encode --scheme alibi --heads 4 -n 16 -o bias.svg   one panel per head\n"
-        "  attn encode --scheme t5 -n 64 --causal -o buckets.npy   int64 bucket ids\n\n" +
+        "  attn encode --scheme t5 -n 64 --causal -o buckets.npy   int64 bucket ids\n"
+        "  attn encode --scheme rope -d 128 --start 100000 --angles bfloat16 --show cos,error\n\n" +
         scheme_show_help());
     return {sub,
             [opt, sub] {

@@ -44,9 +44,9 @@ OutputOptions encode_output(const EncodeOptions& opt) {
     return out;
 }
 
-io::MatrixStream rounded_once(io::MatrixStream s, ExactForm exact, io::Dtype dtype) {
-    const auto format = io::reduced_format(dtype);
-    if (!format) return s;
+io::MatrixStream rounded_once(io::MatrixStream s, ExactForm exact) {
+    const auto format = io::reduced_format(s.info.dtype);  // int64 buckets stay as they are
+    if (!format || !exact.at) return s;
     const std::size_t columns = s.info.columns();
     auto inner = std::move(s.produce);
     s.produce = [inner, exact, columns, f = *format](std::size_t first, std::size_t count,
@@ -75,7 +75,7 @@ io::MatrixStream error_stream(io::MatrixStream shown, io::MatrixStream reference
         value(first, count, out);
         for (std::size_t k = 0; k < count * columns; ++k)
             out[k] = io::round_to_dtype(dtype, out[k]);  // what the writer would have stored
-        if (exact_double) {
+        if (exact_double && exact.at) {
             for (std::size_t k = 0; k < count * columns; ++k) {
                 const positions::DoubleDouble x = exact.at(first + k / columns, k % columns);
                 out[k] = positions::to_double(positions::add({out[k], 0.0}, positions::negate(x)));

@@ -18,8 +18,9 @@ struct ExactForm {
     std::function<positions::DoubleDouble(std::size_t row, std::size_t column)> at;
 };
 
-/// s's values rounded once to dtype when it is bfloat16 or float16 (s unchanged otherwise).
-io::MatrixStream rounded_once(io::MatrixStream s, ExactForm exact, io::Dtype dtype);
+/// s's values rounded once to its dtype when that is bfloat16 or float16 (s unchanged
+/// otherwise, and for an array without an exact form: integers).
+io::MatrixStream rounded_once(io::MatrixStream s, ExactForm exact);
 
 /// NAME_error (float64): shown's values minus the exact values. reference is the same array at
 /// double quality (within ~1e-15 of exact); with exact_double, shown holds the exact values

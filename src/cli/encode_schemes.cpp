@@ -240,7 +240,7 @@ int run_scheme(const EncodeOptions& opt) {
         const auto& entry = show_entry(table_of(opt.scheme), item);
         const ExactForm exact = exact_form(item, run);
         io::MatrixStream stream = entry.stream(run);
-        if (!run.angles) stream = rounded_once(std::move(stream), exact, run.dtype);
+        if (!run.angles) stream = rounded_once(std::move(stream), exact);
         if (show_errors(opt))
             stream = error_stream(std::move(stream), entry.stream(exact_run), exact,
                                   !run.angles && run.dtype == io::Dtype::float64);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/positions/angle.hpp"
 #include "attn/rotation.hpp"
 #include "cli/arguments.hpp"
 #include "cli/command.hpp"
@@ -27,7 +28,7 @@ namespace {
 
 constexpr std::size_t kMaxOffsets = 1000000;
 
-enum class Show { pairs, matrix, dot, summary };
+enum class Show { pairs, matrix, dot, summary, error };
 
 struct RotateOptions {
     std::int64_t positions = 1000;
@@ -160,6 +161,38 @@ io::MatrixStream matrix_stream(const RotateRun& run) {
     return {std::move(info), io::row_by_row(fill, d)};
 }
 
+// M_delta as used in the precision minus the exact M_delta (cos/sin(delta w_j) as
+// double-doubles), in float64: (offsets, d, d).
+io::MatrixStream matrix_error_stream(const RotateRun& run) {
+    io::MatrixStream s = matrix_stream(run);
+    s.info.name = "M_error";
+    s.info.title = "M_delta minus the exact M_delta (value minus the exact value)";
+    s.info.dtype = io::Dtype::float64;
+    const std::size_t d = run.d;
+    const double base = run.base;
+    auto shared = std::make_shared<std::vector<std::int64_t>>(run.offsets);
+    auto values = std::move(s.produce);
+    s.produce = [=](std::size_t first, std::size_t count, double* out) {
+        values(first, count, out);
+        for (std::size_t k = 0; k < count; ++k) {
+            const std::size_t r = (first + k) % d, j = r / 2;
+            const std::int64_t delta = (*shared)[(first + k) / d];
+            if (d % 2 == 1 && r == d - 1) continue;  // the lone sine's row stays NaN
+            const positions::SinCos e =
+                positions::sincos(delta, positions::inverse_power(base, 2 * j, d));
+            // Rows 2j: [cos, sin] at columns 2j, 2j+1; rows 2j+1: [-sin, cos].
+            const positions::DoubleDouble a = r % 2 == 0 ? e.cos : positions::negate(e.sin);
+            const positions::DoubleDouble b = r % 2 == 0 ? e.sin : e.cos;
+            double* row = out + k * d;
+            row[2 * j] =
+                positions::to_double(positions::add({row[2 * j], 0.0}, positions::negate(a)));
+            row[2 * j + 1] =
+                positions::to_double(positions::add({row[2 * j + 1], 0.0}, positions::negate(b)));
+        }
+    };
+    return s;
+}
+
 // Positions 0, 10, 20, 50, ... and errors over decades: --plot lines draws them log-log.
 // reduced ("bfloat16", "float16" or ""): its four columns follow float64's.
 io::MatrixStream sweep_stream(const std::vector<SweepRow>& sweep, const std::string& reduced) {
@@ -197,6 +230,8 @@ const ShowTable<Show, RotateRun> kShow{
      dot_stream},
     {Show::summary, "summary", "(offsets, 7)", "worst error per offset against the tolerance",
      summary_stream},
+    {Show::error, "error", "(offsets, d, d)",
+     "M_delta as used in --dtype minus the exact M_delta, float64", matrix_error_stream},
 };
 
 // One line on stderr for the worst failure; the exit status says the rest.
@@ -240,7 +275,7 @@ int run_rotate(const RotateOptions& opt) {
     if (opt.start + opt.positions > (std::int64_t{1} << 52))
         throw UsageError("--start: the last position start + n - 1 is beyond 2^52");
     runtime::reserve(scan_bytes(d, offsets), "--offset/--dim");
-    if (opt.show == Show::matrix)
+    if (opt.show == Show::matrix || opt.show == Show::error)
         runtime::reserve(runtime::checked_product({offsets.size(), d, d, 8}, "--offset/--dim"),
                          "--show matrix");  // writers that cannot stream (npy, table) hold it
 
@@ -334,8 +369,8 @@ Command add_rotate(CLI::App& root) {
         "2^-53 for float64)");
     opt->tol_option->type_name("X");
     add_enum_option(*sub, "--show", opt->show, show_names(kShow),
-                    "pairs (per offset and pair), matrix (M_delta), dot (P[i].P[i+delta]), or "
-                    "summary (per offset)");
+                    "pairs (per offset and pair), matrix (M_delta), dot (P[i].P[i+delta]), "
+                    "summary (per offset), or error (M_delta minus the exact one)");
     opt->up_to_option = sub->add_option(
         "--positions-up-to", opt->up_to,
         "Sweep: windows of -n positions starting at 0, 10, 20, 50, ... N; worst error in float32 "

@@ -110,6 +110,16 @@ assert np.abs(z["cos_error"]).max() > 1e-3  # angles in float16 at positions up 
 PY
 checks=$((checks + 1))
 
+# Integer buckets are not rounded, and their error is 0.
+for t in bfloat16 float64; do
+    run "$ATTN" encode --scheme t5 -n 40 --dtype $t --show buckets,error -f csv --no-header
+    [ "$STATUS" = 0 ] && [ "$(cut -d, -f2- "$OUT" | tr ',\n' '\n\n' | sort -u)" = 0 ] ||
+        fail "t5 --show error --dtype $t: $(head -c 300 "$OUT" "$ERR")"
+    run "$ATTN" encode --scheme t5 -n 40 --dtype $t -f csv
+    grep -q "^39,.*,0$" "$OUT" && grep -q "^0,0,17," "$OUT" || fail "t5 buckets --dtype $t: $(head -3 "$OUT")"
+    checks=$((checks + 2))
+done
+
 # float16 .npy input, widened exactly, for --add and --apply.
 "$PYTHON" -c "
 import numpy as np; np.save('$WORK/h.npy', np.array([[1.5, -2**-24], [65504, 0.1]], np.float16))"
@@ -142,4 +152,18 @@ head -1 "$WORK/sweep.csv" | grep -q "float16_max_error,float16_at_i,float16_tol,
 tail -1 "$WORK/sweep.csv" | grep -q "^100000,.*,inf,100000,.*,inf$" ||
     fail "float16 at 1e5: $(tail -1 "$WORK/sweep.csv")"
 checks=$((checks + 3))
+# rotate --show error: M_delta as used minus the exact M_delta.
+"$ATTN" rotate -n 100 -d 16 --offset 1,7 --dtype bfloat16 --show error -o "$WORK/Mb.npy" ||
+    fail "rotate --show error bfloat16"
+"$ATTN" rotate -n 100 -d 16 --offset 1,7 --dtype float64 --show error -o "$WORK/M64.npy" ||
+    fail "rotate --show error float64"
+"$PYTHON" - "$WORK" <<'PY' || fail "rotate --show error values"
+import sys, numpy as np
+w = sys.argv[1]
+b, f = np.load(f"{w}/Mb.npy"), np.load(f"{w}/M64.npy")
+assert b.shape == (2, 16, 16) and b.dtype == np.float64, (b.shape, b.dtype)
+assert 1e-4 < np.abs(b).max() < 2.0**-6, np.abs(b).max()
+assert np.abs(f).max() < 1e-15, np.abs(f).max()
+PY
+checks=$((checks + 1))
 finish
