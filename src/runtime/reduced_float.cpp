@@ -25,9 +25,37 @@ double quantum(const Grid& g, double x) {
     return std::ldexp(1.0, e - (g.p - 1));
 }
 
+// The normal range of the format, where rounding is integer arithmetic on the double's bits:
+// the low `drop` bits of the significand go, rounded to nearest even (a carry into the
+// exponent is the next power of two, as it should be).
+struct Bits {
+    int drop;            // 53 - p
+    double least, most;  // smallest normal and largest finite value
+};
+
+Bits bits_of(Reduced f) {
+    return f == Reduced::bfloat16 ? Bits{45, 0x1p-126, 0x1.fep127} : Bits{42, 0x1p-14, 65504.0};
+}
+
 }  // namespace
 
 double round_to(Reduced format, double hi, double lo) {
+    const Bits b = bits_of(format);
+    if (const double a = std::fabs(hi); a >= b.least && a <= b.most) {
+        const auto u = std::bit_cast<std::uint64_t>(hi);
+        const std::uint64_t mask = (std::uint64_t{1} << b.drop) - 1, half = mask / 2 + 1;
+        const std::uint64_t frac = u & mask;
+        std::uint64_t up;  // 1: away from zero, 0: towards it
+        if (frac != half)
+            up = frac > half;
+        else if (lo != 0)
+            up = (lo > 0) == (hi > 0);
+        else
+            up = (u >> b.drop) & 1;  // a true tie: to even
+        const double v = std::bit_cast<double>((u & ~mask) + (up << b.drop));
+        return std::fabs(v) > b.most ? std::copysign(std::numeric_limits<double>::infinity(), hi)
+                                     : v;
+    }
     if (!std::isfinite(hi) || hi == 0.0) return hi;
     const Grid g = grid(format);
     const double q = quantum(g, hi);
@@ -52,6 +80,18 @@ double distance_to_tie(Reduced format, double v) {
     if (!std::isfinite(v)) return std::numeric_limits<double>::infinity();
     const Grid g = grid(format);
     if (v == 0.0) return std::ldexp(1.0, g.min_exp - g.p);  // half the smallest subnormal
+    const Bits b = bits_of(format);
+    if (const double a = std::fabs(v); a >= 2 * b.least && a <= b.most) {
+        const auto u = std::bit_cast<std::uint64_t>(a);
+        const std::uint64_t mask = (std::uint64_t{1} << b.drop) - 1, half = mask / 2 + 1;
+        const auto frac = static_cast<double>(u & mask);
+        // In units of a's last bit: 2^e * 2^-52, e a's exponent.
+        const double unit = std::bit_cast<double>(u & 0x7ff0000000000000u) * 0x1p-52;
+        double d = std::fabs(frac - static_cast<double>(half));
+        if ((u & 0x000fffffffffffffu & ~mask) == 0)  // just above a power of two
+            d = std::min(d, frac + static_cast<double>(half / 2));
+        return d * unit;
+    }
     const double q = quantum(g, v);
     const double r = std::fabs(v) / q, below = std::floor(r), frac = r - below;
     // The midpoint above (below + 1/2) is nearer than the one under below (below - 1/2),
@@ -66,6 +106,12 @@ double distance_to_tie(Reduced format, double v) {
 std::uint16_t float16_bits(double v) {
     const std::uint16_t sign = std::signbit(v) ? 0x8000u : 0u;
     const double a = std::fabs(v);
+    if (a >= 0x1p-14 && a <= 65504.0) {  // normal: exponent and the top 10 significand bits
+        const auto u = std::bit_cast<std::uint64_t>(a);
+        const auto e = static_cast<std::uint16_t>(((u >> 52) & 0x7ff) - 1023 + 15);
+        return sign | static_cast<std::uint16_t>(e << 10) |
+               static_cast<std::uint16_t>((u >> 42) & 0x3ff);
+    }
     if (std::isnan(v)) return 0x7e00u;
     if (std::isinf(a)) return sign | 0x7c00u;
     if (a < std::ldexp(1.0, -14))  // subnormal or zero: a / 2^-24 is the significand
