@@ -30,7 +30,8 @@ struct OutputOptions {
     CLI::Option* dtype_option = nullptr;          // whether --dtype was typed
 };
 
-void add_output_options(CLI::App& app, OutputOptions& opt);
+/// reduced: --dtype also accepts bfloat16 and float16 (the subcommands that compute in them).
+void add_output_options(CLI::App& app, OutputOptions& opt, bool reduced = false);
 
 /// A transformer for a std::uint64_t seed option: parse_seed's range and wrapping.
 CLI::Validator torch_seed();
