@@ -15,3 +15,4 @@ out=$2
 "$attn" encode --scheme alibi -n 12 -o "$out/alibi-bias.svg"
 "$attn" encode --scheme t5 -n 160 --cmap viridis -o "$out/t5-buckets.svg"
 "$attn" attend "Life is short, eat dessert first" --scheme sinusoidal --permute reverse --show equivariance -o "$out/equivariance-sinusoidal.svg"
+"$attn" rotate -n 100 -d 128 --positions-up-to 1e6 --dtype bfloat16 -o "$out/rotate-bfloat16.svg"

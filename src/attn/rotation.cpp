@@ -1,8 +1,11 @@
 #include "attn/rotation.hpp"
 
+#include "attn/positions/dtype_rounding.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -17,6 +20,12 @@ float divisor_f(std::size_t j, std::size_t d, double base) {
     return std::pow(static_cast<float>(base), exponent);  // powf
 }
 
+std::optional<positions::AngleDtype> reduced_dtype(Precision p) {
+    if (p == Precision::bfloat16) return positions::AngleDtype::bfloat16;
+    if (p == Precision::float16) return positions::AngleDtype::float16;
+    return std::nullopt;
+}
+
 std::uint64_t magnitude(std::int64_t v) {
     return v < 0 ? std::uint64_t(0) - std::uint64_t(v) : std::uint64_t(v);
 }
@@ -24,7 +33,17 @@ std::uint64_t magnitude(std::int64_t v) {
 }  // namespace
 
 double unit_roundoff(Precision p) {
-    return p == Precision::float32 ? std::ldexp(1.0, -24) : std::ldexp(1.0, -53);
+    switch (p) {
+        case Precision::float32:
+            return std::ldexp(1.0, -24);
+        case Precision::bfloat16:
+            return std::ldexp(1.0, -8);
+        case Precision::float16:
+            return std::ldexp(1.0, -11);
+        case Precision::float64:
+            break;
+    }
+    return std::ldexp(1.0, -53);
 }
 
 double rotation_tolerance(Precision p, std::int64_t i, std::int64_t delta) {
@@ -41,6 +60,10 @@ EncodingRows::EncodingRows(std::size_t d, double base, Precision precision, std:
         encoder_.emplace(d, base, positions::Layout::interleaved, max_block,
                          positions::Combine::extended);
         block_ = encoder_->block_rows();
+    } else if (reduced_dtype(precision)) {
+        for (std::size_t j = 0; j < (d + 1) / 2; ++j)
+            freq_.push_back(positions::inverse_power(base, 2 * j, d));
+        block_ = std::max<std::size_t>(1, max_block);
     } else {
         divisor_.resize((d + 1) / 2);
         for (std::size_t j = 0; j < divisor_.size(); ++j) divisor_[j] = divisor_f(j, d, base);
@@ -58,6 +81,20 @@ void EncodingRows::fill(std::int64_t first, std::size_t count, double* out) cons
         encoder_->fill(first, count, out);
         return;
     }
+    if (const auto t = reduced_dtype(precision_)) {
+        for (std::size_t k = 0; k < count; ++k) {
+            double* row = out + k * d_;
+            for (std::size_t j = 0; j < freq_.size(); ++j) {
+                double s, c;
+                positions::dtype_sincos(
+                    *t, positions::dtype_angle(*t, first + static_cast<std::int64_t>(k), freq_[j]),
+                    s, c);
+                row[2 * j] = s;
+                if (2 * j + 1 < d_) row[2 * j + 1] = c;
+            }
+        }
+        return;
+    }
     for (std::size_t k = 0; k < count; ++k) {
         const auto position = static_cast<float>(first + static_cast<std::int64_t>(k));
         double* row = out + k * d_;
@@ -71,6 +108,13 @@ void EncodingRows::fill(std::int64_t first, std::size_t count, double* out) cons
 
 PairRotation pair_rotation(std::int64_t delta, std::size_t j, std::size_t d, double base,
                            Precision precision) {
+    if (const auto t = reduced_dtype(precision)) {
+        PairRotation R;
+        positions::dtype_sincos(
+            *t, positions::dtype_angle(*t, delta, positions::inverse_power(base, 2 * j, d)), R.sin,
+            R.cos);
+        return R;
+    }
     if (precision == Precision::float32) {
         const float a = static_cast<float>(delta) / divisor_f(j, d, base);
         return {std::cos(a), std::sin(a)};
@@ -140,6 +184,21 @@ double pair_residual(T c, T s, const double* pi, const double* pj, std::size_t j
                     std::fabs(static_cast<double>(y1) - pj[2 * j + 1]));
 }
 
+// The same in a reduced dtype: each product and each sum rounded to it.
+double reduced_residual(positions::AngleDtype t, double c, double s, const double* pi,
+                        const double* pj, std::size_t j) {
+    const auto fl = [t](double a, double b) {
+        return positions::round_to(t, positions::two_sum(a, b));
+    };
+    const auto mul = [t](double a, double b) { return positions::round_to(t, {a * b, 0.0}); };
+    const double p0 = pi[2 * j], p1 = pi[2 * j + 1];
+    const double y0 = fl(mul(c, p0), mul(s, p1)), y1 = fl(mul(c, p1), -mul(s, p0));
+    const double e0 = std::fabs(y0 - pj[2 * j]), e1 = std::fabs(y1 - pj[2 * j + 1]);
+    // A value lost to overflow (float16 positions above 65504) is an infinite error.
+    return std::isnan(e0) || std::isnan(e1) ? std::numeric_limits<double>::infinity()
+                                            : std::max(e0, e1);
+}
+
 }  // namespace
 
 std::vector<OffsetResult> scan_offsets(const ScanSpec& spec,
@@ -161,6 +220,7 @@ std::vector<OffsetResult> scan_offsets(const ScanSpec& spec,
     auto slot = [&](std::size_t r) { return &ring[(r % cap) * d]; };
 
     const bool f32 = spec.precision == Precision::float32;
+    const auto reduced = reduced_dtype(spec.precision);
     std::vector<Rotations> rot(offsets.size());
     std::vector<OffsetResult> res(offsets.size());
     for (std::size_t o = 0; o < offsets.size(); ++o) {
@@ -198,8 +258,10 @@ std::vector<OffsetResult> scan_offsets(const ScanSpec& spec,
                 OffsetResult& out = res[o];
                 double worst = 0, dot = 0;
                 for (std::size_t j = 0; j < pairs; ++j) {
-                    const double e = f32 ? pair_residual(rot[o].cf[j], rot[o].sf[j], pi, pj, j)
-                                         : pair_residual(rot[o].c[j], rot[o].s[j], pi, pj, j);
+                    const double e =
+                        reduced ? reduced_residual(*reduced, rot[o].c[j], rot[o].s[j], pi, pj, j)
+                        : f32   ? pair_residual(rot[o].cf[j], rot[o].sf[j], pi, pj, j)
+                                : pair_residual(rot[o].c[j], rot[o].s[j], pi, pj, j);
                     PairError& pe = out.pairs[j];
                     if (e > pe.max_error) pe.max_error = e, pe.at_i = i;
                     worst = std::max(worst, e);
@@ -249,7 +311,7 @@ std::vector<std::int64_t> magnitude_grid(std::int64_t up_to) {
 }
 
 std::vector<SweepRow> sweep_positions(ScanSpec spec, const std::vector<std::int64_t>& offsets,
-                                      std::int64_t up_to) {
+                                      std::int64_t up_to, std::optional<Precision> reduced) {
     std::vector<SweepRow> out;
     for (std::int64_t position : magnitude_grid(up_to)) {
         SweepRow row;
@@ -259,6 +321,10 @@ std::vector<SweepRow> sweep_positions(ScanSpec spec, const std::vector<std::int6
         row.float32 = worst_of(scan_offsets(spec, offsets));
         spec.precision = Precision::float64;
         row.float64 = worst_of(scan_offsets(spec, offsets));
+        if (reduced) {
+            spec.precision = *reduced;
+            row.reduced = worst_of(scan_offsets(spec, offsets));
+        }
         out.push_back(row);
     }
     return out;

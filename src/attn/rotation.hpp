@@ -23,8 +23,16 @@
 //                       ulp of i w_j, so the residual grows with the position (about
 //                       5e-8 (|i| + |delta|) typically; past ~1e7 the angles are noise).
 //
+//   Precision::bfloat16, Precision::float16  P as framework code holding positions and
+//                       frequencies in that dtype D builds it (positions/dtype_rounding.hpp):
+//                         a = fl_D(fl_D(i) fl_D(w_j)),  P = fl_D(sin a), fl_D(cos a)
+//                       cos/sin(delta w_j) by the same recipe with i = delta, and the rotation
+//                       fl_D(fl_D(c p0) + fl_D(s p1)) in D. Integers are exact in D only up to
+//                       256 (bfloat16) and 2048 (float16), so the residual reaches O(1) soon
+//                       after; float16 positions above 65504 are inf (residual NaN).
+//
 // Tolerance (default): with u = 2^-24 (float32) or 2^-53 (float64), the unit roundoff,
-//   tol(i, delta) = u * (16 + 4 (|i| + |delta|)).
+//   tol(i, delta) = u * (16 + 4 (|i| + |delta|)),  u = 2^-8 (bfloat16), 2^-11 (float16) too.
 //   The three angles a_i, a_(i+delta), a_delta each carry at most u |angle| <= u (|i|+|delta|)
 //   (2u for |i| >= 2^24, where float(i) itself rounds): 4 per unit of position covers them
 //   with margin, 16 covers sinf/cosf and the rotation's own roundings near position 0.
@@ -44,13 +52,14 @@
 
 #include <xtensor/xtensor.hpp>
 
+#include "attn/positions/angle.hpp"
 #include "attn/positions/sinusoidal.hpp"
 
 namespace attn {
 
-enum class Precision { float32, float64 };
+enum class Precision { float32, float64, bfloat16, float16 };
 
-/// Unit roundoff: 2^-24 or 2^-53.
+/// Unit roundoff: 2^-24, 2^-53, 2^-8 or 2^-11.
 double unit_roundoff(Precision p);
 
 /// The default tolerance for the residual at position i and offset delta (formula above).
@@ -73,6 +82,7 @@ class EncodingRows {
     Precision precision_;
     std::optional<positions::PositionalEncoder> encoder_;  // float64
     std::vector<float> divisor_;                           // float32: D_j, (ceil(d/2),)
+    std::vector<positions::DoubleDouble> freq_;  // bfloat16, float16: w_j, (ceil(d/2),)
     std::size_t block_;
 };
 
@@ -156,8 +166,11 @@ OffsetResult worst_of(const std::vector<OffsetResult>& results);
 struct SweepRow {
     std::int64_t position = 0;
     OffsetResult float32, float64;  // worst_of the offsets in each precision
+    OffsetResult reduced;           // in the `reduced` precision of sweep_positions, if asked
 };
+/// reduced: bfloat16 or float16 scanned too (float32 and float64 always are).
 std::vector<SweepRow> sweep_positions(ScanSpec spec, const std::vector<std::int64_t>& offsets,
-                                      std::int64_t up_to);
+                                      std::int64_t up_to,
+                                      std::optional<Precision> reduced = std::nullopt);
 
 }  // namespace attn

@@ -27,6 +27,10 @@ const NameTable<io::Format>& format_table() {
 
 const NameTable<io::Dtype> kDtypes{{"float32", io::Dtype::float32},
                                    {"float64", io::Dtype::float64}};
+const NameTable<io::Dtype> kAllDtypes{{"float32", io::Dtype::float32},
+                                      {"float64", io::Dtype::float64},
+                                      {"bfloat16", io::Dtype::bfloat16},
+                                      {"float16", io::Dtype::float16}};
 const NameTable<io::Colormap> kColormaps{{"blues", io::Colormap::blues},
                                          {"viridis", io::Colormap::viridis},
                                          {"rdbu", io::Colormap::rdbu}};
@@ -53,7 +57,7 @@ CLI::Validator grammar(Parse parse) {
 
 }  // namespace
 
-void add_output_options(CLI::App& app, OutputOptions& opt) {
+void add_output_options(CLI::App& app, OutputOptions& opt, bool reduced) {
     app.add_option("-o,--output", opt.output,
                    "Where the result goes: a file, DIR/ (one file per array), or - (stdout)")
         ->type_name("PATH");
@@ -64,7 +68,10 @@ void add_output_options(CLI::App& app, OutputOptions& opt) {
         ->transform(enum_names(format_table()))
         ->type_name("FORMAT");
     opt.dtype_option =
-        add_enum_option(app, "--dtype", opt.dtype, kDtypes, "Element type of the result");
+        add_enum_option(app, "--dtype", opt.dtype, reduced ? kAllDtypes : kDtypes,
+                        reduced ? "Element type of the result (bfloat16: npy <f4 holding "
+                                  "bfloat16 values)"
+                                : "Element type of the result");
     app.add_option("--precision", opt.precision,
                    "Significant digits in csv/tsv/json (default: shortest round-trip); "
                    "decimals in table (default 4)")

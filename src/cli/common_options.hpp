@@ -36,7 +36,8 @@ struct OutputOptions {
     CLI::Option* dtype_option = nullptr;          // whether --dtype was typed
 };
 
-void add_output_options(CLI::App& app, OutputOptions& opt);
+/// reduced: --dtype also accepts bfloat16 and float16 (the subcommands that compute in them).
+void add_output_options(CLI::App& app, OutputOptions& opt, bool reduced = false);
 
 /// --columns A:B for a command whose --plot lines draws its columns as curves: a Python slice
 /// of the curves (encode has its own --columns, which selects the columns P is computed for).

@@ -8,11 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "attn/positions/dtype_rounding.hpp"
 #include "attn/positions/float32_angles.hpp"
 #include "attn/positions/sinusoidal.hpp"
 #include "cli/arguments.hpp"
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
+#include "cli/encode_dtype.hpp"
 #include "cli/encode_options.hpp"
 #include "cli/enum_option.hpp"
 #include "cli/exit_code.hpp"
@@ -36,7 +38,10 @@ const NameTable<positions::RopeScaling> kScalings{{"none", positions::RopeScalin
                                                   {"dynamic", positions::RopeScaling::dynamic},
                                                   {"yarn", positions::RopeScaling::yarn},
                                                   {"llama3", positions::RopeScaling::llama3}};
-const NameTable<Angles> kAngles{{"exact", Angles::exact}, {"float32", Angles::float32}};
+const NameTable<Angles> kAngles{{"exact", Angles::exact},
+                                {"float32", Angles::float32},
+                                {"bfloat16", Angles::bfloat16},
+                                {"float16", Angles::float16}};
 
 // X for --add: (n, d) or a batch (b, n, d), float32 or float64, from .npy ("-" = stdin).
 io::NpyArray read_addend(const EncodeOptions& opt) {
@@ -53,6 +58,142 @@ io::NpyArray read_addend(const EncodeOptions& opt) {
             fmt::format("--add: {}: X has {} rows and {} columns, but -n {} -d {} was asked",
                         opt.add, n, d, opt.positions, opt.dim));
     return x;
+}
+
+// What P (or X + P) is made from.
+struct PRun {
+    const EncodeOptions& opt;
+    const io::NpyArray& x;  // empty: P alone
+    std::size_t n, d, batch;
+    Slice cols;
+    io::Dtype dtype;
+};
+
+// Pair j and whether column c of the layout is its sine.
+std::pair<std::size_t, bool> column_pair(std::size_t c, std::size_t d, Layout layout) {
+    if (layout == Layout::interleaved) return {c / 2, c % 2 == 0};
+    const std::size_t sines = (d + 1) / 2;
+    return c < sines ? std::pair{c, true} : std::pair{c - sines, false};
+}
+
+// P's values for angles (exact: within ~4e-16 of the exact values, 2^-100 before the one
+// rounding with float64 output; float32: the book's recipe; bfloat16|float16: computed in that
+// dtype, X added in it).
+io::MatrixStream p_stream(const PRun& run, Angles angles, bool progress_bar) {
+    const EncodeOptions& opt = run.opt;
+    const std::size_t n = run.n, d = run.d;
+    const io::NpyArray& x = run.x;
+    const auto in_dtype = angle_dtype(angles);
+    // float64 output gets the double-double combination: float32 is within 1 ulp either way.
+    // --angles float32: the book's float32 recipe, each step correctly rounded.
+    std::shared_ptr<const positions::Float32AngleEncoder> book;  // base must fit float32
+    if (angles == Angles::float32)
+        book = std::make_shared<const positions::Float32AngleEncoder>(
+            d, opt.base,
+            opt.layout == Layout::split ? positions::SineColumns::split
+                                        : positions::SineColumns::interleaved);
+    auto encoder = std::make_shared<const PositionalEncoder>(
+        d, opt.base, opt.layout, std::max<std::size_t>(n, 1),
+        run.dtype == io::Dtype::float64 ? Combine::extended : Combine::fast);
+    auto freq = std::make_shared<std::vector<positions::DoubleDouble>>();
+    for (std::size_t j = 0; j < (d + 1) / 2; ++j)
+        freq->push_back(positions::inverse_power(opt.base, 2 * j, d));
+    io::ArrayInfo info;
+    info.name = x.shape.empty() ? "P" : "X_plus_P";
+    info.title =
+        fmt::format("{}positional encoding P, base {}, {}{}", x.shape.empty() ? "" : "X + ",
+                    opt.base, name_of(kLayouts, opt.layout),
+                    angles == Angles::exact     ? ""
+                    : angles == Angles::float32 ? ", float32 angles (the book's recipe)"
+                                                : ", angles in " + name_of(kAngles, angles));
+    const std::int64_t start = opt.start;
+    if (x.shape.size() == 3)
+        info.labels.push_back({"batch", [n](std::size_t r) { return std::to_string(r / n); }});
+    info.labels.push_back({"position", [start, n](std::size_t r) {
+                               return std::to_string(start + static_cast<std::int64_t>(r % n));
+                           }});
+    const Slice cols = run.cols;
+    for (std::size_t k = 0; k < cols.size(); ++k)
+        info.column_labels.push_back(std::to_string(cols[k]));
+    info.column_axis = "Column (encoding dimension)";
+    info.shape = {n, cols.size()};
+    if (x.shape.size() == 3) info.shape.insert(info.shape.begin(), run.batch);
+    info.dtype = run.dtype;
+
+    // Output row g is position g % n of batch item g / n. The producer writes rows
+    // [g, g + count) as (count, columns) into out; it only reads shared state, so the next
+    // block is made on a second thread while this one is written.
+    const std::size_t block = encoder->block_rows(), columns = cols.size();
+    auto scratch = std::make_shared<std::vector<double>>();  // (block, d) when columns < d
+    auto progress = std::make_shared<io::Progress>(
+        "encode", info.rows(),
+        progress_bar && !opt.out.quiet && !(opt.out.output == "-" && io::is_terminal(1)));
+    const Layout layout = opt.layout;
+    const double* xv = x.values.data();
+    const bool add = !x.shape.empty();
+    auto produce = [=](std::size_t g, std::size_t count, double* out) {
+        const bool all_columns = columns == d;  // then rows are made in place, no copy
+        if (!all_columns) scratch->resize(block * d);
+        for (std::size_t done = 0; done < count;) {
+            const std::size_t b = (g + done) / n, r = (g + done) % n;
+            const std::size_t c = std::min({block, n - r, count - done});
+            double* rows = all_columns ? out + done * d : scratch->data();  // (c, d)
+            const std::int64_t first = start + static_cast<std::int64_t>(r);
+            if (angles == Angles::exact)
+                encoder->fill(first, c, rows);
+            else if (angles == Angles::float32)
+                book->fill(first, c, rows);
+            for (std::size_t k = 0; in_dtype && angles != Angles::float32 && k < c; ++k)
+                for (std::size_t col = 0; col < d; ++col) {
+                    const auto [j, sine] = column_pair(col, d, layout);
+                    double sv, cv;
+                    positions::dtype_sincos(
+                        *in_dtype, positions::dtype_angle(*in_dtype, first + k, (*freq)[j]), sv,
+                        cv);
+                    rows[k * d + col] = sine ? sv : cv;
+                }
+            if (add) {
+                const double* xr = xv + (b * n + r) * d;  // X[b, r:r+c, :]
+                for (std::size_t k = 0; k < c * d; ++k)
+                    rows[k] = in_dtype && angles != Angles::float32
+                                  ? positions::round_to(
+                                        *in_dtype,
+                                        positions::two_sum(
+                                            positions::round_to(*in_dtype, {xr[k], 0.0}), rows[k]))
+                                  : rows[k] + xr[k];
+            }
+            if (!all_columns)
+                for (std::size_t k = 0; k < c; ++k)
+                    for (std::size_t j = 0; j < columns; ++j)
+                        out[(done + k) * columns + j] = (*scratch)[k * d + cols[j]];
+            done += c;
+        }
+        progress->advance(count);
+    };
+    return {std::move(info), produce};
+}
+
+// P's exact form: sin/cos(i w_j) as double-doubles, plus X.
+ExactForm p_exact(const PRun& run) {
+    ExactForm e;
+    e.abs = 1e-15;  // Combine::fast
+    e.rel = 0x1p-52;
+    auto freq = std::make_shared<std::vector<positions::DoubleDouble>>();
+    for (std::size_t j = 0; j < (run.d + 1) / 2; ++j)
+        freq->push_back(positions::inverse_power(run.opt.base, 2 * j, run.d));
+    const std::int64_t start = run.opt.start;
+    const std::size_t n = std::max<std::size_t>(run.n, 1), d = run.d;
+    const Slice cols = run.cols;
+    const Layout layout = run.opt.layout;
+    const double* xv = run.x.shape.empty() ? nullptr : run.x.values.data();
+    e.at = [=](std::size_t r, std::size_t c) {
+        const auto [j, sine] = column_pair(cols[c], d, layout);
+        const positions::SinCos v =
+            positions::sincos(start + static_cast<std::int64_t>(r % n), (*freq)[j]);
+        const positions::DoubleDouble p = sine ? v.sin : v.cos;
+        return xv ? positions::add(p, {xv[r * d + cols[c]], 0.0}) : p;
+    };
+    return e;
 }
 
 int run_encode(const EncodeOptions& opt) {
@@ -72,70 +213,24 @@ int run_encode(const EncodeOptions& opt) {
     if (!opt.columns.empty()) {
         cols = naming_option("--columns", [&] { return parse_slice(opt.columns, d); });
     }
-    io::Output output(resolve_output(opt.out), 1);
-    // float64 output gets the double-double combination: float32 is within 1 ulp either way.
-    // --angles float32: the book's float32 recipe, each step correctly rounded.
-    const positions::Float32AngleEncoder book(d, opt.base,
-                                              opt.layout == positions::Layout::split
-                                                  ? positions::SineColumns::split
-                                                  : positions::SineColumns::interleaved);
-    const positions::PositionalEncoder encoder(d, opt.base, opt.layout, std::max<std::size_t>(n, 1),
-                                               output.dtype() == io::Dtype::float64
-                                                   ? positions::Combine::extended
-                                                   : positions::Combine::fast);
-    const bool exact = opt.angles == Angles::exact;
-    io::ArrayInfo info;
-    info.name = x.shape.empty() ? "P" : "X_plus_P";
-    info.title = fmt::format("{}positional encoding P, base {}, {}{}",
-                             x.shape.empty() ? "" : "X + ", opt.base, name_of(kLayouts, opt.layout),
-                             exact ? "" : ", float32 angles (the book's recipe)");
-    const std::int64_t start = opt.start;
-    if (x.shape.size() == 3)
-        info.labels.push_back({"batch", [n](std::size_t r) { return std::to_string(r / n); }});
-    info.labels.push_back({"position", [start, n](std::size_t r) {
-                               return std::to_string(start + static_cast<std::int64_t>(r % n));
-                           }});
-    for (std::size_t k = 0; k < cols.size(); ++k)
-        info.column_labels.push_back(std::to_string(cols[k]));
-    info.column_axis = "Column (encoding dimension)";
-    info.shape = {n, cols.size()};
-    if (x.shape.size() == 3) info.shape.insert(info.shape.begin(), batch);
-    info.dtype = output.dtype();
-
-    // Output row g is position g % n of batch item g / n. The producer writes rows
-    // [g, g + count) as (count, columns) into out; it only reads shared state, so the next
-    // block is made on a second thread while this one is written.
-    const std::size_t block = encoder.block_rows(), columns = cols.size();
-    auto scratch = std::make_shared<std::vector<double>>();  // (block, d) when columns < d
-    io::Progress progress("encode", info.rows(),
-                          !opt.out.quiet && !(opt.out.output == "-" && io::is_terminal(1)));
-    auto produce = [&, scratch](std::size_t g, std::size_t count, double* out) {
-        const bool all_columns = columns == d;  // then rows are made in place, no copy
-        if (!all_columns) scratch->resize(block * d);
-        for (std::size_t done = 0; done < count;) {
-            const std::size_t b = (g + done) / n, r = (g + done) % n;
-            const std::size_t c = std::min({block, n - r, count - done});
-            double* rows = all_columns ? out + done * d : scratch->data();  // (c, d)
-            if (exact)
-                encoder.fill(start + static_cast<std::int64_t>(r), c, rows);
-            else
-                book.fill(start + static_cast<std::int64_t>(r), c, rows);
-            if (!x.shape.empty()) {
-                const double* xr = &x.values[(b * n + r) * d];  // X[b, r:r+c, :]
-                for (std::size_t k = 0; k < c * d; ++k) rows[k] += xr[k];
-            }
-            if (!all_columns)
-                for (std::size_t k = 0; k < c; ++k)
-                    for (std::size_t j = 0; j < columns; ++j)
-                        out[(done + k) * columns + j] = (*scratch)[k * d + cols[j]];
-            done += c;
-        }
-        progress.advance(count);
-    };
-    io::DriveOptions drive;
-    drive.block_rows = 16 * block;
+    io::Output output(resolve_output(encode_output(opt)), 1);
+    const PRun run{opt, x, n, d, batch, cols, output.dtype()};
+    const auto angles = angle_dtype(opt.angles);
+    io::MatrixStream stream = p_stream(run, opt.angles, true);
+    const ExactForm exact = p_exact(run);
+    if (!angles) stream = rounded_once(std::move(stream), exact);
+    if (show_errors(opt)) {
+        PRun reference = run;
+        reference.dtype = io::Dtype::float64;
+        stream = error_stream(std::move(stream), p_stream(reference, Angles::exact, false), exact,
+                              !angles && run.dtype == io::Dtype::float64);
+    }
+    io::DriveOptions drive;  // 16 of the encoder's blocks (SinCosRows: 2^20 cells at most)
+    drive.block_rows =
+        16 * std::clamp<std::size_t>((std::size_t{1} << 20) / std::max<std::size_t>((d + 1) / 2, 1),
+                                     1, std::clamp<std::size_t>(n, 1, 256));
     drive.compute_ahead = thread_count(opt.out) > 1;
-    io::drive(output.sink(), io::MatrixStream{std::move(info), produce}, drive);
+    io::drive(output.sink(), stream, drive);
     output.commit();
     return kOk;
 }
@@ -185,7 +280,7 @@ Command add_encode(CLI::App& root) {
                     "Position scheme: sinusoidal (the chapter's P), rope, alibi or t5");
     sub->add_option("--show", opt->show,
                     "Comma list of the scheme's arrays (below), or all; default: the one marked "
-                    "default")
+                    "default; with error: each one's value minus its exact value (float64)")
         ->type_name("LIST");
     sub->add_option("--add", opt->add,
                     "Print X + P for X in an .npy file, (n, d) or (b, n, d); - reads stdin")
@@ -205,13 +300,15 @@ Command add_encode(CLI::App& root) {
                     "rope: split (rotate_half) or interleaved (GPT-J)")
         ->default_str("interleaved (sinusoidal), split (rope)");
     add_enum_option(*sub, "--angles", opt->angles, kAngles,
-                    "sinusoidal: exact (the closed form) or float32 (the book's float32 recipe)");
+                    "exact (the closed form); float32: sinusoidal the book's float32 recipe, rope "
+                    "fl(fl(i) fl(inv_freq)); bfloat16, float16: fl(fl(i) fl(inv_freq)) in that "
+                    "dtype, sin/cos rounded to it (and the output dtype)");
     sub->add_option("--columns", opt->columns,
                     "Columns A:B to print, half-open, negatives from the end (e.g. 6:10)")
         ->type_name("A:B");
     add_scheme_options(*sub, *opt);
     add_model_options(*sub, *opt);
-    add_output_options(*sub, opt->out);
+    add_output_options(*sub, opt->out, true);
     sub->footer(
         "Examples:\n"
         "  attn encode -n 60 -d 32 --columns 6:10   columns 6 to 9, the book's figure\n"
@@ -220,7 +317,8 @@ Command add_encode(CLI::App& root) {
         "  attn encode --scheme rope -n 8 -d 16 --show cos -f csv\n"
         "  attn encode --scheme alibi --heads 4 -n 16 -o bias.svg   one panel per head\n"
         "  attn encode --scheme t5 -n 64 --causal -o buckets.npy   int64 bucket ids\n"
-        "  attn encode --model openai-community/gpt2 -n 64 -o wpe.npy   GPT-2's learned P\n\n" +
+        "  attn encode --model openai-community/gpt2 -n 64 -o wpe.npy   GPT-2's learned P\n"
+        "  attn encode --scheme rope -d 128 --start 100000 --angles bfloat16 --show cos,error\n\n" +
         scheme_show_help());
     return {sub,
             [opt, sub] {

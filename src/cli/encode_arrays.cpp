@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 namespace attn::cli {
@@ -12,6 +13,27 @@ namespace attn::cli {
 namespace {
 
 using Table = SchemeTable;
+
+const char* angle_dtype_name(pos::AngleDtype t) {
+    return t == pos::AngleDtype::float32    ? "float32"
+           : t == pos::AngleDtype::bfloat16 ? "bfloat16"
+                                            : "float16";
+}
+
+// cos and sin of row `position` in the dtype, (h,) each: fl(sin/cos(a_j)) times fl(A) rounded
+// (yarn's factor; 1 otherwise).
+void dtype_cos_sin(const pos::Rope& rope, pos::AngleDtype t, std::int64_t position, double* c,
+                   double* s) {
+    const auto& f = rope.inv_freq_exact();
+    const double a = pos::round_to(t, rope.attention_factor_exact());
+    for (std::size_t j = 0; j < f.size(); ++j) {
+        pos::dtype_sincos(t, pos::dtype_angle(t, position, f[j]), s[j], c[j]);
+        if (a != 1.0) {
+            c[j] = pos::round_to(t, {c[j] * a, 0.0});
+            s[j] = pos::round_to(t, {s[j] * a, 0.0});
+        }
+    }
+}
 
 std::vector<std::string> indices(std::size_t n) {
     std::vector<std::string> out(n);
@@ -45,6 +67,7 @@ std::string rope_title(const SchemeRun& run, const std::string& what) {
                                 run.layout == pos::Layout::split ? "split" : "interleaved");
     if (o.scaling != pos::RopeScaling::none)
         t += fmt::format(", {} scaling, factor {}", pos::scaling_name(o.scaling), *o.factor);
+    if (run.angles) t += fmt::format(", angles in {}", angle_dtype_name(*run.angles));
     return t;
 }
 
@@ -53,9 +76,13 @@ io::MatrixStream inv_freq_stream(const SchemeRun& run) {
         array(run, "inv_freq", rope_title(run, "inverse frequencies"), {run.d / 2});
     s.info.column_axis = "Frequency j";
     auto rope = run.rope;
-    s.produce = [rope](std::size_t, std::size_t, double* out) {
+    const auto t = run.angles;
+    s.produce = [rope, t](std::size_t, std::size_t, double* out) {
         const std::vector<double> f = rope->inv_freq();
         std::copy(f.begin(), f.end(), out);
+        if (t)
+            for (std::size_t j = 0; j < f.size(); ++j)
+                out[j] = pos::round_to(*t, rope->inv_freq_exact()[j]);
     };
     return s;
 }
@@ -67,8 +94,14 @@ io::MatrixStream angles_stream(const SchemeRun& run) {
     s.info.column_axis = "Frequency j";
     const std::int64_t start = run.opt->start;
     auto rope = run.rope;
-    s.produce = [rope, start](std::size_t first, std::size_t count, double* out) {
-        rope->angles(start + static_cast<std::int64_t>(first), count, out);
+    const auto t = run.angles;
+    s.produce = [rope, start, t](std::size_t first, std::size_t count, double* out) {
+        if (!t) return rope->angles(start + static_cast<std::int64_t>(first), count, out);
+        const auto& f = rope->inv_freq_exact();
+        for (std::size_t k = 0; k < count; ++k)
+            for (std::size_t j = 0; j < f.size(); ++j)
+                out[k * f.size() + j] =
+                    pos::dtype_angle(*t, start + static_cast<std::int64_t>(first + k), f[j]);
     };
     return s;
 }
@@ -85,7 +118,23 @@ io::MatrixStream cos_sin_stream(const SchemeRun& run, bool cosine) {
     auto rope = run.rope;
     const auto layout = run.layout;
     auto other = std::make_shared<std::vector<double>>();
+    const auto t = run.angles;
     s.produce = [=](std::size_t first, std::size_t count, double* out) {
+        if (t) {  // (h,) cosines then (h,) sines per row, laid out
+            const std::size_t h = d / 2;
+            other->resize(d);
+            for (std::size_t k = 0; k < count; ++k) {
+                dtype_cos_sin(*rope, *t, start + static_cast<std::int64_t>(first + k),
+                              other->data(), other->data() + h);
+                const double* v = other->data() + (cosine ? 0 : h);
+                for (std::size_t j = 0; j < h; ++j) {
+                    const bool split = layout == pos::RopeLayout::split;
+                    out[k * d + (split ? j : 2 * j)] = v[j];
+                    out[k * d + (split ? j + h : 2 * j + 1)] = v[j];
+                }
+            }
+            return;
+        }
         const std::size_t block = rope->block_rows();
         other->resize(block * d);
         for (std::size_t done = 0; done < count;) {
@@ -109,7 +158,32 @@ io::MatrixStream rotated_stream(const SchemeRun& run) {
     auto rope = run.rope;
     auto x = run.x;
     const auto layout = run.layout;
+    const auto t = run.angles;
+    auto cs = std::make_shared<std::vector<double>>();
     s.produce = [=](std::size_t first, std::size_t count, double* out) {
+        if (t) {  // x, cos and sin in the dtype; each product and the sum rounded to it
+            const std::size_t h = d / 2;
+            cs->resize(d);
+            for (std::size_t k = 0; k < count; ++k) {
+                const std::size_t g = first + k;
+                dtype_cos_sin(*rope, *t, start + static_cast<std::int64_t>(g % n), cs->data(),
+                              cs->data() + h);
+                const double* xr = &x->values[g * d];
+                for (std::size_t j = 0; j < h; ++j) {
+                    const bool split = layout == pos::RopeLayout::split;
+                    const std::size_t ia = split ? j : 2 * j, ib = split ? j + h : 2 * j + 1;
+                    const double a = pos::round_to(*t, {xr[ia], 0.0});
+                    const double b = pos::round_to(*t, {xr[ib], 0.0});
+                    const double c = (*cs)[j], sn = (*cs)[h + j];
+                    const auto mul = [&](double u, double v) {
+                        return pos::round_to(*t, {u * v, 0.0});
+                    };
+                    out[k * d + ia] = pos::round_to(*t, pos::two_sum(mul(a, c), -mul(b, sn)));
+                    out[k * d + ib] = pos::round_to(*t, pos::two_sum(mul(b, c), mul(a, sn)));
+                }
+            }
+            return;
+        }
         const std::size_t block = rope->block_rows();
         for (std::size_t done = 0; done < count;) {
             const std::size_t g = first + done, r = g % n;
@@ -219,6 +293,84 @@ const SchemeTable& table_of(Scheme scheme) {
             break;
     }
     return none;
+}
+
+ExactForm exact_form(EncodeArray item, const SchemeRun& run) {
+    constexpr double u = 0x1p-52;  // twice the unit roundoff of double
+    const std::int64_t start = run.opt->start;
+    const std::size_t n = std::max<std::size_t>(run.n, 1), d = run.d, h = d / 2;
+    const auto split = run.layout == pos::RopeLayout::split;
+    auto rope = run.rope;
+    auto x = run.x;
+    ExactForm e;
+    e.rel = u;
+    const auto position = [start, n](std::size_t row) {
+        return start + static_cast<std::int64_t>(row % n);
+    };
+    // A cos/sin (angle of column c in the layout) as double-doubles.
+    const auto cos_sin = [rope, split](std::int64_t i, std::size_t j) {
+        const pos::SinCos v = pos::sincos(i, rope->inv_freq_exact()[j]);
+        const pos::DoubleDouble a = rope->attention_factor_exact();
+        return pos::SinCos{pos::multiply(a, v.sin), pos::multiply(a, v.cos)};
+    };
+    switch (item) {
+        case EncodeArray::inv_freq:
+            e.at = [rope](std::size_t, std::size_t c) { return rope->inv_freq_exact()[c]; };
+            break;
+        case EncodeArray::angles:
+            e.at = [rope, position](std::size_t r, std::size_t c) {
+                return pos::multiply(position(r), rope->inv_freq_exact()[c]);
+            };
+            break;
+        case EncodeArray::cos:
+        case EncodeArray::sin: {
+            const bool cosine = item == EncodeArray::cos;
+            e.abs = 0x1p-90;
+            e.at = [=](std::size_t r, std::size_t c) {
+                const pos::SinCos v = cos_sin(position(r), split ? c % h : c / 2);
+                return cosine ? v.cos : v.sin;
+            };
+            break;
+        }
+        case EncodeArray::rotated: {
+            double largest = 0;
+            for (const double v : x->values) largest = std::max(largest, std::fabs(v));
+            e.abs = 0x1p-50 * largest * std::fabs(rope->attention_factor());
+            e.at = [=](std::size_t r, std::size_t c) {
+                const std::size_t j = split ? c % h : c / 2;
+                const bool first = split ? c < h : c % 2 == 0;
+                const std::size_t partner =
+                    split ? (first ? c + h : c - h) : (first ? c + 1 : c - 1);
+                const pos::SinCos v = cos_sin(position(r), j);
+                const double a = x->values[r * d + c], b = x->values[r * d + partner];
+                // first: a cos - b sin; second: a cos + b sin (b is the first of the pair).
+                const pos::DoubleDouble bs = pos::multiply(pos::DoubleDouble{b, 0.0}, v.sin);
+                return pos::add(pos::multiply(pos::DoubleDouble{a, 0.0}, v.cos),
+                                first ? pos::negate(bs) : bs);
+            };
+            break;
+        }
+        case EncodeArray::slopes: {
+            auto m = std::make_shared<std::vector<pos::DoubleDouble>>(
+                pos::alibi_slopes_exact(static_cast<std::size_t>(run.opt->heads)));
+            e.at = [m](std::size_t, std::size_t c) { return (*m)[c]; };
+            break;
+        }
+        case EncodeArray::bias: {
+            auto m = std::make_shared<std::vector<pos::DoubleDouble>>(
+                pos::alibi_slopes_exact(run.alibi->heads()));
+            e.rel = 2 * u;
+            e.at = [m, n](std::size_t r, std::size_t c) {
+                const auto i = static_cast<std::int64_t>(r % n), j = static_cast<std::int64_t>(c);
+                if (i == j) return pos::DoubleDouble{};  // +0, as the double path writes it
+                return pos::negate(pos::multiply(i > j ? i - j : j - i, (*m)[r / n]));
+            };
+            break;
+        }
+        default:
+            break;
+    }
+    return e;
 }
 
 const char* scheme_name(Scheme s) {

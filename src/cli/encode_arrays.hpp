@@ -3,10 +3,13 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "attn/positions/alibi.hpp"
+#include "attn/positions/dtype_rounding.hpp"
 #include "attn/positions/rope.hpp"
 #include "attn/positions/t5.hpp"
+#include "cli/encode_dtype.hpp"
 #include "cli/encode_options.hpp"
 #include "cli/show_table.hpp"
 #include "io/npy.hpp"
@@ -20,6 +23,7 @@ struct SchemeRun {
     const EncodeOptions* opt = nullptr;
     std::size_t n = 0, d = 0, batch = 0;  // batch 0: X (or nothing) is (n, d)
     io::Dtype dtype = io::Dtype::float32;
+    std::optional<pos::AngleDtype> angles;  // --angles float32|bfloat16|float16: in that dtype
     std::shared_ptr<const pos::Rope> rope;
     pos::Layout layout = pos::Layout::split;
     std::shared_ptr<const io::NpyArray> x;  // --apply
@@ -32,5 +36,9 @@ using SchemeTable = ShowTable<EncodeArray, SchemeRun>;
 /// The --show table of a scheme (empty for sinusoidal, whose P encode.cpp streams).
 const SchemeTable& table_of(Scheme scheme);
 const char* scheme_name(Scheme s);
+
+/// The exact form of an array of run (for rounding once and --show error); at is empty for
+/// the integer buckets.
+ExactForm exact_form(EncodeArray item, const SchemeRun& run);
 
 }  // namespace attn::cli

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/positions/dtype_rounding.hpp"
 #include "attn/positions/rope.hpp"
 #include "attn/positions/scheme.hpp"
 #include "attn/positions/sinusoidal.hpp"
@@ -20,7 +21,7 @@
 namespace attn::cli {
 
 using positions::Scheme;  // the library's one scheme enum; encode takes every value but none
-enum class Angles { exact, float32 };
+enum class Angles { exact, float32, bfloat16, float16 };
 
 /// Every array encode can print; which belong to which scheme is in encode_schemes.cpp.
 enum class EncodeArray { P, inv_freq, angles, cos, sin, rotated, slopes, bias, buckets, all };
@@ -68,6 +69,14 @@ void check_scheme_options(const EncodeOptions& opt);
 
 /// The arrays --show asks for (the scheme's default when empty; UsageError otherwise).
 std::vector<EncodeArray> parse_encode_show(const EncodeOptions& opt);
+/// Whether --show lists error: each array's value minus its exact value instead of its value.
+bool show_errors(const EncodeOptions& opt);
+
+/// --angles D computed in D (nullopt for exact).
+std::optional<positions::AngleDtype> angle_dtype(Angles a);
+/// The output options with --angles bfloat16|float16 as the dtype when --dtype is not typed
+/// (UsageError for --dtype of the other reduced dtype).
+OutputOptions encode_output(const EncodeOptions& opt);
 
 /// Runs --scheme rope, alibi or t5: checks, then streams the arrays (exit status).
 int run_scheme(const EncodeOptions& opt);

@@ -98,7 +98,7 @@ void check_scheme_options(const EncodeOptions& opt) {
     const std::vector<Scheme> sin_rope{Scheme::sinusoidal, Scheme::rope};
     const std::vector<Belongs> table{{"--add", {Scheme::sinusoidal}},
                                      {"--columns", {Scheme::sinusoidal}},
-                                     {"--angles", {Scheme::sinusoidal}},
+                                     {"--angles", sin_rope},
                                      {"--dim", sin_rope},
                                      {"--base", sin_rope},
                                      {"--start", sin_rope},
@@ -132,24 +132,34 @@ void check_scheme_options(const EncodeOptions& opt) {
                     "{}: a scaling parameter needs --rope-scaling linear|dynamic|yarn|llama3", p));
 }
 
+bool show_errors(const EncodeOptions& opt) {
+    for (std::size_t at = 0; at <= opt.show.size();) {
+        const std::size_t comma = std::min(opt.show.find(',', at), opt.show.size());
+        if (opt.show.compare(at, comma - at, "error") == 0) return true;
+        at = comma + 1;
+    }
+    return false;
+}
+
 std::vector<EncodeArray> parse_encode_show(const EncodeOptions& opt) {
     const Table& table = table_of(opt.scheme);
     std::string accepted = opt.scheme == Scheme::sinusoidal ? "P" : "";
     for (const auto& e : table) accepted += (accepted.empty() ? "" : ", ") + e.name;
-    accepted += ", all";
+    accepted += ", all, error";
     std::vector<EncodeArray> show;
     const bool apply = !opt.apply.empty();
-    std::string list = opt.show;
-    if (list.empty())
-        list = opt.scheme == Scheme::sinusoidal ? "P"
-               : opt.scheme == Scheme::rope     ? (apply ? "rotated" : "angles")
-               : opt.scheme == Scheme::alibi    ? "bias"
-                                                : "buckets";
+    const std::string fallback = opt.scheme == Scheme::sinusoidal ? "P"
+                                 : opt.scheme == Scheme::rope     ? (apply ? "rotated" : "angles")
+                                 : opt.scheme == Scheme::alibi    ? "bias"
+                                                                  : "buckets";
+    std::string list = opt.show.empty() ? fallback : opt.show;
+    if (list == "error") list = fallback;
     std::size_t at = 0;
     while (at <= list.size()) {
         const std::size_t comma = std::min(list.find(',', at), list.size());
         const std::string name = list.substr(at, comma - at);
         at = comma + 1;
+        if (name == "error") continue;
         std::vector<EncodeArray> items;
         if (name == "all" && opt.scheme == Scheme::sinusoidal) {
             items.push_back(EncodeArray::P);
@@ -220,10 +230,20 @@ int run_scheme(const EncodeOptions& opt) {
         runtime::reserve(bytes, what);
     }
 
-    io::Output output(resolve_output(opt.out), show.size());
+    io::Output output(resolve_output(encode_output(opt)), show.size());
     run.dtype = output.dtype();
+    run.angles = angle_dtype(opt.angles);
+    SchemeRun exact_run = run;  // the exact values at double quality
+    exact_run.angles.reset();
+    exact_run.dtype = io::Dtype::float64;
     for (EncodeArray item : show) {
-        const io::MatrixStream stream = show_entry(table_of(opt.scheme), item).stream(run);
+        const auto& entry = show_entry(table_of(opt.scheme), item);
+        const ExactForm exact = exact_form(item, run);
+        io::MatrixStream stream = entry.stream(run);
+        if (!run.angles) stream = rounded_once(std::move(stream), exact);
+        if (show_errors(opt))
+            stream = error_stream(std::move(stream), entry.stream(exact_run), exact,
+                                  !run.angles && run.dtype == io::Dtype::float64);
         io::DriveOptions drive;  // about 2^18 values a block: memory flat in n
         drive.block_rows = std::clamp<std::size_t>(
             (std::size_t{1} << 18) / std::max<std::size_t>(stream.info.columns(), 1), 1, 4096);

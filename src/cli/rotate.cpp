@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/positions/angle.hpp"
 #include "attn/rotation.hpp"
 #include "cli/arguments.hpp"
 #include "cli/command.hpp"
@@ -27,7 +28,7 @@ namespace {
 
 constexpr std::size_t kMaxOffsets = 1000000;
 
-enum class Show { pairs, matrix, dot, summary };
+enum class Show { pairs, matrix, dot, summary, error };
 
 struct RotateOptions {
     std::int64_t positions = 1000;
@@ -163,19 +164,61 @@ io::MatrixStream matrix_stream(const RotateRun& run) {
     return {std::move(info), io::row_by_row(fill, d)};
 }
 
+// M_delta as used in the precision minus the exact M_delta (cos/sin(delta w_j) as
+// double-doubles), in float64: (offsets, d, d).
+io::MatrixStream matrix_error_stream(const RotateRun& run) {
+    io::MatrixStream s = matrix_stream(run);
+    s.info.name = "M_error";
+    s.info.title = "M_delta minus the exact M_delta (value minus the exact value)";
+    s.info.dtype = io::Dtype::float64;
+    const std::size_t d = run.d;
+    const double base = run.base;
+    auto shared = std::make_shared<std::vector<std::int64_t>>(run.offsets);
+    auto values = std::move(s.produce);
+    s.produce = [=](std::size_t first, std::size_t count, double* out) {
+        values(first, count, out);
+        for (std::size_t k = 0; k < count; ++k) {
+            const std::size_t r = (first + k) % d, j = r / 2;
+            const std::int64_t delta = (*shared)[(first + k) / d];
+            if (d % 2 == 1 && r == d - 1) continue;  // the lone sine's row stays NaN
+            const positions::SinCos e =
+                positions::sincos(delta, positions::inverse_power(base, 2 * j, d));
+            // Rows 2j: [cos, sin] at columns 2j, 2j+1; rows 2j+1: [-sin, cos].
+            const positions::DoubleDouble a = r % 2 == 0 ? e.cos : positions::negate(e.sin);
+            const positions::DoubleDouble b = r % 2 == 0 ? e.sin : e.cos;
+            double* row = out + k * d;
+            row[2 * j] =
+                positions::to_double(positions::add({row[2 * j], 0.0}, positions::negate(a)));
+            row[2 * j + 1] =
+                positions::to_double(positions::add({row[2 * j + 1], 0.0}, positions::negate(b)));
+        }
+    };
+    return s;
+}
+
 // Positions 0, 10, 20, 50, ... and errors over decades: --plot lines draws them log-log.
-io::MatrixStream sweep_stream(const std::vector<SweepRow>& sweep) {
+// reduced ("bfloat16", "float16" or ""): its four columns follow float64's.
+io::MatrixStream sweep_stream(const std::vector<SweepRow>& sweep, const std::string& reduced) {
+    std::vector<std::string> columns{"position",     "float32_max_error", "float32_at_i",
+                                     "float32_tol",  "float32_ratio",     "float64_max_error",
+                                     "float64_at_i", "float64_tol",       "float64_ratio"};
+    if (!reduced.empty())
+        for (const char* c : {"_max_error", "_at_i", "_tol", "_ratio"})
+            columns.push_back(reduced + c);
+    const bool extra = !reduced.empty();
     io::MatrixStream e = table_stream(
-        "sweep", "worst rotation error against the position, float32 and float64",
-        {"position", "float32_max_error", "float32_at_i", "float32_tol", "float32_ratio",
-         "float64_max_error", "float64_at_i", "float64_tol", "float64_ratio"},
-        sweep.size(), [&sweep](std::size_t row, double* out) {
+        "sweep",
+        "worst rotation error against the position, float32 and float64" +
+            (extra ? " and " + reduced : std::string()),
+        std::move(columns), sweep.size(), [&sweep, extra](std::size_t row, double* out) {
             const SweepRow& s = sweep[row];
             const double values[] = {
-                as_double(s.position),     s.float32.max_error, as_double(s.float32.at_i),
-                s.float32.tol_at_i,        s.float32.max_ratio, s.float64.max_error,
-                as_double(s.float64.at_i), s.float64.tol_at_i,  s.float64.max_ratio};
-            std::copy(std::begin(values), std::end(values), out);
+                as_double(s.position),     s.float32.max_error,       as_double(s.float32.at_i),
+                s.float32.tol_at_i,        s.float32.max_ratio,       s.float64.max_error,
+                as_double(s.float64.at_i), s.float64.tol_at_i,        s.float64.max_ratio,
+                s.reduced.max_error,       as_double(s.reduced.at_i), s.reduced.tol_at_i,
+                s.reduced.max_ratio};
+            std::copy(std::begin(values), std::end(values) - (extra ? 0 : 4), out);
         });
     e.info.log_x = e.info.log_y = true;
     return e;
@@ -190,6 +233,8 @@ const ShowTable<Show, RotateRun> kShow{
      dot_stream},
     {Show::summary, "summary", "(offsets, 7)", "worst error per offset against the tolerance",
      summary_stream},
+    {Show::error, "error", "(offsets, d, d)",
+     "M_delta as used in --dtype minus the exact M_delta, float64", matrix_error_stream},
 };
 
 // One line on stderr for the worst failure; the exit status says the rest.
@@ -233,7 +278,7 @@ int run_rotate(const RotateOptions& opt) {
     if (opt.start + opt.positions > (std::int64_t{1} << 52))
         throw UsageError("--start: the last position start + n - 1 is beyond 2^52");
     runtime::reserve(scan_bytes(d, offsets), "--offset/--dim");
-    if (opt.show == Show::matrix)
+    if (opt.show == Show::matrix || opt.show == Show::error)
         runtime::reserve(runtime::checked_product({offsets.size(), d, d, 8}, "--offset/--dim"),
                          "--show matrix");  // writers that cannot stream (npy, table) hold it
 
@@ -243,7 +288,15 @@ int run_rotate(const RotateOptions& opt) {
     spec.base = opt.base;
     spec.start = opt.start;
     spec.tol = fixed_tol ? opt.tol : 0.0;
-    spec.precision = opt.out.dtype == io::Dtype::float64 ? Precision::float64 : Precision::float32;
+    spec.precision = opt.out.dtype == io::Dtype::float64    ? Precision::float64
+                     : opt.out.dtype == io::Dtype::bfloat16 ? Precision::bfloat16
+                     : opt.out.dtype == io::Dtype::float16  ? Precision::float16
+                                                            : Precision::float32;
+    const bool reduced = io::reduced_format(opt.out.dtype).has_value();
+    if (sweep && opt.out.dtype_option->count() > 0 && !reduced)
+        throw UsageError(
+            "--dtype: the sweep always has float32 and float64; --dtype bfloat16|float16 adds "
+            "that dtype");
 
     // Said once, after every usage check, so a bad value still gets its one-line message.
     const auto note_odd_d = [&] {
@@ -266,15 +319,19 @@ int run_rotate(const RotateOptions& opt) {
             throw UsageError("--positions-up-to: the last window ends beyond 2^52");
         io::Output output(resolve_output(opt.out), 1);
         note_odd_d();
-        const std::vector<SweepRow> rows = sweep_positions(spec, offsets, up_to);
-        io::drive(output.sink(), sweep_stream(rows));
+        const std::vector<SweepRow> rows = sweep_positions(
+            spec, offsets, up_to, reduced ? std::optional(spec.precision) : std::nullopt);
+        const std::string name = reduced ? std::string(io::dtype_name(opt.out.dtype)) : "";
+        io::drive(output.sink(), sweep_stream(rows, name));
         output.commit();
         std::vector<OffsetResult> all;
         for (const SweepRow& r : rows) {
             all.push_back(r.float32);
             all.push_back(r.float64);
+            if (reduced) all.push_back(r.reduced);
         }
-        return verdict(all, " (float32 and float64 at every position)");
+        return verdict(all, reduced ? " (float32, float64 and " + name + " at every position)"
+                                    : " (float32 and float64 at every position)");
     }
 
     io::Output output(resolve_output(opt.out), 1);  // checks the format before the scan runs
@@ -315,24 +372,26 @@ Command add_rotate(CLI::App& root) {
         "2^-53 for float64)");
     opt->tol_option->type_name("X");
     add_enum_option(*sub, "--show", opt->show, show_names(kShow),
-                    "pairs (per offset and pair), matrix (M_delta), dot (P[i].P[i+delta]), or "
-                    "summary (per offset)");
+                    "pairs (per offset and pair), matrix (M_delta), dot (P[i].P[i+delta]), "
+                    "summary (per offset), or error (M_delta minus the exact one)");
     opt->up_to_option = sub->add_option(
         "--positions-up-to", opt->up_to,
         "Sweep: windows of -n positions starting at 0, 10, 20, 50, ... N; worst error in float32 "
         "and float64 side by side");
     opt->up_to_option->type_name("N");
-    add_output_options(*sub, opt->out);
+    add_output_options(*sub, opt->out, true);
     add_curve_columns(*sub, opt->out);
-    opt->up_to_option->excludes("--start")->excludes("--show")->excludes("--dtype");
+    opt->up_to_option->excludes("--start")->excludes("--show");
     sub->footer(
         "--dtype is the precision P is built and rotated in: float64 uses the accurate P, float32\n"
-        "builds it as PyTorch code does (float32 angle float(i)/base^(2j/d), then sinf/cosf).\n"
+        "builds it as PyTorch code does (float32 angle float(i)/base^(2j/d), then sinf/cosf);\n"
+        "bfloat16 and float16: angle fl(fl(i) fl(w_j)), sin/cos and the rotation in that dtype.\n"
         "Examples:\n"
         "  attn rotate -n 1000 -d 512 --offset 1:50 --show summary && echo ok\n"
         "  attn rotate -n 100 -d 8 --offset 3              the rotation of each pair, its error\n"
         "  attn rotate -d 4 --offset 1,2 --show matrix -o M.npy\n"
-        "  attn rotate -n 1000 -d 128 --positions-up-to 1e7 -o sweep.csv\n" +
+        "  attn rotate -n 1000 -d 128 --positions-up-to 1e7 -o sweep.csv\n"
+        "  attn rotate -n 100 -d 128 --positions-up-to 1e5 --dtype bfloat16 -o sweep.svg\n" +
         show_help(kShow));
     return {sub, [opt] { return run_rotate(*opt); }, &opt->out};
 }

@@ -85,7 +85,19 @@ void NpyEncoder::encode(std::size_t first_row, const double* values, std::size_t
     std::array<char, kChunkBytes> buffer;
     while (left > 0) {
         const std::size_t n = std::min(left, buffer.size() / item);
-        if (dtype_ == Dtype::float32) {
+        if (dtype_ == Dtype::float16) {  // IEEE binary16, rounded once from the double
+            for (std::size_t k = 0; k < n; ++k) {
+                const std::uint16_t bits =
+                    runtime::float16_bits(runtime::round_to(runtime::Reduced::float16, values[k]));
+                buffer[2 * k] = static_cast<char>(bits & 0xFFu);
+                buffer[2 * k + 1] = static_cast<char>(bits >> 8);
+            }
+        } else if (dtype_ == Dtype::bfloat16) {  // "<f4" holding the bfloat16 value exactly
+            for (std::size_t k = 0; k < n; ++k)
+                store_le<float, std::uint32_t>(
+                    buffer.data() + 4 * k,
+                    static_cast<float>(runtime::round_to(runtime::Reduced::bfloat16, values[k])));
+        } else if (dtype_ == Dtype::float32) {
             for (std::size_t k = 0; k < n; ++k)
                 store_le<float, std::uint32_t>(buffer.data() + 4 * k,
                                                static_cast<float>(values[k]));

@@ -225,18 +225,19 @@ Header parse_header(std::string_view text, const std::string& name) {
              fmt::format("expected a string such as '<f4', got {}", literal(*descr)));
     const std::string& d = descr->text;
     const bool little = std::endian::native == std::endian::little;
-    if (d.size() == 3 && d[1] == 'f' && (d[2] == '4' || d[2] == '8') &&
-        (d[0] == '<' || (d[0] == '=' && little))) {
-        h.dtype = d[2] == '4' ? Dtype::float32 : Dtype::float64;
-    } else if (d.size() == 3 && d[1] == 'f' && (d[2] == '4' || d[2] == '8') &&
-               (d[0] == '>' || d[0] == '=')) {
+    const bool width = d.size() == 3 && d[1] == 'f' && (d[2] == '2' || d[2] == '4' || d[2] == '8');
+    if (width && (d[0] == '<' || (d[0] == '=' && little))) {
+        h.dtype = d[2] == '2' ? Dtype::float16 : d[2] == '4' ? Dtype::float32 : Dtype::float64;
+    } else if (width && (d[0] == '>' || d[0] == '=')) {
         throw std::invalid_argument(
-            fmt::format("{}: dtype '{}' is big-endian; attn reads little-endian float32 (<f4) "
-                        "or float64 (<f8)",
+            fmt::format("{}: dtype '{}' is big-endian; attn reads little-endian float16 (<f2), "
+                        "float32 (<f4) or float64 (<f8)",
                         name, d));
     } else {
-        throw std::invalid_argument(fmt::format(
-            "{}: dtype '{}' is not supported; attn reads float32 (<f4) or float64 (<f8)", name, d));
+        throw std::invalid_argument(
+            fmt::format("{}: dtype '{}' is not supported; attn reads float16 (<f2), float32 (<f4) "
+                        "or float64 (<f8)",
+                        name, d));
     }
 
     if (fortran->kind != Value::Kind::boolean)
@@ -360,10 +361,13 @@ NpyArray read_npy(std::istream& in, const std::string& name) {
             fail(name, "data",
                  fmt::format("truncated: {} needs {} bytes, the input has {}", what, need,
                              need - remaining + got));
-        for (std::size_t k = 0; k < want; k += item)
-            array.values.push_back(h.dtype == Dtype::float32
-                                       ? load_le<float, std::uint32_t>(buffer.data() + k)
-                                       : load_le<double, std::uint64_t>(buffer.data() + k));
+        for (std::size_t k = 0; k < want; k += item)  // each value widened exactly
+            array.values.push_back(
+                h.dtype == Dtype::float16   ? runtime::from_float16_bits(static_cast<std::uint16_t>(
+                                                static_cast<unsigned char>(buffer[k]) |
+                                                static_cast<unsigned char>(buffer[k + 1]) << 8))
+                : h.dtype == Dtype::float32 ? load_le<float, std::uint32_t>(buffer.data() + k)
+                                            : load_le<double, std::uint64_t>(buffer.data() + k));
         remaining -= want;
     }
     if (in.peek() != std::char_traits<char>::eof())

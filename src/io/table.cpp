@@ -62,7 +62,7 @@ void TableWriter::end() {
 }
 
 std::string TableWriter::cell(double v, std::size_t j) const {
-    if (info_.dtype == Dtype::float32) v = static_cast<float>(v);
+    v = round_to_dtype(info_.dtype, v);
     if (info_.dtype == Dtype::int64 && std::fabs(v) < 9.2e18)
         return fmt::format("{}", static_cast<long long>(std::nearbyint(v)));
     const int digits = style_.precision.value_or(4);

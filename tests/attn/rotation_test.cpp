@@ -1,5 +1,7 @@
 #include "attn/rotation.hpp"
 
+#include "attn/positions/dtype_rounding.hpp"
+
 #include <doctest/doctest.h>
 
 #include <xtensor-blas/xlinalg.hpp>
@@ -236,4 +238,34 @@ TEST_CASE("rotation: sweep grid and rows") {
         CHECK(row.float64.max_error < 1e-12);
         CHECK(row.float32.max_ratio < 1.0);
     }
+}
+
+TEST_CASE("rotation: bfloat16 and float16 P, rotation and sweep") {
+    CHECK(attn::unit_roundoff(attn::Precision::bfloat16) == 0x1p-8);
+    CHECK(attn::unit_roundoff(attn::Precision::float16) == 0x1p-11);
+    // Row 300 of the bfloat16 P: angle fl(fl(300) fl(w_j)) with fl(300) = 300 (a multiple of
+    // 4), sin and cos of it rounded to bfloat16.
+    const attn::EncodingRows rows(8, 10000.0, attn::Precision::bfloat16, 1);
+    std::vector<double> row(8);
+    rows.fill(300, 1, row.data());
+    for (std::size_t j = 0; j < 4; ++j) {
+        const auto w = attn::positions::inverse_power(10000.0, 2 * j, 8);
+        double s = 0, c = 0;
+        attn::positions::dtype_sincos(
+            attn::positions::AngleDtype::bfloat16,
+            attn::positions::dtype_angle(attn::positions::AngleDtype::bfloat16, 300, w), s, c);
+        CHECK(row[2 * j] == s);
+        CHECK(row[2 * j + 1] == c);
+    }
+    // The residual is of bfloat16's size, and float16 past 65504 is an infinite error.
+    attn::ScanSpec spec;
+    spec.n = 50;
+    spec.d = 16;
+    spec.precision = attn::Precision::bfloat16;
+    const auto r = attn::scan_offsets(spec, {1});
+    CHECK(r[0].max_error > 1e-4);
+    CHECK(r[0].max_error < 0.1);
+    const auto sweep = attn::sweep_positions(spec, {1}, 100000, attn::Precision::float16);
+    CHECK(std::isinf(sweep.back().reduced.max_error));
+    CHECK(sweep.front().reduced.max_error < 0.01);
 }

@@ -241,7 +241,7 @@ refused --causal --scheme alibi --causal
 refused --layout --scheme alibi --layout split
 refused --dim --scheme t5 -d 8
 refused --apply --apply "$W/X.npy"
-refused --angles --scheme rope --angles float32
+refused --angles --scheme alibi --angles float32
 refused --columns --scheme rope --columns 0:2
 head -c 100 "$W/X.npy" >"$W/cut.npy"
 refused --apply --scheme rope --apply "$W/cut.npy"

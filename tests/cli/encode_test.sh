@@ -64,7 +64,7 @@ expect_usage_error --columns "$ATTN" encode -d 32 --columns 10:6
 expect_usage_error --columns "$ATTN" encode --columns x
 expect_usage_error --layout "$ATTN" encode --layout diagonal
 expect_usage_error --format "$ATTN" encode -f xlsx
-expect_usage_error --dtype "$ATTN" encode --dtype float16
+expect_usage_error --dtype "$ATTN" encode --dtype float8
 expect_usage_error --output "$ATTN" encode -o "$WORK/p.xlsx"
 expect_usage_error --precision "$ATTN" encode --precision 0
 expect_usage_error --threads "$ATTN" encode --threads 0

@@ -166,7 +166,8 @@ expect_usage_error --dim "$ATTN" rotate -d 1
 expect_usage_error --dim "$ATTN" rotate -d x
 expect_usage_error --positions "$ATTN" rotate -n 1
 expect_usage_error --show "$ATTN" rotate --show everything
-expect_usage_error --dtype "$ATTN" rotate --dtype float16
+expect_usage_error --dtype "$ATTN" rotate --dtype float8
+expect_usage_error --dtype "$ATTN" rotate --positions-up-to 100 --dtype float32
 expect_usage_error --positions-up-to "$ATTN" rotate --positions-up-to 0
 expect_usage_error --positions-up-to "$ATTN" rotate --positions-up-to 1.5
 expect_usage_error --positions-up-to "$ATTN" rotate --positions-up-to 1e30

@@ -59,8 +59,7 @@ std::size_t element_count(const std::vector<std::size_t>& shape) {
 
 // The value a reader must return for v stored as dtype: rounded once, then widened.
 std::uint64_t stored_bits(double v, Dtype dtype) {
-    return std::bit_cast<std::uint64_t>(
-        dtype == Dtype::float32 ? static_cast<double>(static_cast<float>(v)) : v);
+    return std::bit_cast<std::uint64_t>(attn::io::round_to_dtype(dtype, v));
 }
 
 // Writes shape/dtype through NpyWriter, `chunk` rows per rows() call, to path.
@@ -223,10 +222,10 @@ TEST_CASE("npy_header: version 2.0 only when the header does not fit 65535 bytes
     CHECK(a.values == std::vector<double>{2.5});
 }
 
-TEST_CASE("NpyWriter: write then read is bit-exact for float32 and float64") {
+TEST_CASE("NpyWriter: write then read is bit-exact for float16, float32 and float64") {
     const std::vector<std::vector<std::size_t>> shapes = {
         {}, {1}, {17}, {3, 5}, {60, 32}, {2, 3, 4}, {0, 4}, {4, 0}, {2, 0, 3}, {0}};
-    for (const Dtype dtype : {Dtype::float32, Dtype::float64}) {
+    for (const Dtype dtype : {Dtype::float16, Dtype::float32, Dtype::float64}) {
         for (const auto& shape : shapes) {
             for (const std::size_t chunk : {std::size_t{1}, std::size_t{2}, std::size_t{1000}}) {
                 CAPTURE(attn::io::dtype_name(dtype));
@@ -236,6 +235,52 @@ TEST_CASE("NpyWriter: write then read is bit-exact for float32 and float64") {
             }
         }
     }
+}
+
+TEST_CASE("NpyWriter: bfloat16 is '<f4' holding each value rounded once to bfloat16") {
+    ArrayInfo info;
+    info.name = "P";
+    info.shape = {4};
+    info.dtype = Dtype::bfloat16;
+    // 1 + 2^-8 is the midpoint of 1 and 1 + 2^-7: to even, 1; just above it goes up.
+    const std::vector<double> values{0.1, 1.0 + 0x1p-8, 1.0 + 0x1p-8 + 0x1p-40, -1e39};
+    const std::string path = attn::test::tmp_path("bf16.npy");
+    {
+        OutputFile out(path);
+        NpyWriter writer(out);
+        writer.begin(info);
+        writer.rows(0, values.data(), 1);
+        writer.end();
+        writer.finish();
+        out.commit();
+    }
+    const NpyArray a = read_npy(path);
+    CHECK(a.dtype == Dtype::float32);
+    REQUIRE(a.values.size() == 4);
+    CHECK(a.values[0] == 0.10009765625);
+    CHECK(a.values[1] == 1.0);
+    CHECK(a.values[2] == 1.0 + 0x1p-7);
+    CHECK(a.values[3] == -std::numeric_limits<double>::infinity());
+}
+
+TEST_CASE("read_npy: float16 ('<f2') values are widened exactly, subnormals and inf included") {
+    const std::uint16_t bits[] = {0x3c00, 0x0001, 0x8000, 0x7bff, 0xfc00, 0x3555, 0x03ff};
+    std::string data;
+    for (const std::uint16_t b : bits) {
+        data.push_back(static_cast<char>(b & 0xFF));
+        data.push_back(static_cast<char>(b >> 8));
+    }
+    const NpyArray a = read_bytes(
+        npy_bytes("{'descr': '<f2', 'fortran_order': False, 'shape': (7,), }", data), false);
+    CHECK(a.dtype == Dtype::float16);
+    REQUIRE(a.values.size() == 7);
+    CHECK(a.values[0] == 1.0);
+    CHECK(a.values[1] == 0x1p-24);
+    CHECK((a.values[2] == 0.0 && std::signbit(a.values[2])));
+    CHECK(a.values[3] == 65504.0);
+    CHECK(a.values[4] == -std::numeric_limits<double>::infinity());
+    CHECK(a.values[5] == 0x1.554p-2);  // 0.333251953125
+    CHECK(a.values[6] == 1023 * 0x1p-24);
 }
 
 TEST_CASE("NpyWriter: int64 arrays are '<i8', the nearest integers of the values") {
@@ -389,14 +434,14 @@ TEST_CASE("read_npy: each malformed input names its field") {
     check_refused(npy_bytes(f8_dict("'6'")), "shape");
     check_refused(
         npy_bytes("{'descr': '<i8', 'fortran_order': False, 'shape': (1,), }", le_f8({1})),
-        "dtype '<i8' is not supported; attn reads float32 (<f4) or float64 (<f8)");
+        "dtype '<i8' is not supported; attn reads float16 (<f2), float32 (<f4) or float64 (<f8)");
     check_refused(
         npy_bytes("{'descr': '>f8', 'fortran_order': False, 'shape': (1,), }", le_f8({1})),
         "dtype '>f8' is big-endian");
     check_refused(npy_bytes("{'descr': '|f8', 'fortran_order': False, 'shape': (1,), }"),
                   "dtype '|f8'");
-    check_refused(npy_bytes("{'descr': '<f2', 'fortran_order': False, 'shape': (1,), }"),
-                  "dtype '<f2'");
+    check_refused(npy_bytes("{'descr': '>f2', 'fortran_order': False, 'shape': (1,), }"),
+                  "dtype '>f2' is big-endian");
     check_refused(npy_bytes("{'descr': 8, 'fortran_order': False, 'shape': (1,), }"), "descr");
     check_refused(npy_bytes("{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (1,)}"),
                   "descr");

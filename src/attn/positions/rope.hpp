@@ -72,6 +72,7 @@ class Rope {
     std::vector<double> inv_freq() const;
     /// Yarn's A = 0.1 ln F + 1 (rounded once), 1 for the other types.
     double attention_factor() const { return to_double(attention_); }
+    const DoubleDouble& attention_factor_exact() const { return attention_; }
     /// The base after dynamic scaling (b for the other types), rounded once.
     double effective_base() const { return effective_base_; }
 
