@@ -106,10 +106,12 @@ int run_tokenize(const TokenizeOptions& opt) {
     io::OutputFile file(spec.path);
     std::string text;
     const char end = opt.zero_terminated ? '\0' : '\n';
+    const bool interactive = io::is_terminal(0) && file.is_stdout();
     for (std::size_t line = 0; std::getline(std::cin, text, end); ++line) {
         const text::Encoding e = naming_option(fmt::format("standard input, text {}", line + 1),
                                                [&] { return tokenizer.encode(text); });
         file.write(format_rows(format, e, line, spec.style.header && line == 0));
+        if (interactive) file.flush();  // each answer as its line is typed
     }
     if (std::cin.bad()) throw InputError("standard input: read error");
     file.commit();
