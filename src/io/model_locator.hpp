@@ -1,6 +1,7 @@
 // Finding a Hugging Face model on this disk, never on the network.
 //
-// spec is a folder holding config.json, or ORG/NAME looked up in the local Hugging Face cache:
+// spec is a folder holding config.json (taken as it is when it exists), or ORG/NAME (or a
+// hub name without ORG, such as gpt2) looked up in the local Hugging Face cache:
 // $HF_HUB_CACHE, else $HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else
 // ~/.cache/huggingface/hub; there models--ORG--NAME/snapshots/<commit>/, the commit read from
 // refs/<revision> (revision "main" by default), or revision itself when it names a snapshot.
