@@ -1,0 +1,140 @@
+// Attention summaries reduced one head at a time against numpy's computation from the full
+// layers x heads x n x n weights (tests/data/summaries/make_summaries.py).
+#include "attn/model/summaries.hpp"
+
+#include <cmath>
+#include <cstddef>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include "io/npz.hpp"
+#include "support/reference_data.hpp"
+#include "support/throws.hpp"
+
+namespace {
+
+using attn::model::AttentionSummaries;
+using attn::model::SummaryChoice;
+
+const std::map<std::string, attn::io::NpyArray>& reference() {
+    static const auto arrays = attn::io::read_npz(attn::test::data_path("summaries/summaries.npz"));
+    return arrays;
+}
+
+const attn::io::NpyArray& array(const std::string& name) {
+    const auto it = reference().find(name);
+    const std::string missing = "summaries.npz has no " + name;
+    REQUIRE_MESSAGE(it != reference().end(), missing);
+    return it->second;
+}
+
+void check_close(std::span<const double> got, const std::vector<double>& want,
+                 const std::string& what, double tolerance = 1e-5) {
+    REQUIRE_MESSAGE(got.size() == want.size(),
+                    fmt::format("{}: {} values, want {}", what, got.size(), want.size()));
+    double worst = 0;
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < got.size(); ++k)
+        if (const double d = std::abs(got[k] - want[k]); !(d <= worst)) worst = d, at = k;
+    CHECK_MESSAGE(worst <= tolerance, fmt::format("{}: |got - want| = {} at {} (got {}, want {})",
+                                                  what, worst, at, got[at], want[at]));
+}
+
+/// Feeds the case's weights head by head (as T) and checks every summary.
+template <class T>
+void check_case(const std::string& name) {
+    const auto& weights = array(name + "_weights");
+    const std::size_t layers = weights.shape[0], heads = weights.shape[1], n = weights.shape[2];
+    AttentionSummaries s(n, SummaryChoice{true, true, true, true});
+    std::vector<T> block(n * n);
+    for (std::size_t l = 0; l < layers; ++l) {
+        for (std::size_t h = 0; h < heads; ++h) {
+            const double* w = weights.values.data() + (l * heads + h) * n * n;
+            for (std::size_t k = 0; k < n * n; ++k) block[k] = static_cast<T>(w[k]);
+            s.add_head(l, h, std::span<const T>(block));
+        }
+        s.end_layer();
+    }
+    CHECK(s.layers() == layers);
+    std::vector<double> stats;
+    for (std::size_t r = 0; r < s.head_stats().size(); ++r) {
+        const auto& row = s.head_stats()[r];
+        CHECK(row.layer == r / heads);
+        CHECK(row.head == r % heads);
+        stats.insert(stats.end(), {row.entropy, row.distance, row.first, row.previous, row.self});
+    }
+    check_close(stats, array(name + "_head_stats").values, name + " head_stats");
+    check_close(s.offsets(), array(name + "_offsets").values, name + " offsets");
+    check_close(s.mean_weights(), array(name + "_mean_weights").values, name + " mean_weights");
+    check_close(s.rollout(), array(name + "_rollout").values, name + " rollout");
+    for (std::size_t i = 0; i < n; ++i) {  // rollout rows are distributions
+        double sum = 0;
+        for (std::size_t j = 0; j < n; ++j) sum += s.rollout()[i * n + j];
+        CHECK(sum == doctest::Approx(1.0).epsilon(1e-12));
+    }
+}
+
+}  // namespace
+
+TEST_CASE("summaries equal numpy's from the full weights: causal, bidirectional, n = 1") {
+    for (const std::string name : {"causal", "full", "n1"}) {
+        INFO(name);
+        check_case<double>(name);
+        check_case<float>(name);
+    }
+}
+
+TEST_CASE("summaries of one-hot heads are exact") {
+    const auto& weights = array("causal_weights");  // layer 1 head 2: the previous token
+    const std::size_t heads = weights.shape[1], n = weights.shape[2];
+    const std::span<const double> prev(weights.values.data() + (1 * heads + 2) * n * n, n * n);
+    const auto s = attn::model::head_stats(1, 2, prev, n);
+    CHECK(s.entropy == 0.0);
+    CHECK(s.previous == 1.0);
+    CHECK(s.first == 1.0 / static_cast<double>(n) + 1.0 / static_cast<double>(n));  // queries 0, 1
+    CHECK(s.self == 1.0 / static_cast<double>(n));                                  // query 0
+    CHECK(s.distance == static_cast<double>(n - 1) / static_cast<double>(n));
+    std::vector<double> profile(2 * n - 1);
+    attn::model::offset_profile(prev, n, profile);
+    CHECK(profile[n - 2] == 1.0);  // offset -1: every query that has it
+    CHECK(profile[n - 1] == 1.0 / static_cast<double>(n));
+    for (std::size_t k = 0; k < profile.size(); ++k)
+        if (k != n - 2 && k != n - 1) CHECK(profile[k] == 0.0);
+}
+
+TEST_CASE("summaries with nothing chosen keep nothing; no layer leaves the identity rollout") {
+    AttentionSummaries none(3, SummaryChoice{});
+    const std::vector<double> uniform(9, 1.0 / 3);
+    none.add_head(0, 0, std::span<const double>(uniform));
+    none.end_layer();
+    CHECK(none.head_stats().empty());
+    CHECK(none.offsets().empty());
+    CHECK(none.mean_weights().empty());
+    CHECK(none.rollout().empty());
+    const AttentionSummaries fresh(2, SummaryChoice{false, false, false, true});
+    CHECK(fresh.rollout() == std::vector<double>{1, 0, 0, 1});
+}
+
+TEST_CASE("summaries refuse misuse: n = 0, wrong block size, layers out of order") {
+    using attn::test::invalid_argument_of;
+    CHECK(invalid_argument_of([] { AttentionSummaries(0, SummaryChoice{}); }) ==
+          "summaries: n = 0 tokens (at least 1)");
+    AttentionSummaries s(2, SummaryChoice{true, true, true, true});
+    const std::vector<double> small(3, 0.25), block{1, 0, 0.5, 0.5};
+    CHECK_THROWS_AS(s.add_head(0, 0, std::span<const double>(small)), std::invalid_argument);
+    CHECK_THROWS_AS(s.end_layer(), std::invalid_argument);
+    s.add_head(4, 0, std::span<const double>(block));
+    CHECK(invalid_argument_of([&] { s.add_head(5, 0, std::span<const double>(block)); }) ==
+          "summaries: head of layer 5 while layer 4 is open (end_layer first)");
+    s.end_layer();
+    CHECK_THROWS_AS(s.add_head(4, 1, std::span<const double>(block)), std::invalid_argument);
+    CHECK(s.layer_numbers() == std::vector<std::size_t>{4});
+    std::vector<double> out(2);
+    CHECK_THROWS_AS(attn::model::offset_profile(std::span<const double>(block), 2, out),
+                    std::invalid_argument);
+}
