@@ -88,6 +88,9 @@ struct LayerOptions {
     /// direct path only: which n x n arrays to keep (all four by default). A family that
     /// streams weights keeps only those; the tiled path keeps none and serves rows().
     bool keep_scores = true, keep_scaled = true, keep_masked = true, keep_weights = true;
+    /// Called with a count of context rows done (per head; the tiled path in blocks), e.g.
+    /// for a progress bar; may be empty.
+    std::function<void(std::size_t rows)> progress;
 };
 
 /// Row blocks of one layer's n x n arrays, on either path: ScoreRows (tiled.hpp) names where

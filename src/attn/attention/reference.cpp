@@ -86,8 +86,9 @@ xt::xtensor<bool, 2> attention_mask(std::size_t q, std::size_t k, const MaskOpti
     xt::xtensor<bool, 2> mask = xt::xtensor<bool, 2>::from_shape({q, k});
     for (std::size_t i = 0; i < q; ++i)
         for (std::size_t j = 0; j < k; ++j)
-            mask(i, j) =
-                (options.causal && j > i) || (options.valid_len && j >= *options.valid_len);
+            mask(i, j) = (options.causal && j > i) ||
+                         (options.valid_len && j >= *options.valid_len) ||
+                         (options.sliding_window && j + *options.sliding_window <= i);
     return mask;
 }
 
@@ -160,15 +161,17 @@ AttentionResult<T> scaled_dot_product_attention(const xt::xtensor<T, 2>& Q,
             std::size_t limit = k;  // the causal and valid-length masks hide keys j >= limit
             if (mask.causal) limit = std::min(limit, i + 1);
             if (mask.valid_len) limit = std::min(limit, *mask.valid_len);
+            // the sliding window hides keys j <= i - W
+            const std::size_t window = mask.sliding_window.value_or(k + i + 1);
+            const auto outside = [&](std::size_t j) { return j + window <= i; };
             const T* s = r.scaled.data() + i * k;
             T* w = r.weights.data() + i * k;
             const auto value = [&](std::size_t j) { return s[j]; };
             if (fill) {
                 masked_softmax_row(
-                    k, value, [&](std::size_t j) { return j >= limit; }, fill, w);
+                    k, value, [&](std::size_t j) { return j >= limit || outside(j); }, fill, w);
             } else {  // the hidden suffix takes no part: the row's first `limit` entries alone
-                masked_softmax_row(
-                    limit, value, [](std::size_t) { return false; }, fill, w);
+                masked_softmax_row(limit, value, outside, fill, w);
                 std::fill(w + limit, w + k, T(0));
             }
         }

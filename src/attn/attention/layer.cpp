@@ -1,0 +1,253 @@
+#include "attn/attention/layer.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <mutex>
+#include <stdexcept>
+#include <utility>
+
+#include "attn/attention/projection.hpp"
+
+namespace attn {
+
+namespace {
+
+template <class T>
+MatrixRef<T> view(const xt::xtensor<T, 2>& m) {
+    return {m.data(), m.shape(0), m.shape(1), m.shape(1)};
+}
+
+template <class T>
+xt::xtensor<T, 2> copy_rows(MatrixRef<T> m, const std::vector<std::size_t>& p) {
+    xt::xtensor<T, 2> out = xt::xtensor<T, 2>::from_shape({m.rows, m.cols});
+    for (std::size_t i = 0; i < m.rows; ++i) {
+        const T* row = m.data + (p.empty() ? i : p[i]) * m.stride;
+        std::copy(row, row + m.cols, out.data() + i * m.cols);
+    }
+    return out;
+}
+
+[[noreturn]] void invalid(const std::string& what) {
+    throw std::invalid_argument("attention layer: " + what);
+}
+
+void check_permutation(const std::vector<std::size_t>& p, std::size_t n) {
+    if (p.empty()) return;
+    if (p.size() != n) invalid(fmt::format("a permutation of {} rows has {} entries", n, p.size()));
+    std::vector<bool> seen(n, false);
+    for (std::size_t v : p) {
+        if (v >= n || seen[v]) invalid(fmt::format("{} is not a permutation of 0..{}", v, n - 1));
+        seen[v] = true;
+    }
+}
+
+TiledOptions tiled_options(const LayerOptions& o) {
+    TiledOptions t;
+    t.scale = o.scale;
+    t.causal = o.mask.causal;
+    t.valid_len = o.mask.valid_len;
+    t.fill = o.mask.fill;
+    return t;
+}
+
+// Head h's bias for the tiled kernel: the scheme's, and -inf outside a sliding window
+// (keys j <= i - W), which the kernel has no mask for.
+template <class T>
+AttentionBias<T> tiled_bias(const positions::PositionScheme<T>& scheme, std::size_t h,
+                            const MaskOptions& mask) {
+    AttentionBias<T> b = scheme.bias(h);
+    if (!mask.sliding_window) return b;
+    b.add = [inner = b.add, w = *mask.sliding_window](std::size_t row0, std::size_t col0,
+                                                      std::size_t rows, std::size_t cols, T* tile,
+                                                      std::size_t stride) {
+        if (inner) inner(row0, col0, rows, cols, tile, stride);
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t c = 0; c < cols && col0 + c + w <= row0 + r; ++c)
+                tile[r * stride + c] = -std::numeric_limits<T>::infinity();
+    };
+    return b;
+}
+
+// Row blocks from the matrices the direct path holds (their buffers, which a move of the
+// LayerResult keeps where they are).
+template <class T>
+class HeldRows : public LayerRows<T> {
+  public:
+    explicit HeldRows(const LayerResult<T>& r) : n_(r.output.shape(0)) {
+        const auto take = [](const std::vector<xt::xtensor<T, 2>>& held) {
+            std::vector<const T*> p;
+            for (const auto& m : held) p.push_back(m.data());
+            return p;
+        };
+        held_ = {take(r.scores), take(r.scaled_scores), take(r.masked_scores), take(r.weights)};
+    }
+    void rows(std::size_t h, std::size_t row0, std::size_t rows,
+              const ScoreRows<T>& out) const override {
+        T* ScoreRows<T>::*const dst[] = {&ScoreRows<T>::raw, &ScoreRows<T>::scores,
+                                         &ScoreRows<T>::masked, &ScoreRows<T>::weights};
+        const char* names[] = {"scores", "scaled scores", "masked scores", "weights"};
+        for (std::size_t a = 0; a < 4; ++a) {
+            T* d = out.*dst[a];
+            if (!d) continue;
+            if (held_[a].empty())
+                throw std::logic_error(
+                    fmt::format("attention layer: the {} were not kept", names[a]));
+            for (std::size_t r = 0; r < rows; ++r)
+                std::copy_n(held_[a][h] + (row0 + r) * n_, n_, d + r * out.stride);
+        }
+    }
+
+  private:
+    std::size_t n_;
+    std::vector<std::vector<const T*>> held_;
+};
+
+// Row blocks computed by the fused kernel's score rows, one head's packed keys at a time.
+template <class T>
+class TiledRows : public LayerRows<T> {
+  public:
+    TiledRows(std::vector<MatrixRef<T>> q, std::vector<MatrixRef<T>> k, std::size_t group,
+              const positions::PositionScheme<T>& scheme, const LayerOptions& options)
+        : q_(std::move(q)), k_(std::move(k)), group_(group), scheme_(scheme), options_(options) {}
+    void rows(std::size_t h, std::size_t row0, std::size_t rows,
+              const ScoreRows<T>& out) const override {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!att_ || h != head_) {
+            att_.reset();  // one packed K at a time
+            att_ = std::make_unique<TiledAttention<T>>(q_[h], k_[h / group_], MatrixRef<T>{},
+                                                       tiled_options(options_),
+                                                       tiled_bias(scheme_, h, options_.mask));
+            head_ = h;
+        }
+        att_->rows(row0, rows, out);
+    }
+
+  private:
+    std::vector<MatrixRef<T>> q_, k_;
+    std::size_t group_;
+    positions::PositionScheme<T> scheme_;
+    LayerOptions options_;
+    mutable std::mutex mutex_;
+    mutable std::unique_ptr<TiledAttention<T>> att_;
+    mutable std::size_t head_ = 0;
+};
+
+}  // namespace
+
+template <class T>
+LayerResult<T> forward(const LayerInput<T>& input, const LayerWeights<T>& weights,
+                       const positions::PositionScheme<T>& scheme, const LayerOptions& options) {
+    const bool given = input.x.data == nullptr && input.x.rows == 0;
+    const std::size_t H = given ? input.q.size() : weights.query.size();
+    const std::size_t G = given ? input.k.size() : weights.key.size();
+    const std::size_t G_v = given ? input.v.size() : weights.value.size();
+    if (H == 0) invalid("no query heads");
+    if (G == 0 || G != G_v || H % G != 0)
+        invalid(
+            fmt::format("{} key and {} value heads for {} query heads: the key/value heads "
+                        "must be as many and divide the query heads",
+                        G, G_v, H));
+    const std::size_t n = given ? input.q.front().rows : input.x.rows;
+    if (n == 0) invalid("no rows");
+    check_permutation(input.permutation, n);
+    const ProjectionSum sum =
+        options.path == AttentionPath::direct ? ProjectionSum::blas : ProjectionSum::ordered;
+    const std::vector<std::size_t>& p = input.permutation;
+
+    LayerResult<T> r;
+    if (given) {
+        if (scheme.scheme() == positions::Scheme::sinusoidal)
+            invalid("sinusoidal positions are added to x; the projections were given");
+        for (const auto& m : input.q) r.queries.push_back(copy_rows(m, p));
+        for (const auto& m : input.k) r.keys.push_back(copy_rows(m, p));
+        for (const auto& m : input.v) r.values.push_back(copy_rows(m, p));
+    } else {
+        r.input = copy_rows(input.x, p);  // x[p] (n, d_in)
+        scheme.add_positions(r.input.data(), 0, n, r.input.shape(1));
+        for (const auto& w : weights.query) r.queries.push_back(project(view(r.input), w, sum));
+        for (const auto& w : weights.key) r.keys.push_back(project(view(r.input), w, sum));
+        for (const auto& w : weights.value) r.values.push_back(project(view(r.input), w, sum));
+    }
+    for (const auto& m : r.queries)
+        if (m.shape(0) != n || m.shape(1) != r.queries.front().shape(1) ||
+            m.shape(1) != r.keys.front().shape(1))
+            invalid("queries and keys of every head need the same rows and width d_k");
+    if (scheme.rotates()) {
+        const auto rotated = [&](const xt::xtensor<T, 2>& m) {
+            xt::xtensor<T, 2> out = m;  // (n, d_k)
+            scheme.rotate(out.data(), 0, n, m.shape(1));
+            return out;
+        };
+        for (const auto& m : r.queries) r.rotated_queries.push_back(rotated(m));
+        for (const auto& m : r.keys) r.rotated_keys.push_back(rotated(m));
+    }
+    const auto& qs = scheme.rotates() ? r.rotated_queries : r.queries;
+    const auto& ks = scheme.rotates() ? r.rotated_keys : r.keys;
+    const std::size_t group = H / G;
+    std::size_t width = 0;
+    for (std::size_t h = 0; h < H; ++h) width += r.values[h / group].shape(1);
+    r.concat = xt::xtensor<T, 2>::from_shape({n, width});  // (n, H d_v)
+
+    if (options.path == AttentionPath::direct) {
+        std::size_t col = 0;
+        for (std::size_t h = 0; h < H; ++h) {
+            ScoreOptions<T> score;
+            score.scale = options.scale;
+            score.bias = scheme.bias(h);
+            AttentionResult<T> a = scaled_dot_product_attention(
+                qs[h], ks[h / group], r.values[h / group], options.mask, score);
+            if (options.keep_masked)
+                r.masked_scores.push_back(masked_scores(a.scaled, options.mask));
+            if (options.keep_scores) r.scores.push_back(std::move(a.scores));
+            if (options.keep_scaled) r.scaled_scores.push_back(std::move(a.scaled));
+            if (options.keep_weights) r.weights.push_back(std::move(a.weights));
+            const std::size_t d_v = a.context.shape(1);
+            for (std::size_t i = 0; i < n; ++i)  // column block h of concat
+                std::copy_n(a.context.data() + i * d_v, d_v, r.concat.data() + i * width + col);
+            col += d_v;
+            r.context.push_back(std::move(a.context));
+            if (options.progress) options.progress(n);
+        }
+    } else {
+        std::size_t col = 0;
+        for (std::size_t h = 0; h < H; ++h) {
+            const xt::xtensor<T, 2>& v = r.values[h / group];
+            const TiledAttention<T> att(view(qs[h]), view(ks[h / group]), view(v),
+                                        tiled_options(options),
+                                        tiled_bias(scheme, h, options.mask));
+            // Blocks of whole query tiles: the same bits as one call.
+            const std::size_t step = 16 * att.tile_rows();
+            for (std::size_t i = 0; i < n; i += step) {
+                const std::size_t len = std::min(step, n - i);
+                att.context(i, len, r.concat.data() + col, width);
+                if (options.progress) options.progress(len);
+            }
+            col += v.shape(1);
+        }
+    }
+    if (weights.output)
+        r.output = project(view(r.concat), *weights.output, sum);  // (n, H d_v) -> (n, d_out)
+    else
+        r.output = r.concat;
+
+    if (options.path == AttentionPath::direct) {
+        r.rows = std::make_shared<HeldRows<T>>(r);
+    } else {
+        std::vector<MatrixRef<T>> q, k;
+        for (const auto& m : qs) q.push_back(view(m));
+        for (const auto& m : ks) k.push_back(view(m));
+        r.rows = std::make_shared<TiledRows<T>>(std::move(q), std::move(k), group, scheme, options);
+    }
+    return r;
+}
+
+template LayerResult<float> forward<float>(const LayerInput<float>&, const LayerWeights<float>&,
+                                           const positions::PositionScheme<float>&,
+                                           const LayerOptions&);
+template LayerResult<double> forward<double>(const LayerInput<double>&, const LayerWeights<double>&,
+                                             const positions::PositionScheme<double>&,
+                                             const LayerOptions&);
+
+}  // namespace attn

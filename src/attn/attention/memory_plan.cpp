@@ -1,0 +1,63 @@
+#include "attn/attention/memory_plan.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "runtime/memory_budget.hpp"
+
+namespace attn {
+
+using runtime::checked_add;
+using runtime::checked_product;
+
+std::uint64_t MemoryPlan::total() const {
+    std::uint64_t sum = 0;
+    for (const Part& p : parts) sum = checked_add(sum, p.bytes, "the attention's memory");
+    return sum;
+}
+
+const MemoryPlan::Part& MemoryPlan::largest() const {
+    if (parts.empty()) throw std::logic_error("memory plan: no parts");
+    return *std::max_element(parts.begin(), parts.end(),
+                             [](const Part& a, const Part& b) { return a.bytes < b.bytes; });
+}
+
+MemoryPlan memory_plan(const LayerShape& s, const LayerOptions& options, std::size_t element,
+                       std::size_t streamed_rows, std::uint64_t held) {
+    MemoryPlan plan;
+    const auto add = [&](std::string what, std::uint64_t bytes) {
+        if (bytes) plan.parts.push_back({std::move(what), bytes});
+    };
+    const std::uint64_t n = s.n, H = s.heads, G = s.kv_heads, e = element;
+    const bool rope = s.scheme == positions::Scheme::rope;
+    add("what the caller holds", held);
+    // x' = x[p] (+ P), and P itself (sinusoidal), or T5's H x (2n - 1) relative biases
+    if (!s.given_qkv) add("the inputs", checked_product({n, s.d_in, e}, "the inputs"));
+    if (s.scheme == positions::Scheme::sinusoidal)
+        add("the positions P", checked_product({n, s.d_in, e}, "the positions P"));
+    if (s.scheme == positions::Scheme::t5)
+        add("the t5 biases", checked_product({H, 2 * n, e}, "the t5 biases"));
+    // q (H), k (G), v (G), and q, k rotated
+    const std::uint64_t widths = H * s.d_k + G * (s.d_k + s.d_v) + (rope ? (H + G) * s.d_k : 0);
+    add("the projections", checked_product({n, widths, e}, "the projections"));
+    // concat (n, H d_v) and output (n, d_out); the direct path also holds each head's context
+    const bool direct = options.path == AttentionPath::direct;
+    add("the context and output",
+        checked_product({n, H * s.d_v * (direct ? 2 : 1) + (s.output ? s.d_out : 0), e},
+                        "the context and output"));
+    if (direct) {
+        // per head omega, scaled and weights (made by scaled_dot_product_attention whatever is
+        // kept), the masked scores when kept, and one mask of bools
+        const std::uint64_t per = 3 * e + (options.keep_masked ? e : 0) + 1;
+        add("the attention matrices", checked_product({H, n, n, per}, "the attention matrices"));
+    } else {
+        // one head's packed K and padded V at a time
+        add("the packed keys", checked_product({n, s.d_k + s.d_v, e}, "the packed keys"));
+    }
+    // rows a caller streams: the rows in T, the doubles handed to a writer, a block made ahead
+    add("the streamed rows",
+        checked_product({streamed_rows, n, e + 2 * sizeof(double)}, "the streamed rows"));
+    return plan;
+}
+
+}  // namespace attn

@@ -1,0 +1,90 @@
+#include "attn/attention/projection.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "runtime/parallel.hpp"
+#include "xflens/cxxblas/drivers/cblas.h"
+
+namespace attn {
+
+namespace {
+
+void gemm(bool trans_b, int m, int n, int k, const float* a, int lda, const float* b, int ldb,
+          float* c) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a,
+                lda, b, ldb, 0.0f, c, n);
+}
+void gemm(bool trans_b, int m, int n, int k, const double* a, int lda, const double* b, int ldb,
+          double* c) {
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a,
+                lda, b, ldb, 0.0, c, n);
+}
+
+// Rows [lo, hi) of out (n, p) = x (n, m) w (m, p), row i summed over m in order, out zeroed
+// first (no FMA contraction: -ffp-contract=off); cloned for AVX-512 and AVX2 for speed.
+#define ATTN_PROJECT_ROWS(T)                                                                  \
+    __attribute__((target_clones("avx512f", "avx2", "default"))) void project_rows(           \
+        const T* __restrict x, std::size_t sx, const T* __restrict w, std::size_t sw,         \
+        T* __restrict out, std::size_t lo, std::size_t hi, std::size_t m, std::size_t p) {    \
+        for (std::size_t i = lo; i < hi; ++i) {                                               \
+            T* o = out + i * p;                                                               \
+            for (std::size_t k = 0; k < m; ++k) {                                             \
+                const T a = x[i * sx + k];                                                    \
+                const T* wr = w + k * sw;                                                     \
+                for (std::size_t c = 0; c < p; ++c) o[c] += a * wr[c];                        \
+            }                                                                                 \
+        }                                                                                     \
+    }                                                                                         \
+    /* the same sums with w stored (p, m): out[i, c] = sum_k x[i, k] w[c, k] in order of k */ \
+    void project_rows_t(const T* x, std::size_t sx, const T* w, std::size_t sw, T* out,       \
+                        std::size_t lo, std::size_t hi, std::size_t m, std::size_t p) {       \
+        for (std::size_t i = lo; i < hi; ++i)                                                 \
+            for (std::size_t c = 0; c < p; ++c) {                                             \
+                T s = 0;                                                                      \
+                for (std::size_t k = 0; k < m; ++k) s += x[i * sx + k] * w[c * sw + k];       \
+                out[i * p + c] = s;                                                           \
+            }                                                                                 \
+    }
+ATTN_PROJECT_ROWS(float)
+ATTN_PROJECT_ROWS(double)
+#undef ATTN_PROJECT_ROWS
+
+}  // namespace
+
+template <class T>
+xt::xtensor<T, 2> project(MatrixRef<T> x, const Projection<T>& p, ProjectionSum sum) {
+    const std::size_t n = x.rows, m = p.in(), d = p.out();
+    const bool t = p.layout == WeightLayout::out_in;
+    if (x.cols != m)
+        throw std::invalid_argument(fmt::format(
+            "projection: cannot multiply ({}, {}) by a ({} -> {}) weight", n, x.cols, m, d));
+    xt::xtensor<T, 2> out = xt::zeros<T>({n, d});  // (n, d_out)
+    if (n == 0 || d == 0) return out;
+    if (sum == ProjectionSum::blas) {
+        gemm(t, static_cast<int>(n), static_cast<int>(d), static_cast<int>(m), x.data,
+             static_cast<int>(x.stride), p.weight.data, static_cast<int>(p.weight.stride),
+             out.data());
+    } else {
+        parallel_for(n, 256, [&](std::size_t lo, std::size_t hi) {
+            if (t)
+                project_rows_t(x.data, x.stride, p.weight.data, p.weight.stride, out.data(), lo, hi,
+                               m, d);
+            else
+                project_rows(x.data, x.stride, p.weight.data, p.weight.stride, out.data(), lo, hi,
+                             m, d);
+        });
+    }
+    if (p.bias)
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t c = 0; c < d; ++c) out(i, c) += p.bias[c];
+    return out;
+}
+
+template xt::xtensor<float, 2> project<float>(MatrixRef<float>, const Projection<float>&,
+                                              ProjectionSum);
+template xt::xtensor<double, 2> project<double>(MatrixRef<double>, const Projection<double>&,
+                                                ProjectionSum);
+
+}  // namespace attn
