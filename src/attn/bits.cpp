@@ -26,7 +26,8 @@ double bit_period(std::size_t k) {
 }
 
 double pair_wavelength(std::size_t j, std::size_t d, double base) {
-    return static_cast<double>(2 * std::numbers::pi_v<long double> / pair_frequency_l(j, d, base));
+    return static_cast<double>(2 * std::numbers::pi_v<long double> /
+                               positions::pair_frequency_l(j, d, base));
 }
 
 }  // namespace attn

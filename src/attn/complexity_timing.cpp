@@ -97,7 +97,7 @@ xt::xtensor<float, 2> self_attention_forward(const xt::xtensor<float, 2>& Q,
     check_blas_dim(m, "m");
     check_blas_dim(d, "d");
     check_blas_dim(V.shape(1), "d_v");
-    // dot(A, transpose(A)) takes a SYRK path sized from A alone (notes 3.3): give K its own
+    // dot(A, transpose(A)) takes a SYRK path sized from A alone: give K its own
     // storage when the caller passed the same matrix twice.
     const Matrix K_copy = Q.data() == K.data() ? K : Matrix{};
     const Matrix& K_ = Q.data() == K.data() ? K_copy : K;

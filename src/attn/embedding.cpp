@@ -24,12 +24,6 @@ xt::xtensor<float, 2> draw_embedding_table(TorchGenerator& gen, std::uint64_t se
     return torch_embedding<float>(gen, vocab, dim);  // (vocab, dim)
 }
 
-xt::xtensor<float, 2> draw_unknown_rows(TorchGenerator& gen, std::uint64_t seed, std::size_t count,
-                                        std::size_t dim) {
-    gen.manual_seed(seed);
-    return torch_randn<float>(gen, count, dim);  // (count, dim)
-}
-
 template <class T>
 xt::xtensor<T, 2> embed_rows(const xt::xtensor<T, 2>& table, const std::vector<std::size_t>& ids) {
     const std::size_t rows = table.shape(0), d = table.shape(1);

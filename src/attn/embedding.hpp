@@ -4,8 +4,7 @@
 // Seed protocol: each group of draws starts from torch.manual_seed(seed), as the notebook
 // re-seeds between its embedding and its weights:
 //   1. the embedding table      nn.Embedding(V, D).weight, (V, D)         draw_embedding_table
-//   2. rows for unknown words   torch.randn(count, D), (count, D)         draw_unknown_rows
-//   3. the attention weights    head 0: W_q, W_k, W_v; head 1: ...; then W_o
+//   2. the attention weights    head 0: W_q, W_k, W_v; head 1: ...; then W_o
 //                                                                         draw_attention_weights
 // A matrix given by the user (read from a file) is skipped: it draws nothing, and the next
 // matrix takes the numbers it would have used.
@@ -37,11 +36,6 @@ xt::xtensor<float, 2> draw_projection(TorchGenerator& gen, std::size_t d_in, std
 /// torch.manual_seed(seed); nn.Embedding(vocab, dim).weight: N(0, 1), (vocab, dim).
 xt::xtensor<float, 2> draw_embedding_table(TorchGenerator& gen, std::uint64_t seed,
                                            std::size_t vocab, std::size_t dim);
-
-/// torch.manual_seed(seed); torch.randn(count, dim): the rows given to words that have no
-/// vector, in vocabulary order, (count, dim).
-xt::xtensor<float, 2> draw_unknown_rows(TorchGenerator& gen, std::uint64_t seed, std::size_t count,
-                                        std::size_t dim);
 
 /// The rows of X: row i = table[ids[i]], (ids, D). Throws std::invalid_argument for an id
 /// beyond the table's rows.

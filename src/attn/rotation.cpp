@@ -38,7 +38,8 @@ EncodingRows::EncodingRows(std::size_t d, double base, Precision precision, std:
     if (!(base > 1.0) || !std::isfinite(base))
         throw std::invalid_argument("base must be a finite number greater than 1");
     if (precision == Precision::float64) {
-        encoder_.emplace(d, base, Layout::interleaved, max_block, Combine::extended);
+        encoder_.emplace(d, base, positions::Layout::interleaved, max_block,
+                         positions::Combine::extended);
         block_ = encoder_->block_rows();
     } else {
         divisor_.resize((d + 1) / 2);
@@ -74,7 +75,7 @@ PairRotation pair_rotation(std::int64_t delta, std::size_t j, std::size_t d, dou
         const float a = static_cast<float>(delta) / divisor_f(j, d, base);
         return {std::cos(a), std::sin(a)};
     }
-    const long double a = static_cast<long double>(delta) * pair_frequency_l(j, d, base);
+    const long double a = static_cast<long double>(delta) * positions::pair_frequency_l(j, d, base);
     return {static_cast<double>(std::cos(a)), static_cast<double>(std::sin(a))};
 }
 
@@ -107,7 +108,7 @@ xt::xtensor<double, 2> offset_matrix(std::int64_t delta, std::size_t d, double b
 double dot_closed_form(std::int64_t delta, std::size_t d, double base) {
     long double sum = 0;
     for (std::size_t j = 0; j < d / 2; ++j)
-        sum += std::cos(static_cast<long double>(delta) * pair_frequency_l(j, d, base));
+        sum += std::cos(static_cast<long double>(delta) * positions::pair_frequency_l(j, d, base));
     return static_cast<double>(sum);
 }
 

@@ -71,8 +71,8 @@ class EncodingRows {
   private:
     std::size_t d_;
     Precision precision_;
-    std::optional<PositionalEncoder> encoder_;  // float64
-    std::vector<float> divisor_;                // float32: D_j, (ceil(d/2),)
+    std::optional<positions::PositionalEncoder> encoder_;  // float64
+    std::vector<float> divisor_;                           // float32: D_j, (ceil(d/2),)
     std::size_t block_;
 };
 

@@ -66,6 +66,24 @@ Slice parse_slice(std::string_view text, std::size_t length) {
             static_cast<std::size_t>(step)};
 }
 
+std::vector<std::string> split_list(std::string_view text) {
+    std::vector<std::string> out;
+    while (true) {
+        const std::size_t comma = text.find(',');
+        out.emplace_back(text.substr(0, comma));
+        if (comma == std::string_view::npos) return out;
+        text.remove_prefix(comma + 1);
+    }
+}
+
+std::optional<std::size_t> parse_index(std::string_view field) {
+    std::size_t v = 0;
+    const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
+    if (field.empty() || ec != std::errc() || end != field.data() + field.size())
+        return std::nullopt;
+    return v;
+}
+
 std::vector<std::int64_t> parse_offsets(std::string_view text, std::size_t max_count) {
     std::vector<std::int64_t> offsets;
     const std::string_view whole = text;

@@ -1,18 +1,26 @@
 // The small grammars of option values, parsed into numbers before anything is computed:
-// slices of an axis (encode --columns), lists and ranges of offsets (rotate --offset),
-// sweeps over one size (complexity --sweep) and sizes in bytes (--max-memory). Errors are
-// std::invalid_argument saying what is wrong and what is accepted, without the option's name: the
-// caller adds it.
+// comma lists, // slices of an axis (encode --columns), lists and ranges of offsets (rotate
+// --offset), sweeps over one size (complexity --sweep) and sizes in bytes (--max-memory). Errors
+// are std::invalid_argument saying what is wrong and what is accepted, without the option's name:
+// the caller adds it.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace attn::cli {
+
+// ---- comma lists (--show, --permute, --valid-len, ...)
+
+/// The fields of a comma list in order, empty ones kept: "a,,b" -> a, "", b; "" -> one "".
+std::vector<std::string> split_list(std::string_view text);
+/// A field that is a non-negative integer (digits only), else nullopt ("", "-1", "3x").
+std::optional<std::size_t> parse_index(std::string_view field);
 
 // ---- Python-style half-open slices "A:B" over an axis of a given length
 

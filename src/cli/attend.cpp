@@ -1,8 +1,9 @@
 // attn attend: self-attention of a sentence, step by step as the notebook shows it
-// (vocabulary, ids, embeddings, Q, K, V, omega, weights, context), or of given rows.
-// The math is attn::multi_head_attention, or above 2048 x 2048 the tiled path of
-// attend_streamed (no n x n matrix held); attend_inputs reads the rows, attend_parameters
-// draws or reads W, attend_show describes the arrays; this file checks and wires them.
+// (vocabulary, ids, embeddings, Q, K, V, omega, weights, context), or of given rows: the
+// options, the path (--attention) and its memory plan, and the wiring of a run. The math is
+// attn::forward (attn/attention/layer.hpp), one call per sequence and batch element.
+#include "cli/attend.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,14 +15,9 @@
 
 #include <xtensor/xtensor.hpp>
 
-#include "attn/attention/reference.hpp"
-#include "cli/attend_inputs.hpp"
+#include "attn/attention/layer.hpp"
+#include "attn/attention/memory_plan.hpp"
 #include "cli/attend_model.hpp"
-#include "cli/attend_options.hpp"
-#include "cli/attend_parameters.hpp"
-#include "cli/attend_positions.hpp"
-#include "cli/attend_show.hpp"
-#include "cli/attend_streamed.hpp"
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
 #include "cli/completion.hpp"
@@ -66,41 +62,65 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
                 fmt::format("--query: {} is not a query position of {} ({} rows: 0..{})", opt.query,
                             sequence_name(k), seqs[k].n(), seqs[k].n() - 1));
 
-    // The attention itself: per sequence (batch element), permuted first with --permute; the
-    // direct path holds every n x n matrix, the tiled one streams them.
-    const SchemeInputs scheme = read_scheme_inputs(opt, dims);
-    std::vector<SequenceRun<T>> direct;
-    TiledRun<T> streamed;
-    for (std::size_t k = 0; !tiled && k < seqs.size(); ++k) {
+    // The attention itself (attn::forward), per sequence and batch element, on the path
+    // chosen: every scheme, mask and --permute on either. With --permute the sequence's labels
+    // and X are shown permuted, and the layer is run on X[p] and on X for the equivariance.
+    const positions::SchemeConfig config = scheme_config(opt, dims);
+    const LayerWeights<T> weights = layer_weights(par);
+    std::shared_ptr<io::Progress> progress;
+    if (tiled)
+        progress = std::make_shared<io::Progress>("attend", 0, !opt.out.quiet && !spec.to_terminal);
+    const auto shown = [&](Show s) { return std::find(show.begin(), show.end(), s) != show.end(); };
+    std::vector<SequenceRun<T>> runs(seqs.size());
+    for (std::size_t k = 0; k < seqs.size(); ++k) {
+        SequenceRun<T>& run = runs[k];
         std::vector<std::size_t> p;
         const Sequence original = seqs[k];
         if (!opt.permute.empty()) {
             p = parse_permutation(opt.permute, seqs[k].n(), sequence_name(k));
             seqs[k] = permuted(seqs[k], p);
         }
-        direct.push_back(attend_sequence(seqs[k], original, p, masks[k], opt, dims, scheme, par));
+        run.masks = masks[k];
+        run.scheme = positions::PositionScheme<T>(config, seqs[k].n());
+        if (opt.no_scale) run.scale = 1.0;
+        LayerOptions o;
+        o.scale = run.scale;
+        o.path = tiled ? attn::AttentionPath::tiled : attn::AttentionPath::direct;
+        o.keep_masked = shown(Show::masked_scores);
+        if (progress) {
+            progress->add_total(original.x.size() * dims.heads * seqs[k].n());
+            o.progress = [progress](std::size_t rows) { progress->advance(rows); };
+        }
+        for (std::size_t b = 0; b < original.x.size(); ++b) {
+            const xt::xtensor<T, 2> x = xt::cast<T>(original.x[b]);  // (n, d_in)
+            LayerInput<T> in;
+            in.x = {x.data(), x.shape(0), x.shape(1), x.shape(1)};
+            in.permutation = p;
+            o.mask = run.masks[b];
+            run.results.push_back(forward(in, weights, run.scheme, o));
+            run.x.push_back(xt::cast<T>(seqs[k].x[b]));
+            if (p.empty()) continue;
+            // context(X[p]) - context(X)[p]: row i against the original's row p[i].
+            in.permutation.clear();
+            LayerOptions plain = o;
+            plain.keep_scores = plain.keep_scaled = plain.keep_masked = plain.keep_weights = false;
+            plain.progress = nullptr;
+            const xt::xtensor<T, 2> before = forward(in, weights, run.scheme, plain).output;
+            xt::xtensor<T, 2> diff = run.results.back().output;  // (n, d_out)
+            for (std::size_t i = 0; i < p.size(); ++i)
+                for (std::size_t c = 0; c < diff.shape(1); ++c) diff(i, c) -= before(p[i], c);
+            run.equivariance.push_back(std::move(diff));
+        }
     }
-    if (tiled)
-        attend_tiled(streamed, seqs, masks, opt, dims, scheme, par, show,
-                     !opt.out.quiet && !spec.to_terminal);
-    std::vector<SequenceRun<T>>& runs = tiled ? streamed.runs : direct;
     std::string mask_text;
     if (opt.causal) mask_text += ", causal";
     if (!opt.valid_len.empty()) mask_text += ", valid length " + opt.valid_len;
     if (fill) mask_text += fmt::format(", masked scores = {}", opt.mask_value);
     const auto& table = attend_show_table<T>();
     auto arrays = [&](std::size_t k, Show item) {
-        const SentenceArrays<T> a{seqs[k],
-                                  tiled ? streamed.attention->results()[k] : runs[k].results,
-                                  tiled ? streamed.x[k] : runs[k].x,
-                                  par,
-                                  dims,
-                                  query,
-                                  embed_title,
-                                  mask_text,
-                                  runs[k]};
+        const SentenceArrays<T> a{seqs[k], runs[k],     par,       dims,
+                                  query,   embed_title, mask_text, progress};
         io::MatrixStream e = show_entry(table, item).stream(a);
-        if (tiled) streamed.attention->stream_rows(k, item, query, e);
         e.info.dtype = spec.dtype;
         return e;
     };
@@ -139,9 +159,10 @@ int run_attend(const AttendOptions& opt) {
         throw UsageError("--embed-dim: the dimension comes from --embeddings " + opt.embeddings);
 
     const io::OutputSpec spec = resolve_output(opt.out);
-    const std::vector<Show> show = parse_show(
-        opt.show.empty() ? (spec.to_terminal ? "all" : "context") : opt.show, from_input,
-        opt.out_proj || !opt.wo.empty(), opt.scheme != AttendScheme::none, !opt.permute.empty());
+    const std::vector<Show> show =
+        parse_show(opt.show.empty() ? (spec.to_terminal ? "all" : "context") : opt.show, from_input,
+                   opt.out_proj || !opt.wo.empty(), opt.scheme != positions::Scheme::none,
+                   !opt.permute.empty());
     if (indexed && spec.format == io::Format::npy && !spec.directory)
         throw UsageError(
             "--format npy: one array cannot carry the sentence index of sentences read "
@@ -319,5 +340,75 @@ Command add_attend(CLI::App& root) {
             },
             &opt->out};
 }
+
+namespace {
+
+const NameTable<AttentionPath> kPaths{{"auto", AttentionPath::automatic},
+                                      {"direct", AttentionPath::direct},
+                                      {"tiled", AttentionPath::tiled}};
+
+}  // namespace
+
+void add_attention_option(CLI::App& group, AttentionPath& path) {
+    add_enum_option(group, "--attention", path, kPaths,
+                    "direct: the n x n matrices held (the notebook's numbers); tiled: fused "
+                    "kernel, no n x n matrix held; auto: tiled when n_q n_k > 4194304");
+}
+
+bool use_tiled(const AttendOptions& opt, const std::vector<Sequence>& seqs) {
+    if (opt.attention != AttentionPath::automatic) return opt.attention == AttentionPath::tiled;
+    return std::any_of(seqs.begin(), seqs.end(), [](const Sequence& s) {
+        return std::uint64_t{s.n()} * s.n() > kTiledAbove;
+    });
+}
+
+template <class T>
+io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
+                                const Dims& dims, const std::vector<Show>& show, bool tiled) {
+    const auto shown = [&](Show s) { return std::find(show.begin(), show.end(), s) != show.end(); };
+    io::DriveOptions drive;
+    std::size_t widest = 1;
+    for (const auto& s : seqs) widest = std::max(widest, s.n());
+    if (tiled) {
+        drive.block_rows = std::clamp<std::size_t>((std::size_t{1} << 22) / widest, 1, 256);
+        drive.compute_ahead = thread_count(opt.out) > 1;
+    }
+    LayerOptions o;
+    o.path = tiled ? attn::AttentionPath::tiled : attn::AttentionPath::direct;
+    o.keep_masked = shown(Show::masked_scores);
+    std::uint64_t bytes = 0;
+    for (const auto& s : seqs) {
+        LayerShape shape;
+        shape.n = s.n(), shape.d_in = dims.d_in, shape.heads = dims.heads;
+        shape.kv_heads = dims.heads, shape.d_k = dims.dq, shape.d_v = dims.dv;
+        shape.d_out = dims.d_out, shape.output = dims.out_proj, shape.scheme = opt.scheme;
+        shape.permuted = !opt.permute.empty();
+        const std::uint64_t one = memory_plan(shape, o, sizeof(T)).total();
+        // every batch element's layer is held; with --permute one more, unpermuted, at a time
+        const std::uint64_t b = std::max<std::size_t>(s.batch, 1) + (shape.permuted ? 1 : 0);
+        bytes = runtime::checked_add(bytes, runtime::checked_mul(b, one, "the attention"),
+                                     "the attention");
+    }
+    // the streamed rows: in T, the doubles handed to the writer, and the block made ahead
+    bytes = runtime::checked_add(
+        bytes,
+        runtime::checked_product({drive.block_rows, widest, sizeof(T) + 2 * sizeof(double)},
+                                 "the streamed rows"),
+        "the attention");
+    const Sequence& first = seqs.front();
+    const std::string batch = first.batch ? fmt::format("{} x ", first.batch) : "";
+    runtime::reserve(
+        bytes, tiled                ? fmt::format("{}tiled attention over {}{} rows",
+                                   opt.input.empty() ? "" : "--input: ", batch, first.n())
+               : !opt.input.empty() ? fmt::format("--input: {}{} x {} x {} attention scores", batch,
+                                                  dims.heads, first.n(), first.n())
+                                    : "the attention scores");
+    return drive;
+}
+
+template io::DriveOptions plan_attention<float>(const AttendOptions&, const std::vector<Sequence>&,
+                                                const Dims&, const std::vector<Show>&, bool);
+template io::DriveOptions plan_attention<double>(const AttendOptions&, const std::vector<Sequence>&,
+                                                 const Dims&, const std::vector<Show>&, bool);
 
 }  // namespace attn::cli

@@ -1,10 +1,11 @@
-#include "cli/attend_parameters.hpp"
+// attn attend's parameters: W_query, W_key, W_value per head and W_o (and their biases), read
+// from .npy files or drawn from the seed in the notebook's order, and the widths they imply.
+#include "cli/attend.hpp"
 
 #include <fmt/format.h>
 
 #include "attn/embedding.hpp"
 #include "attn/torch_random.hpp"
-#include "cli/attend_inputs.hpp"
 #include "cli/errors.hpp"
 #include "runtime/memory_budget.hpp"
 
@@ -140,6 +141,28 @@ Parameters<T> make_parameters(const AttendOptions& opt, const ProjectionFiles& f
     return par;
 }
 
+template <class T>
+LayerWeights<T> layer_weights(const Parameters<T>& par) {
+    const auto projection = [](const xt::xtensor<T, 2>& w,
+                               const std::optional<xt::xtensor<T, 1>>& b) {
+        return Projection<T>{{w.data(), w.shape(0), w.shape(1), w.shape(1)},
+                             WeightLayout::in_out,
+                             b ? b->data() : nullptr};
+    };
+    LayerWeights<T> out;
+    for (std::size_t h = 0; h < par.heads.size(); ++h) {
+        static const HeadOptions<T> none;
+        const HeadOptions<T>& bias = par.biases.empty() ? none : par.biases[h];
+        out.query.push_back(projection(par.heads[h].w_query, bias.b_query));
+        out.key.push_back(projection(par.heads[h].w_key, bias.b_key));
+        out.value.push_back(projection(par.heads[h].w_value, bias.b_value));
+    }
+    if (par.w_out) out.output = projection(*par.w_out, par.b_out);
+    return out;
+}
+
+template LayerWeights<float> layer_weights<float>(const Parameters<float>&);
+template LayerWeights<double> layer_weights<double>(const Parameters<double>&);
 template Parameters<float> make_parameters<float>(const AttendOptions&, const ProjectionFiles&,
                                                   const Dims&, TorchGenerator&);
 template Parameters<double> make_parameters<double>(const AttendOptions&, const ProjectionFiles&,

@@ -25,7 +25,8 @@ namespace attn::cli {
 
 namespace {
 
-const NameTable<Layout> kLayouts{{"interleaved", Layout::interleaved}, {"split", Layout::split}};
+const NameTable<positions::Layout> kLayouts{{"interleaved", positions::Layout::interleaved},
+                                            {"split", positions::Layout::split}};
 const NameTable<Scheme> kSchemes{{"sinusoidal", Scheme::sinusoidal},
                                  {"rope", Scheme::rope},
                                  {"alibi", Scheme::alibi},
@@ -74,12 +75,13 @@ int run_encode(const EncodeOptions& opt) {
     // float64 output gets the double-double combination: float32 is within 1 ulp either way.
     // --angles float32: the book's float32 recipe, each step correctly rounded.
     const positions::Float32AngleEncoder book(d, opt.base,
-                                              opt.layout == Layout::split
+                                              opt.layout == positions::Layout::split
                                                   ? positions::SineColumns::split
                                                   : positions::SineColumns::interleaved);
-    const PositionalEncoder encoder(
-        d, opt.base, opt.layout, std::max<std::size_t>(n, 1),
-        output.dtype() == io::Dtype::float64 ? Combine::extended : Combine::fast);
+    const positions::PositionalEncoder encoder(d, opt.base, opt.layout, std::max<std::size_t>(n, 1),
+                                               output.dtype() == io::Dtype::float64
+                                                   ? positions::Combine::extended
+                                                   : positions::Combine::fast);
     const bool exact = opt.angles == Angles::exact;
     io::ArrayInfo info;
     info.name = x.shape.empty() ? "P" : "X_plus_P";

@@ -42,7 +42,7 @@ void label_positions(io::ArrayInfo& info, std::size_t n, std::int64_t start, boo
 std::string rope_title(const SchemeRun& run, const std::string& what) {
     const EncodeOptions& o = *run.opt;
     std::string t = fmt::format("RoPE {}, d {}, base {}, {}", what, run.d, o.base,
-                                run.layout == pos::RopeLayout::split ? "split" : "interleaved");
+                                run.layout == pos::Layout::split ? "split" : "interleaved");
     if (o.scaling != pos::RopeScaling::none)
         t += fmt::format(", {} scaling, factor {}", pos::scaling_name(o.scaling), *o.factor);
     return t;
@@ -214,6 +214,7 @@ const SchemeTable& table_of(Scheme scheme) {
             return alibi_table();
         case Scheme::t5:
             return t5_table();
+        case Scheme::none:
         case Scheme::sinusoidal:
             break;
     }

@@ -21,7 +21,7 @@ struct SchemeRun {
     std::size_t n = 0, d = 0, batch = 0;  // batch 0: X (or nothing) is (n, d)
     io::Dtype dtype = io::Dtype::float32;
     std::shared_ptr<const pos::Rope> rope;
-    pos::RopeLayout layout = pos::RopeLayout::split;
+    pos::Layout layout = pos::Layout::split;
     std::shared_ptr<const io::NpyArray> x;  // --apply
     std::shared_ptr<const pos::AlibiBias> alibi;
     pos::T5Buckets t5;

@@ -11,13 +11,14 @@
 #include <vector>
 
 #include "attn/positions/rope.hpp"
+#include "attn/positions/scheme.hpp"
 #include "attn/positions/sinusoidal.hpp"
 #include "cli/common_options.hpp"
 #include "io/matrix_stream.hpp"
 
 namespace attn::cli {
 
-enum class Scheme { sinusoidal, rope, alibi, t5 };
+using positions::Scheme;  // the library's one scheme enum; encode takes every value but none
 enum class Angles { exact, float32 };
 
 /// Every array encode can print; which belong to which scheme is in encode_schemes.cpp.
@@ -30,10 +31,11 @@ struct EncodeOptions {
     std::int64_t dim = 32;
     double base = 10000.0;
     std::int64_t start = 0;
-    Layout layout = Layout::interleaved;  // split for rope unless --layout is given
-    std::string columns;                  // "" = all (sinusoidal)
-    std::string add;                      // "" = P alone (sinusoidal)
-    Angles angles = Angles::exact;        // sinusoidal
+    positions::Layout layout =
+        positions::Layout::interleaved;  // split for rope unless --layout is given
+    std::string columns;                 // "" = all (sinusoidal)
+    std::string add;                     // "" = P alone (sinusoidal)
+    Angles angles = Angles::exact;       // sinusoidal
     // rope
     positions::RopeScaling scaling = positions::RopeScaling::none;
     std::optional<double> factor, original_max_positions, low_freq_factor, high_freq_factor,

@@ -199,9 +199,9 @@ int run_scheme(const EncodeOptions& opt) {
         p.beta_fast = opt.beta_fast;
         p.beta_slow = opt.beta_slow;
         run.rope = naming_keys([&] { return std::make_shared<pos::Rope>(p, opt.start, run.n); });
-        run.layout = opt.typed("--layout") && opt.layout == Layout::interleaved
-                         ? pos::RopeLayout::interleaved
-                         : pos::RopeLayout::split;
+        run.layout = opt.typed("--layout") && opt.layout == positions::Layout::interleaved
+                         ? pos::Layout::interleaved
+                         : pos::Layout::split;
     } else if (opt.scheme == Scheme::alibi) {
         if (opt.heads < 1)
             throw UsageError(

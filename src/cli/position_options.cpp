@@ -11,11 +11,11 @@ namespace attn::cli {
 
 namespace {
 
-using positions::RopeLayout;
+using positions::Layout;
 using positions::RopeScaling;
 
-const NameTable<RopeLayout> kRopeLayouts{{"split", RopeLayout::split},
-                                         {"interleaved", RopeLayout::interleaved}};
+const NameTable<Layout> kRopeLayouts{{"split", Layout::split},
+                                     {"interleaved", Layout::interleaved}};
 const NameTable<RopeScaling> kScalings{{"none", RopeScaling::none},
                                        {"linear", RopeScaling::linear},
                                        {"dynamic", RopeScaling::dynamic},

@@ -18,7 +18,7 @@ namespace attn::cli {
 
 /// --rope-scaling and its parameters (Hugging Face's rope_scaling keys), --layout.
 struct RopeOptions {
-    positions::RopeLayout layout = positions::RopeLayout::split;
+    positions::Layout layout = positions::Layout::split;
     positions::RopeScaling scaling = positions::RopeScaling::none;
     double factor = 1.0;
     double original_max_positions = 0.0;

@@ -89,7 +89,7 @@ io::MatrixStream pairs_stream(const RotateRun& run) {
         [&results, pairs, d, base, precision](std::size_t row, double* out) {
             const OffsetResult& r = results[row / pairs];
             const std::size_t j = row % pairs;
-            const double w = pair_frequency(j, d, base);
+            const double w = positions::pair_frequency(j, d, base);
             const PairRotation R = pair_rotation(r.delta, j, d, base, precision);
             const bool paired = j < r.pairs.size();
             const double values[] = {as_double(r.delta),

@@ -65,8 +65,9 @@ TEST_CASE("rotation: closed forms of R_j, M_delta and sum_j cos(delta w_j)") {
 TEST_CASE("rotation: M_delta applied to P reproduces the shifted P") {
     const std::size_t n = 300, d = 64;
     for (std::int64_t delta : {1, 5, 37}) {
-        const xt::xtensor<double, 2> P = attn::positional_encoding(
-            n, d, 10000.0, 0, attn::Layout::interleaved, attn::Combine::extended);
+        const xt::xtensor<double, 2> P = attn::positions::positional_encoding(
+            n, d, 10000.0, 0, attn::positions::Layout::interleaved,
+            attn::positions::Combine::extended);
         const xt::xtensor<double, 2> M = attn::offset_matrix(delta, d, 10000.0, Precision::float64);
         const std::size_t m = n - static_cast<std::size_t>(delta);
         const xt::xtensor<double, 2> head =

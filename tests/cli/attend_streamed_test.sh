@@ -120,7 +120,7 @@ expect_usage_error --attention "$ATTN" attend "$S" --attention flash
 
 # Position schemes on the tiled path: the fused kernel's per-head bias and scale give the
 # direct path's matrices (alibi with a causal mask, sinusoidal X + P with a valid length, t5
-# unscaled), and the options only the direct path implements are refused there.
+# unscaled).
 py "
 rng = np.random.default_rng(0)
 np.save(W + '/x300.npy', (rng.standard_normal((300, 16)) / 2).astype(np.float32))
@@ -143,6 +143,34 @@ for name in a.files:
     assert np.abs(x[f] - y[f]).max() <= 1e-5 * max(1, np.abs(x[f]).max()), name
 " || fail "$scheme: the tiled path differs from the direct one"
 done
-expect_usage_error --attention "$ATTN" attend --input "$WORK/x300.npy" --scheme rope --attention tiled
+
+# RoPE (both layouts), projection biases and --permute on the tiled path: q and k rotated
+# before the fused kernel, biases added to its inputs, the rows permuted; within 3e-5 of the
+# largest entry of the direct path at n = 2,300 (above the 2048 where auto turns tiled).
+py "
+rng = np.random.default_rng(1)
+np.save(W + '/x2300.npy', (rng.standard_normal((2300, 16)) / 2).astype(np.float32))"
+for options in "--scheme rope --layout split --causal --dq 8" "--scheme rope --layout interleaved" \
+    "--bias --init linear --out-proj --dv 3" "--permute reverse --scheme alibi --show-equivariance"; do
+    show=context,weights
+    [[ $options == *--show-equivariance ]] && show=context,weights,equivariance
+    options=${options% --show-equivariance}
+    for path in direct tiled; do
+        # shellcheck disable=SC2086
+        "$ATTN" attend --input "$WORK/x2300.npy" --heads 2 $options --attention $path \
+            --show $show -o "$WORK/r_$path.npz" || fail "$options --attention $path failed"
+    done
+    checks=$((checks + 1))
+    py "
+a, b = np.load(W + '/r_direct.npz'), np.load(W + '/r_tiled.npz')
+assert sorted(a.files) == sorted(b.files), (a.files, b.files)
+for name in a.files:
+    x, y = a[name], b[name]
+    assert x.shape == y.shape, name
+    scale = max(np.abs(x).max(), np.abs(a['context']).max())
+    d = np.abs(x - y).max()
+    assert d <= 3e-5 * scale, (name, d, scale)
+" || fail "$options: the tiled path differs from the direct one at n = 2300"
+done
 
 finish

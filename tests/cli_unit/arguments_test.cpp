@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -189,4 +190,17 @@ TEST_CASE("parse_size: bytes or K, M, G, T in powers of 1024") {
          {"", "G", "4X", "4GB", "4 G", "0", "0.5", "-1", "0G", "nan", "1e20", "16777216T"})
         CHECK(contains(invalid_argument_of([&] { parse_size(bad); }),
                        "' is not a size; use bytes or a number with K, M, G or T (e.g. 4G)"));
+}
+
+TEST_CASE("split_list and parse_index: the comma lists of --show, --permute and --valid-len") {
+    using attn::cli::parse_index;
+    using attn::cli::split_list;
+    CHECK(split_list("scores,weights") == std::vector<std::string>{"scores", "weights"});
+    CHECK(split_list("a,,b") == std::vector<std::string>{"a", "", "b"});
+    CHECK(split_list("") == std::vector<std::string>{""});
+    CHECK(split_list("5,") == std::vector<std::string>{"5", ""});
+    CHECK(parse_index("0") == std::optional<std::size_t>(0));
+    CHECK(parse_index("2300") == std::optional<std::size_t>(2300));
+    for (const char* bad : {"", "-1", "3x", " 3", "+3", "99999999999999999999999"})
+        CHECK_MESSAGE(!parse_index(bad), bad);
 }

@@ -14,7 +14,8 @@
 #include "runtime/parallel.hpp"
 
 // Matrix products go through xt::linalg::dot with owning row-major xt::xtensor operands only:
-// in xtensor-blas 0.20 it rejects column views and mis-sizes aliased operands (style.md 3.3).
+// in xtensor-blas 0.20 it rejects column views, and dot(A, transpose(A)) on one buffer takes
+// a SYRK path sized from A alone.
 
 namespace attn {
 namespace {

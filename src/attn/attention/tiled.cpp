@@ -295,13 +295,6 @@ xt::xtensor<T, 2> tiled_attention(const xt::xtensor<T, 2>& q, const xt::xtensor<
 }
 
 template <class T>
-void attention_rows(MatrixRef<T> q, MatrixRef<T> k, std::size_t row0, std::size_t rows,
-                    const ScoreRows<T>& out, const TiledOptions& options,
-                    const AttentionBias<T>& bias) {
-    TiledAttention<T>(q, k, {}, options, bias).rows(row0, rows, out);
-}
-
-template <class T>
 void tiled_exp(T* x, std::size_t n) {
     tiled_detail::kernels<T>()->exp(x, n);
 }
@@ -327,9 +320,6 @@ bool select_tiled_kernel(const std::string& name) {
     template xt::xtensor<T, 2> tiled_attention<T>(                                              \
         const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&,           \
         const TiledOptions&, const AttentionBias<T>&);                                          \
-    template void attention_rows<T>(MatrixRef<T>, MatrixRef<T>, std::size_t, std::size_t,       \
-                                    const ScoreRows<T>&, const TiledOptions&,                   \
-                                    const AttentionBias<T>&);                                   \
     template void tiled_exp<T>(T*, std::size_t);
 ATTN_TILED(float)
 ATTN_TILED(double)

@@ -80,7 +80,7 @@ xt::xtensor<T, 2> tiled_attention(const xt::xtensor<T, 2>& q, const xt::xtensor<
                                   const xt::xtensor<T, 2>& v, const TiledOptions& options = {},
                                   const AttentionBias<T>& bias = {});
 
-/// Where attention_rows writes full rows (n_k columns each): row r of the block at
+/// Where TiledAttention::rows writes full rows (n_k columns each): row r of the block at
 /// pointer[r * stride]. A null pointer is not computed.
 template <class T>
 struct ScoreRows {
@@ -90,15 +90,6 @@ struct ScoreRows {
     T* weights = nullptr;  // softmax of masked; rows sum to 1 (or are all 0)
     std::size_t stride = 0;
 };
-
-/// Rows [row0, row0 + rows) of the matrices above, for streaming an n_q x n_k result block by
-/// block with memory O(rows * n_k): one pass over K writes the scores, then each weight row
-/// is exp(masked - row max) / row sum. Threads over the rows of the block. (Packs K on every
-/// call: to stream many blocks, make one TiledAttention and call its rows().)
-template <class T>
-void attention_rows(MatrixRef<T> q, MatrixRef<T> k, std::size_t row0, std::size_t rows,
-                    const ScoreRows<T>& out, const TiledOptions& options = {},
-                    const AttentionBias<T>& bias = {});
 
 /// One attention problem prepared once (K transposed into key tiles, and V copied with padded
 /// rows when d_v is not a multiple of the vector width: O(n_k (d_k + d_v)) memory), then

@@ -206,21 +206,21 @@ void Rope::angles(std::int64_t first, std::size_t count, double* out) const {
                 to_double(multiply(first + static_cast<std::int64_t>(k), inv_freq_[j]));
 }
 
-void Rope::cos_sin(std::int64_t first, std::size_t count, RopeLayout layout, double* cos,
+void Rope::cos_sin(std::int64_t first, std::size_t count, Layout layout, double* cos,
                    double* sin) const {
     const std::size_t h = d_ / 2;
     std::vector<double> s(count * h), c(count * h);
     rows_.fill(first, count, s.data(), c.data());
     for (std::size_t k = 0; k < count; ++k)
         for (std::size_t j = 0; j < h; ++j) {
-            const std::size_t a = layout == RopeLayout::split ? j : 2 * j;
-            const std::size_t b = layout == RopeLayout::split ? j + h : 2 * j + 1;
+            const std::size_t a = layout == Layout::split ? j : 2 * j;
+            const std::size_t b = layout == Layout::split ? j + h : 2 * j + 1;
             cos[k * d_ + a] = cos[k * d_ + b] = c[k * h + j];
             sin[k * d_ + a] = sin[k * d_ + b] = s[k * h + j];
         }
 }
 
-void Rope::rotate(std::int64_t first, std::size_t count, RopeLayout layout, const double* x,
+void Rope::rotate(std::int64_t first, std::size_t count, Layout layout, const double* x,
                   double* out) const {
     const std::size_t h = d_ / 2;
     std::vector<double> s(count * h), c(count * h);
@@ -233,15 +233,15 @@ void Rope::rotate(std::int64_t first, std::size_t count, RopeLayout layout, cons
     };
     for (std::size_t k = 0; k < count; ++k)
         for (std::size_t j = 0; j < h; ++j) {
-            const std::size_t ia = k * d_ + (layout == RopeLayout::split ? j : 2 * j);
-            const std::size_t ib = k * d_ + (layout == RopeLayout::split ? j + h : 2 * j + 1);
+            const std::size_t ia = k * d_ + (layout == Layout::split ? j : 2 * j);
+            const std::size_t ib = k * d_ + (layout == Layout::split ? j + h : 2 * j + 1);
             const double a = x[ia], b = x[ib], cj = c[k * h + j], sj = s[k * h + j];
             out[ia] = dot(a, cj, -b, sj);
             out[ib] = dot(b, cj, a, sj);
         }
 }
 
-void Rope::rotate_all(std::int64_t start, std::size_t batch, std::size_t n, RopeLayout layout,
+void Rope::rotate_all(std::int64_t start, std::size_t batch, std::size_t n, Layout layout,
                       const double* x, double* out) const {
     for (std::size_t b = 0; b < batch; ++b)
         for (std::size_t r = 0; r < n; r += block_rows()) {

@@ -30,15 +30,12 @@
 #include <vector>
 
 #include "attn/positions/angle.hpp"
+#include "attn/positions/layout.hpp"
 #include "attn/positions/sincos_rows.hpp"
 
 namespace attn::positions {
 
 enum class RopeScaling { none, linear, dynamic, yarn, llama3 };
-/// The column order of a scheme's pairs: split ([a0 .. a(h-1), a0 .. a(h-1)]; Hugging
-/// Face's rotate_half; sinusoidal's [s.., c..]) or interleaved ([a0 a0 a1 a1 ...]).
-enum class Layout { split, interleaved };
-using RopeLayout = Layout;
 
 /// Hugging Face's rope_scaling dictionary, by its key names. Required: factor for every type
 /// but none; original_max_position_embeddings for dynamic, yarn, llama3; low_freq_factor and
@@ -84,17 +81,17 @@ class Rope {
     /// angles[k, j] = (first + k) inv_freq[j], count x d/2, each rounded once.
     void angles(std::int64_t first, std::size_t count, double* out) const;
     /// cos and sin (count x d each, layout as above), count <= block_rows().
-    void cos_sin(std::int64_t first, std::size_t count, RopeLayout layout, double* cos,
+    void cos_sin(std::int64_t first, std::size_t count, Layout layout, double* cos,
                  double* sin) const;
     /// out = x rotated, both count x d rows of positions first.., count <= block_rows(); out may
     /// be x. Each output a * c - b * s is computed with exact products from the rounded c, s and
     /// rounded once.
-    void rotate(std::int64_t first, std::size_t count, RopeLayout layout, const double* x,
+    void rotate(std::int64_t first, std::size_t count, Layout layout, const double* x,
                 double* out) const;
 
     /// X of shape (batch, n, d) (batch 1 for n x d), rows at positions start .. start+n-1 in
     /// every batch item, rotated into out (same shape; out may be x), block by block.
-    void rotate_all(std::int64_t start, std::size_t batch, std::size_t n, RopeLayout layout,
+    void rotate_all(std::int64_t start, std::size_t batch, std::size_t n, Layout layout,
                     const double* x, double* out) const;
 
   private:

@@ -39,9 +39,8 @@ PositionScheme<T>::PositionScheme(const SchemeConfig& config, std::size_t n)
         case Scheme::sinusoidal: {
             if (config.hidden_size == 0)
                 throw std::invalid_argument("hidden_size: sinusoidal P needs a width >= 1");
-            const xt::xtensor<double, 2> p = positional_encoding(
-                n, config.hidden_size, config.base, config.start,
-                config.layout == Layout::split ? attn::Layout::split : attn::Layout::interleaved);
+            const xt::xtensor<double, 2> p = positional_encoding(n, config.hidden_size, config.base,
+                                                                 config.start, config.layout);
             d->p = xt::cast<T>(p);  // (n, d_in)
             break;
         }

@@ -6,30 +6,30 @@
 #include <stdexcept>
 #include <string>
 
-namespace attn {
+namespace attn::positions {
 
 namespace {
 
 constexpr std::size_t kMaxBlockRows = 256;
 
-std::vector<positions::DoubleDouble> frequencies(std::size_t d, double base) {
+std::vector<DoubleDouble> frequencies(std::size_t d, double base) {
     if (d < 1) throw std::invalid_argument("d must be at least 1");
     if (!(base > 1.0) || !std::isfinite(base))
         throw std::invalid_argument("base must be a finite number greater than 1");
-    std::vector<positions::DoubleDouble> f((d + 1) / 2);
-    for (std::size_t j = 0; j < f.size(); ++j) f[j] = positions::inverse_power(base, 2 * j, d);
+    std::vector<DoubleDouble> f((d + 1) / 2);
+    for (std::size_t j = 0; j < f.size(); ++j) f[j] = inverse_power(base, 2 * j, d);
     return f;
 }
 
 }  // namespace
 
 long double pair_frequency_l(std::size_t j, std::size_t d, double base) {
-    const positions::DoubleDouble f = positions::inverse_power(base, 2 * j, d);
+    const DoubleDouble f = inverse_power(base, 2 * j, d);
     return static_cast<long double>(f.hi) + static_cast<long double>(f.lo);
 }
 
 double pair_frequency(std::size_t j, std::size_t d, double base) {
-    return positions::to_double(positions::inverse_power(base, 2 * j, d));
+    return to_double(inverse_power(base, 2 * j, d));
 }
 
 std::size_t sine_column(std::size_t j, std::size_t /*d*/, Layout layout) {
@@ -85,4 +85,4 @@ xt::xtensor<double, 2> positional_encoding(std::size_t n, std::size_t d, double 
     return P;
 }
 
-}  // namespace attn
+}  // namespace attn::positions

@@ -8,16 +8,16 @@
 
 #include <xtensor/xtensor.hpp>
 
+#include "attn/positions/layout.hpp"
 #include "attn/positions/sincos_rows.hpp"
 
-namespace attn {
+namespace attn::positions {
 
-/// Column order of P. For d = 8 (s = sine of pair j, c = cosine of pair j):
-///   Layout::interleaved -> [s0 c0 s1 c1 s2 c2 s3 c3]   (the book, Vaswani et al.)
-///   Layout::split       -> [s0 s1 s2 s3 c0 c1 c2 c3]   (all sines, then all cosines)
-/// With odd d the last column is the sine of pair (d-1)/2, which has no cosine:
-///   interleaved d = 5 -> [s0 c0 s1 c1 s2],  split d = 5 -> [s0 s1 s2 c0 c1].
-enum class Layout { interleaved, split };
+// Column order of P (layout.hpp). For d = 8 (s = sine of pair j, c = cosine of pair j):
+//   Layout::interleaved -> [s0 c0 s1 c1 s2 c2 s3 c3]   (the book, Vaswani et al.)
+//   Layout::split       -> [s0 s1 s2 s3 c0 c1 c2 c3]   (all sines, then all cosines)
+// With odd d the last column is the sine of pair (d-1)/2, which has no cosine:
+//   interleaved d = 5 -> [s0 c0 s1 c1 s2],  split d = 5 -> [s0 s1 s2 c0 c1].
 
 /// The arithmetic of the last step (see PositionalEncoder).
 enum class Combine { fast, extended };
@@ -61,7 +61,7 @@ class PositionalEncoder {
     std::size_t d_, pairs_;
     Layout layout_;
     Combine combine_;
-    positions::SinCosRows rows_;  // sin/cos((i0 + k) w_j), w_j = base^(-2j/d) to 106 bits
+    SinCosRows rows_;  // sin/cos((i0 + k) w_j), w_j = base^(-2j/d) to 106 bits
 };
 
 /// The whole P, shape (n, d), positions start .. start+n-1.
@@ -75,4 +75,4 @@ xt::xtensor<double, 2> positional_encoding(std::size_t n, std::size_t d, double 
 std::size_t sine_column(std::size_t j, std::size_t d, Layout layout);
 std::size_t cosine_column(std::size_t j, std::size_t d, Layout layout);
 
-}  // namespace attn
+}  // namespace attn::positions

@@ -10,8 +10,8 @@
 
 #include "attn/positions/reference.hpp"
 
+using attn::positions::Layout;
 using attn::positions::Rope;
-using attn::positions::RopeLayout;
 using attn::positions::RopeParameters;
 using attn::positions::RopeScaling;
 using attn_test::Quad;
@@ -147,8 +147,8 @@ TEST_CASE("rope: cos, sin and angles within 1 ulp at positions up to 2^31, both 
             const auto f = reference_inv_freq(p, double(start) + double(n));
             const Quad A = p.scaling == RopeScaling::yarn ? logq(Quad(*p.factor)) / 10 + 1 : 1;
             std::vector<double> cs(n * p.d), sn(n * p.d), ci(n * p.d), si(n * p.d), ang(n * h);
-            rope.cos_sin(start, n, RopeLayout::split, cs.data(), sn.data());
-            rope.cos_sin(start, n, RopeLayout::interleaved, ci.data(), si.data());
+            rope.cos_sin(start, n, Layout::split, cs.data(), sn.data());
+            rope.cos_sin(start, n, Layout::interleaved, ci.data(), si.data());
             rope.angles(start, n, ang.data());
             std::int64_t worst = 0;
             for (std::size_t i = 0; i < n; ++i)
@@ -180,7 +180,7 @@ TEST_CASE("rope: yarn's attention factor multiplies cos and sin") {
     const double A = 0.1 * std::log(4.0) + 1.0;
     CHECK(std::fabs(rope.attention_factor() - A) <= 2e-16);
     std::vector<double> c(4 * 8), s(4 * 8);
-    rope.cos_sin(0, 4, RopeLayout::split, c.data(), s.data());
+    rope.cos_sin(0, 4, Layout::split, c.data(), s.data());
     CHECK(c[0] == rope.attention_factor());  // position 0: A cos 0
     for (std::size_t k = 0; k < c.size(); ++k)
         CHECK(std::fabs(c[k] * c[k] + s[k] * s[k] - A * A) < 1e-14);
@@ -192,13 +192,13 @@ TEST_CASE("rope: rotate turns each pair by its angle, split and interleaved") {
     const Rope rope(p, 5, 3);
     std::vector<double> x(3 * 6);
     for (std::size_t k = 0; k < x.size(); ++k) x[k] = std::sin(1.0 + double(k));  // any values
-    for (RopeLayout layout : {RopeLayout::split, RopeLayout::interleaved}) {
+    for (Layout layout : {Layout::split, Layout::interleaved}) {
         std::vector<double> y(x.size());
         rope.rotate(5, 3, layout, x.data(), y.data());
         for (std::size_t i = 0; i < 3; ++i)
             for (std::size_t j = 0; j < 3; ++j) {
-                const std::size_t a = layout == RopeLayout::split ? j : 2 * j;
-                const std::size_t b = layout == RopeLayout::split ? j + 3 : 2 * j + 1;
+                const std::size_t a = layout == Layout::split ? j : 2 * j;
+                const std::size_t b = layout == Layout::split ? j + 3 : 2 * j + 1;
                 const long double t = (5.0L + i) * std::pow(10000.0L, -2.0L * j / 6);
                 const long double xa = x[i * 6 + a], xb = x[i * 6 + b];
                 CHECK(std::fabs(y[i * 6 + a] - double(xa * std::cos(t) - xb * std::sin(t))) <
@@ -221,7 +221,7 @@ TEST_CASE("rope: rotate_all rotates every batch item at the same positions, in b
     std::vector<double> x(batch * n * 4);
     for (std::size_t k = 0; k < x.size(); ++k) x[k] = 1.0 + double(k % 5);
     std::vector<double> y(x.size());
-    rope.rotate_all(7, batch, n, RopeLayout::split, x.data(), y.data());
+    rope.rotate_all(7, batch, n, Layout::split, x.data(), y.data());
     for (std::size_t b = 0; b < batch; ++b)
         for (std::size_t i = 0; i < n; i += 97)
             for (std::size_t j = 0; j < 2; ++j) {

@@ -30,8 +30,8 @@ std::int64_t ulp_distance(float a, float b) {
 
 }  // namespace
 
-TEST_CASE("positional_encoding: columns are sin/cos of i / base^(2j/d)") {
-    const auto P = attn::positional_encoding(4, 5);
+TEST_CASE("positions::positional_encoding: columns are sin/cos of i / base^(2j/d)") {
+    const auto P = attn::positions::positional_encoding(4, 5);
     CHECK(P.shape(0) == 4);
     CHECK(P.shape(1) == 5);
     CHECK(P(0, 0) == 0.0);
@@ -45,12 +45,12 @@ TEST_CASE("positional_encoding: columns are sin/cos of i / base^(2j/d)") {
     }
 }
 
-TEST_CASE("positional_encoding: within 1 float32 ulp of the long-double closed form") {
+TEST_CASE("positions::positional_encoding: within 1 float32 ulp of the long-double closed form") {
     // Positions up to 2e5 cross many blocks; every value is checked.
     for (std::size_t d : {1u, 7u, 32u, 128u}) {
         const std::int64_t start = d == 7 ? 199000 : 0;
         const std::size_t n = d == 128 ? 3000 : 1000;
-        const auto P = attn::positional_encoding(n, d, 10000.0, start);
+        const auto P = attn::positions::positional_encoding(n, d, 10000.0, start);
         std::int64_t worst = 0;
         double worst_abs = 0;
         for (std::size_t r = 0; r < n; ++r)
@@ -66,29 +66,34 @@ TEST_CASE("positional_encoding: within 1 float32 ulp of the long-double closed f
     }
 }
 
-TEST_CASE("positional_encoding: split layout holds the same values, sines then cosines") {
+TEST_CASE(
+    "positions::positional_encoding: split layout holds the same values, sines then cosines") {
     for (std::size_t d : {6u, 7u}) {
-        const auto I = attn::positional_encoding(50, d, 100.0, 3, attn::Layout::interleaved);
-        const auto S = attn::positional_encoding(50, d, 100.0, 3, attn::Layout::split);
+        const auto I = attn::positions::positional_encoding(50, d, 100.0, 3,
+                                                            attn::positions::Layout::interleaved);
+        const auto S =
+            attn::positions::positional_encoding(50, d, 100.0, 3, attn::positions::Layout::split);
         const std::size_t pairs = (d + 1) / 2;
         for (std::size_t r = 0; r < 50; ++r)
             for (std::size_t j = 0; j < pairs; ++j) {
                 CHECK(S(r, j) == I(r, 2 * j));
-                CHECK(attn::sine_column(j, d, attn::Layout::split) == j);
+                CHECK(attn::positions::sine_column(j, d, attn::positions::Layout::split) == j);
                 if (2 * j + 1 < d) {
                     CHECK(S(r, pairs + j) == I(r, 2 * j + 1));
-                    CHECK(attn::cosine_column(j, d, attn::Layout::split) == pairs + j);
+                    CHECK(attn::positions::cosine_column(j, d, attn::positions::Layout::split) ==
+                          pairs + j);
                 }
             }
     }
 }
 
-TEST_CASE("positional_encoding: start shifts the rows, blocks do not change values") {
-    const auto P = attn::positional_encoding(600, 16);
-    const auto Q = attn::positional_encoding(100, 16, 10000.0, 500);
+TEST_CASE("positions::positional_encoding: start shifts the rows, blocks do not change values") {
+    const auto P = attn::positions::positional_encoding(600, 16);
+    const auto Q = attn::positions::positional_encoding(100, 16, 10000.0, 500);
     for (std::size_t r = 0; r < 100; ++r)
         for (std::size_t c = 0; c < 16; ++c) CHECK(std::fabs(Q(r, c) - P(500 + r, c)) < 1e-15);
-    const attn::PositionalEncoder small(16, 10000.0, attn::Layout::interleaved, 7);
+    const attn::positions::PositionalEncoder small(16, 10000.0,
+                                                   attn::positions::Layout::interleaved, 7);
     CHECK(small.block_rows() == 7);
     std::vector<double> rows(7 * 16);
     small.fill(500, 7, rows.data());
@@ -97,9 +102,9 @@ TEST_CASE("positional_encoding: start shifts the rows, blocks do not change valu
             CHECK(std::fabs(rows[k * 16 + c] - P(500 + k, c)) < 1e-15);
 }
 
-TEST_CASE("positional_encoding: negative positions are odd in sine, even in cosine") {
-    const auto P = attn::positional_encoding(10, 8, 10000.0, -5);
-    const auto Q = attn::positional_encoding(6, 8, 10000.0, 0);
+TEST_CASE("positions::positional_encoding: negative positions are odd in sine, even in cosine") {
+    const auto P = attn::positions::positional_encoding(10, 8, 10000.0, -5);
+    const auto Q = attn::positions::positional_encoding(6, 8, 10000.0, 0);
     for (std::size_t k = 0; k <= 5; ++k)
         for (std::size_t j = 0; j < 4; ++j) {
             CHECK(std::fabs(P(5 - k, 2 * j) + Q(k, 2 * j)) < 1e-15);
@@ -107,17 +112,18 @@ TEST_CASE("positional_encoding: negative positions are odd in sine, even in cosi
         }
 }
 
-TEST_CASE("positional_encoding: bad parameters are refused") {
-    CHECK_THROWS_AS(attn::PositionalEncoder(0), std::invalid_argument);
-    CHECK_THROWS_AS(attn::PositionalEncoder(4, 1.0), std::invalid_argument);
-    CHECK_THROWS_AS(attn::PositionalEncoder(4, std::nan("")), std::invalid_argument);
-    CHECK_THROWS_AS(attn::PositionalEncoder(4, INFINITY), std::invalid_argument);
-    const attn::PositionalEncoder e(4);
+TEST_CASE("positions::positional_encoding: bad parameters are refused") {
+    CHECK_THROWS_AS(attn::positions::PositionalEncoder(0), std::invalid_argument);
+    CHECK_THROWS_AS(attn::positions::PositionalEncoder(4, 1.0), std::invalid_argument);
+    CHECK_THROWS_AS(attn::positions::PositionalEncoder(4, std::nan("")), std::invalid_argument);
+    CHECK_THROWS_AS(attn::positions::PositionalEncoder(4, INFINITY), std::invalid_argument);
+    const attn::positions::PositionalEncoder e(4);
     std::vector<double> out(4 * 300);
     CHECK_THROWS_AS(e.fill(0, e.block_rows() + 1, out.data()), std::invalid_argument);
 }
 
-TEST_CASE("positional_encoding: the extended combination is float64 within 1 ulp everywhere") {
+TEST_CASE(
+    "positions::positional_encoding: the extended combination is float64 within 1 ulp everywhere") {
     // Rows at positions 0.., near 3,000 and 1e5 (where double angles were hundreds to
     // thousands of ulps off) and up to 2^31; d up to 512; several bases. Every value is held
     // to the quad closed form, in float64 (extended) and float32 (fast).
@@ -131,9 +137,10 @@ TEST_CASE("positional_encoding: the extended combination is float64 within 1 ulp
                           {1 << 20, 40, 512, 500000.0}, {2147483000, 600, 16, 10000.0},
                           {-2147483000, 40, 7, 3.0},    {123456789, 300, 10, 1e6}};
     for (const Grid& g : grids) {
-        const auto P = attn::positional_encoding(
-            g.n, g.d, g.base, g.start, attn::Layout::interleaved, attn::Combine::extended);
-        const auto F = attn::positional_encoding(g.n, g.d, g.base, g.start);
+        const auto P = attn::positions::positional_encoding(g.n, g.d, g.base, g.start,
+                                                            attn::positions::Layout::interleaved,
+                                                            attn::positions::Combine::extended);
+        const auto F = attn::positions::positional_encoding(g.n, g.d, g.base, g.start);
         std::int64_t worst64 = 0, worst32 = 0, rounded = 0;
         for (std::size_t r = 0; r < g.n; ++r)
             for (std::size_t c = 0; c < g.d; ++c) {
@@ -160,10 +167,10 @@ TEST_CASE("positional_encoding: the extended combination is float64 within 1 ulp
 #include "io/npy.hpp"
 #include "support/reference_data.hpp"
 
-TEST_CASE("positional_encoding: the book's 60 x 32 exact P, to 1 float32 ulp") {
+TEST_CASE("positions::positional_encoding: the book's 60 x 32 exact P, to 1 float32 ulp") {
     const auto exact_p = attn::io::read_npy(attn::test::data_path("d2l/exact_P_60x32_float64.npy"));
     REQUIRE(exact_p.shape == std::vector<std::size_t>{60, 32});
-    const auto P = attn::positional_encoding(60, 32);
+    const auto P = attn::positions::positional_encoding(60, 32);
     std::int64_t worst = 0;
     double worst_abs = 0;
     for (std::size_t k = 0; k < 60 * 32; ++k) {
@@ -176,7 +183,9 @@ TEST_CASE("positional_encoding: the book's 60 x 32 exact P, to 1 float32 ulp") {
     CHECK(worst_abs < 60 * std::ldexp(1.0, -52));
 }
 
-TEST_CASE("positional_encoding: the book's PyTorch P (float32 angles) within its own error bound") {
+TEST_CASE(
+    "positions::positional_encoding: the book's PyTorch P (float32 angles) within its own error "
+    "bound") {
     // The book computes X = i / 10000^(2j/d) in float32 (pow and divide: two roundings of
     // relative size 2^-24 each, so |X - x| <= 2 * 2^-24 * x) and takes float32 sin/cos (one
     // more rounding, <= 2^-24 absolute for |values| <= 1). Since |d sin/dx| <= 1:
@@ -185,12 +194,12 @@ TEST_CASE("positional_encoding: the book's PyTorch P (float32 angles) within its
         const auto book = attn::io::read_npy(attn::test::data_path("d2l/" + file));
         REQUIRE(book.shape.size() == 2);
         const std::size_t n = book.shape[0], d = book.shape[1];
-        const auto P = attn::positional_encoding(n, d);
+        const auto P = attn::positions::positional_encoding(n, d);
         double worst = 0, worst_ratio = 0;
         std::size_t violations = 0;
         for (std::size_t i = 0; i < n; ++i)
             for (std::size_t c = 0; c < d; ++c) {
-                const double x = double(i) * attn::pair_frequency(c / 2, d, 10000.0);
+                const double x = double(i) * attn::positions::pair_frequency(c / 2, d, 10000.0);
                 const double bound = std::ldexp(1.0, -24) * (2 * x + 2);
                 const double diff = std::fabs(double(float(P(i, c))) - book.values[i * d + c]);
                 worst = std::max(worst, diff);

@@ -1,4 +1,6 @@
-#include "cli/attend_show.hpp"
+// attn attend's --show table: every array it can print, written once (name, shape, help,
+// producer) over the layer's results (attn::LayerResult), and the --show list against it.
+#include "cli/attend.hpp"
 
 #include <fmt/format.h>
 
@@ -6,9 +8,12 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
+#include "cli/arguments.hpp"
 #include "cli/errors.hpp"
 
 namespace attn::cli {
@@ -32,13 +37,16 @@ std::vector<std::size_t> iota(std::size_t n) {
     return v;
 }
 
-// A stack of (batch, head) matrices, rows `rows` of each: shape [b] [H] len(rows) cols.
-template <class T>
-io::MatrixStream matrix_stream(
-    std::string name, std::string title, std::size_t batch, std::size_t heads,
-    std::vector<std::size_t> rows, std::vector<std::string> column_labels,
-    std::vector<RowLabel> row_labels,
-    std::function<const xt::xtensor<T, 2>&(std::size_t b, std::size_t h)> mat) {
+// Rows [i, i + len) of matrix (b, h) of a stack, as doubles, into out (len rows).
+using Block =
+    std::function<void(std::size_t b, std::size_t h, std::size_t i, std::size_t len, double* out)>;
+
+// A stack of (batch, head) matrices, rows `rows` of each: shape [b] [H] len(rows) cols. Each
+// run of consecutive rows of one matrix is asked of `block` at once.
+io::MatrixStream matrix_stream(std::string name, std::string title, std::size_t batch,
+                               std::size_t heads, std::vector<std::size_t> rows,
+                               std::vector<std::string> column_labels,
+                               std::vector<RowLabel> row_labels, Block block) {
     io::MatrixStream e;
     e.info.name = std::move(name);
     e.info.title = std::move(title);
@@ -59,14 +67,54 @@ io::MatrixStream matrix_stream(
             {l.name, [idx, nr, f = l.value](std::size_t r) { return f((*idx)[r % nr]); }});
     e.info.shape.push_back(nr);
     e.info.shape.push_back(column_labels.size());
+    const std::size_t cols = column_labels.size();
     e.info.column_labels = std::move(column_labels);
-    auto fill = [idx, nr, H, mat](std::size_t r, double* out) {
-        const auto& m = mat(r / nr / H, r / nr % H);
-        const std::size_t i = (*idx)[r % nr];
-        for (std::size_t j = 0; j < m.shape(1); ++j) out[j] = static_cast<double>(m(i, j));
+    e.produce = [idx, nr, H, cols, block](std::size_t first, std::size_t count, double* out) {
+        for (std::size_t done = 0; done < count;) {
+            const std::size_t r = first + done, i = (*idx)[r % nr];
+            std::size_t len = 1;  // consecutive rows of one matrix
+            while (done + len < count && (r + len) % nr != 0 && (*idx)[(r + len) % nr] == i + len)
+                ++len;
+            block(r / nr / H, r / nr % H, i, len, out + done * cols);
+            done += len;
+        }
     };
-    e.produce = io::row_by_row(fill, e.info.columns());
     return e;
+}
+
+// A Block reading held matrices: mat(b, h) (rows, cols).
+template <class T>
+Block held(std::function<const xt::xtensor<T, 2>&(std::size_t b, std::size_t h)> mat) {
+    return [mat](std::size_t b, std::size_t h, std::size_t i, std::size_t len, double* out) {
+        const auto& m = mat(b, h);
+        const std::size_t cols = m.shape(1);
+        std::transform(m.data() + i * cols, m.data() + (i + len) * cols, out,
+                       [](T x) { return static_cast<double>(x); });
+    };
+}
+
+template <class T>
+std::vector<std::size_t> query_rows(const SentenceArrays<T>& a);
+
+// A Block of one of the n x n arrays of the layer (ScoreRows' field), from LayerResult::rows.
+template <class T>
+Block layer_rows(const SentenceArrays<T>& a, T* ScoreRows<T>::*field) {
+    const auto& res = a.run.results;
+    auto buffer = std::make_shared<std::vector<T>>();
+    if (a.progress)
+        a.progress->add_total(res.size() * res.front().queries.size() * query_rows(a).size());
+    return [&res, field, buffer, progress = a.progress](std::size_t b, std::size_t h, std::size_t i,
+                                                        std::size_t len, double* out) {
+        const std::size_t n = res[b].output.shape(0);
+        buffer->resize(len * n);
+        ScoreRows<T> sr;
+        sr.*field = buffer->data();
+        sr.stride = n;
+        res[b].rows->rows(h, i, len, sr);
+        std::transform(buffer->begin(), buffer->end(), out,
+                       [](T x) { return static_cast<double>(x); });
+        if (progress) progress->advance(len);
+    };
 }
 
 template <class T>
@@ -125,10 +173,10 @@ io::MatrixStream ids_stream(const SentenceArrays<T>& a, bool vocab) {
 
 template <class T>
 io::MatrixStream embeddings_stream(const SentenceArrays<T>& a) {
-    const auto& x = a.x;
-    return matrix_stream<T>("embeddings", a.embed_title, a.s.batch, 0, iota(a.s.n()),
-                            indices(a.dims.d_in), row_labels(a),
-                            [&x](std::size_t b, std::size_t) -> M<T> { return x[b]; });
+    const auto& x = a.run.x;
+    return matrix_stream("embeddings", a.embed_title, a.s.batch, 0, iota(a.s.n()),
+                         indices(a.dims.d_in), row_labels(a),
+                         held<T>([&x](std::size_t b, std::size_t) -> M<T> { return x[b]; }));
 }
 
 // W_query, W_key or W_value of every head: (d_in, d) each.
@@ -141,49 +189,44 @@ io::MatrixStream weight_stream(const SentenceArrays<T>& a, int which) {
     const char* names[] = {"w_query", "w_key", "w_value"};
     const char* titles[] = {"W_query (d_in x d_q)", "W_key (d_in x d_k)", "W_value (d_in x d_v)"};
     const std::vector<RowLabel> in{{"in", [](std::size_t i) { return std::to_string(i); }}};
-    return matrix_stream<T>(
-        names[which], std::string("projection ") + titles[which] + heads_text(a), 0, head_axis(a),
-        iota(a.dims.d_in), indices(which == 2 ? a.dims.dv : a.dims.dq), in, pick);
+    return matrix_stream(names[which], std::string("projection ") + titles[which] + heads_text(a),
+                         0, head_axis(a), iota(a.dims.d_in),
+                         indices(which == 2 ? a.dims.dv : a.dims.dq), in, held<T>(pick));
 }
 
 template <class T>
 io::MatrixStream w_out_stream(const SentenceArrays<T>& a) {
     const auto& par = a.par;
     const std::vector<RowLabel> in{{"in", [](std::size_t i) { return std::to_string(i); }}};
-    return matrix_stream<T>("w_out", "output projection W_o (heads x d_v, d_out)", 0, 0,
-                            iota(a.dims.heads * a.dims.dv), indices(a.dims.d_out), in,
-                            [&par](std::size_t, std::size_t) -> M<T> { return *par.w_out; });
+    return matrix_stream("w_out", "output projection W_o (heads x d_v, d_out)", 0, 0,
+                         iota(a.dims.heads * a.dims.dv), indices(a.dims.d_out), in,
+                         held<T>([&par](std::size_t, std::size_t) -> M<T> { return *par.w_out; }));
 }
 
 // Q, K or V of every batch element and head.
 template <class T>
 io::MatrixStream projected_stream(const SentenceArrays<T>& a, int which) {
-    const auto& res = a.results;
+    const auto& res = a.run.results;
     auto pick = [&res, which](std::size_t b, std::size_t h) -> M<T> {
-        const auto& head = res[b].heads[h];
-        return which == 0 ? head.queries : which == 1 ? head.keys : head.values;
+        return which == 0 ? res[b].queries[h] : which == 1 ? res[b].keys[h] : res[b].values[h];
     };
     const char* names[] = {"queries", "keys", "values"};
     const char* titles[] = {"queries Q = X W_query", "keys K = X W_key", "values V = X W_value"};
     const std::size_t width[] = {a.dims.dq, a.dims.dk, a.dims.dv};
-    return matrix_stream<T>(names[which], titles[which] + heads_text(a), a.s.batch, head_axis(a),
-                            which == 0 ? query_rows(a) : iota(a.s.n()), indices(width[which]),
-                            row_labels(a), pick);
+    return matrix_stream(names[which], titles[which] + heads_text(a), a.s.batch, head_axis(a),
+                         which == 0 ? query_rows(a) : iota(a.s.n()), indices(width[which]),
+                         row_labels(a), held<T>(pick));
 }
 
 // The scores omega = Q K^T, or the weights softmax(omega / sqrt(d_k)), rows by query.
 template <class T>
 io::MatrixStream attention_stream(const SentenceArrays<T>& a, bool weights) {
-    const auto& res = a.results;
-    io::MatrixStream e = matrix_stream<T>(
+    io::MatrixStream e = matrix_stream(
         weights ? "weights" : "scores",
         weights ? "attention weights softmax(omega / sqrt(d_k))" + a.mask_text + heads_text(a)
                 : "unnormalized attention scores omega = Q K^T" + heads_text(a),
         a.s.batch, head_axis(a), query_rows(a), key_labels(a), row_labels(a),
-        [&res, weights](std::size_t b, std::size_t h) -> M<T> {
-            const auto& att = res[b].heads[h].attention;
-            return weights ? att.weights : att.scores;
-        });
+        layer_rows(a, weights ? &ScoreRows<T>::weights : &ScoreRows<T>::raw));
     // Pictures: a panel per (sequence, head), query rows against keys; weights on a fixed
     // 0..1 scale so that pictures compare; the keys a mask hides are drawn as masked.
     const std::size_t nr = a.query ? 1 : a.s.n(), H = std::max<std::size_t>(a.dims.heads, 1),
@@ -202,14 +245,15 @@ io::MatrixStream attention_stream(const SentenceArrays<T>& a, bool weights) {
         e.info.value_range = std::pair{0.0, 1.0};
         const auto masks = std::make_shared<std::vector<MaskOptions>>(a.run.masks);
         const bool any = std::any_of(masks->begin(), masks->end(), [](const MaskOptions& m) {
-            return m.causal || m.valid_len.has_value();
+            return m.causal || m.valid_len.has_value() || m.sliding_window.has_value();
         });
         const std::optional<std::size_t> query = a.query;
         if (any)
             e.info.masked = [masks, query, nr, H](std::size_t r, std::size_t j) {
                 const MaskOptions& m = (*masks)[std::min(r / nr / H, masks->size() - 1)];
                 const std::size_t i = query ? *query : r % nr;
-                return (m.causal && j > i) || (m.valid_len && j >= *m.valid_len);
+                return (m.causal && j > i) || (m.valid_len && j >= *m.valid_len) ||
+                       (m.sliding_window && j + *m.sliding_window <= i);
             };
     }
     return e;
@@ -218,20 +262,12 @@ io::MatrixStream attention_stream(const SentenceArrays<T>& a, bool weights) {
 // The scaled scores (omega / sqrt(d_k) + position bias), or the same after the masks.
 template <class T>
 io::MatrixStream scaled_stream(const SentenceArrays<T>& a, bool masked) {
-    const auto& res = a.results;
-    auto masked_mats = std::make_shared<std::vector<xt::xtensor<T, 2>>>();
-    const std::size_t H = a.dims.heads;
-    if (masked)
-        for (std::size_t b = 0; b < res.size(); ++b)
-            for (std::size_t h = 0; h < H; ++h)
-                masked_mats->push_back(
-                    masked_scores(res[b].heads[h].attention.scaled, a.run.masks[b]));
-    const std::string scale = a.run.scheme->scale() ? "omega" : "omega / sqrt(d_k)";
-    const std::string bias =
-        a.run.scheme->scheme() == AttendScheme::alibi || a.run.scheme->scheme() == AttendScheme::t5
-            ? " + " + a.run.scheme->description()
-            : "";
-    io::MatrixStream e = matrix_stream<T>(
+    const std::string scale = a.run.scale ? "omega" : "omega / sqrt(d_k)";
+    const positions::Scheme scheme = a.run.scheme.scheme();
+    const std::string bias = scheme == positions::Scheme::alibi || scheme == positions::Scheme::t5
+                                 ? " + " + a.run.scheme.description()
+                                 : "";
+    io::MatrixStream e = matrix_stream(
         masked ? "masked_scores" : "scaled_scores",
         masked ? "masked scores (" + scale + bias + ", masked entries " +
                      (a.run.masks.front().fill ? fmt::format("{}", *a.run.masks.front().fill)
@@ -239,9 +275,7 @@ io::MatrixStream scaled_stream(const SentenceArrays<T>& a, bool masked) {
                      ")" + a.mask_text + heads_text(a)
                : "scaled scores " + scale + bias + ", before masks" + heads_text(a),
         a.s.batch, head_axis(a), query_rows(a), key_labels(a), row_labels(a),
-        [&res, masked_mats, masked, H](std::size_t b, std::size_t h) -> M<T> {
-            return masked ? (*masked_mats)[b * H + h] : res[b].heads[h].attention.scaled;
-        });
+        layer_rows(a, masked ? &ScoreRows<T>::masked : &ScoreRows<T>::scores));
     e.info.column_axis = "key";
     return e;
 }
@@ -249,15 +283,23 @@ io::MatrixStream scaled_stream(const SentenceArrays<T>& a, bool masked) {
 // What the scheme contributes: P (n, d_in), rope's angles (n, d_k / 2), or the bias per head.
 template <class T>
 io::MatrixStream positions_stream(const SentenceArrays<T>& a) {
-    const auto& pos = a.run.scheme->positions();
-    const bool bias = pos.size() > 1 || a.run.scheme->scheme() == AttendScheme::alibi ||
-                      a.run.scheme->scheme() == AttendScheme::t5;
+    const positions::PositionScheme<T>& scheme = a.run.scheme;
+    const std::vector<std::size_t> shape = scheme.positions_shape();
+    const bool bias = shape.size() == 3;
+    const std::size_t n = a.s.n(), cols = shape.back();
     const std::vector<RowLabel> position{
         {"position", [](std::size_t i) { return std::to_string(i); }}};
+    auto buffer = std::make_shared<std::vector<T>>();
     io::MatrixStream e =
-        matrix_stream<T>("positions", a.run.scheme->description(), 0, bias ? head_axis(a) : 0,
-                         iota(a.s.n()), bias ? indices(a.s.n()) : indices(pos.front().shape(1)),
-                         position, [&pos](std::size_t, std::size_t h) -> M<T> { return pos[h]; });
+        matrix_stream("positions", scheme.description(), 0, bias ? head_axis(a) : 0, iota(n),
+                      indices(cols), position,
+                      [&scheme, buffer, n, cols](std::size_t, std::size_t h, std::size_t i,
+                                                 std::size_t len, double* out) {
+                          buffer->resize(len * cols);
+                          scheme.positions_rows(h * n + i, len, buffer->data());
+                          std::transform(buffer->begin(), buffer->end(), out,
+                                         [](T x) { return static_cast<double>(x); });
+                      });
     if (bias) e.info.column_axis = "key";
     return e;
 }
@@ -266,14 +308,12 @@ io::MatrixStream positions_stream(const SentenceArrays<T>& a) {
 template <class T>
 io::MatrixStream equivariance_stream(const SentenceArrays<T>& a) {
     const auto& eq = a.run.equivariance;
-    return matrix_stream<T>(
-        "equivariance",
-        "equivariance context(X[p]) - context(X)[p]" +
-            (a.run.scheme->description().empty() ? std::string()
-                                                 : ", " + a.run.scheme->description()) +
-            a.mask_text,
-        a.s.batch, 0, query_rows(a), indices(eq.front().shape(1)), row_labels(a),
-        [&eq](std::size_t b, std::size_t) -> M<T> { return eq[b]; });
+    const std::string scheme = a.run.scheme.description();
+    return matrix_stream("equivariance",
+                         "equivariance context(X[p]) - context(X)[p]" +
+                             (scheme.empty() ? std::string() : ", " + scheme) + a.mask_text,
+                         a.s.batch, 0, query_rows(a), indices(eq.front().shape(1)), row_labels(a),
+                         held<T>([&eq](std::size_t b, std::size_t) -> M<T> { return eq[b]; }));
 }
 
 template <class T>
@@ -283,10 +323,11 @@ io::MatrixStream context_stream(const SentenceArrays<T>& a) {
         a.dims.out_proj ? fmt::format("output [z_0 | ... | z_{}] W_o", H - 1)
         : H > 1 ? fmt::format("context vectors [z_0 | ... | z_{}] (heads concatenated)", H - 1)
                 : std::string("context vectors z = weights V");
-    const auto& res = a.results;
-    return matrix_stream<T>("context", title + a.mask_text, a.s.batch, 0, query_rows(a),
-                            indices(res.front().output.shape(1)), row_labels(a),
-                            [&res](std::size_t b, std::size_t) -> M<T> { return res[b].output; });
+    const auto& res = a.run.results;
+    return matrix_stream(
+        "context", title + a.mask_text, a.s.batch, 0, query_rows(a),
+        indices(res.front().output.shape(1)), row_labels(a),
+        held<T>([&res](std::size_t b, std::size_t) -> M<T> { return res[b].output; }));
 }
 
 }  // namespace
@@ -338,5 +379,63 @@ const ShowTable<Show, SentenceArrays<T>>& attend_show_table() {
 
 template const ShowTable<Show, SentenceArrays<float>>& attend_show_table<float>();
 template const ShowTable<Show, SentenceArrays<double>>& attend_show_table<double>();
+
+namespace {
+
+constexpr std::string_view kAll = "all";  // the notebook's arrays, and what options add
+
+}  // namespace
+
+std::string show_name_list() {
+    std::string names;
+    for (const auto& e : attend_show_table<float>()) names += (names.empty() ? "" : ", ") + e.name;
+    return names;
+}
+
+std::vector<Show> parse_show(const std::string& list, bool from_input, bool has_out_proj,
+                             bool has_scheme, bool has_permute) {
+    const auto& table = attend_show_table<float>();
+    const auto tokens_only = [](Show s) { return s == Show::vocabulary || s == Show::tokens; };
+    const auto weight = [](Show s) {
+        return s == Show::w_query || s == Show::w_key || s == Show::w_value || s == Show::w_out;
+    };
+    const auto in_all = [&](Show s) {  // the notebook's arrays, and what --scheme/--permute add
+        if (s == Show::positions || s == Show::scaled_scores || s == Show::masked_scores)
+            return has_scheme;
+        return s == Show::equivariance ? has_permute : !weight(s);
+    };
+    std::vector<Show> show;
+    for (const auto& name : split_list(list)) {
+        std::vector<Show> expanded;
+        const auto entry =
+            std::find_if(table.begin(), table.end(), [&](const auto& e) { return e.name == name; });
+        if (name == kAll) {
+            for (const auto& e : table)
+                if (in_all(e.item) && !(from_input && tokens_only(e.item)))
+                    expanded.push_back(e.item);
+        } else if (entry == table.end()) {
+            throw UsageError("--show: '" + name + "' is not one of all, " + show_name_list());
+        } else if (from_input && tokens_only(entry->item)) {
+            throw UsageError("--show " + name + ": --input rows have positions, not tokens");
+        } else if (entry->item == Show::positions && !has_scheme) {
+            throw UsageError("--show positions: --scheme none adds no positions; give --scheme");
+        } else if (entry->item == Show::equivariance && !has_permute) {
+            throw UsageError(
+                "--show equivariance: compares against a permuted input; give --permute");
+        } else if (entry->item == Show::w_out && !has_out_proj) {
+            throw UsageError(
+                "--show w_out: there is no output projection without --out-proj or --wo");
+        } else {
+            expanded.push_back(entry->item);
+        }
+        for (Show s : expanded)
+            if (std::find(show.begin(), show.end(), s) == show.end()) show.push_back(s);
+    }
+    return show;
+}
+
+double padding(Show item) {
+    return item == Show::weights ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+}
 
 }  // namespace attn::cli

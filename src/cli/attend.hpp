@@ -1,0 +1,269 @@
+// attn attend: what its files share. attend.cpp declares the options and wires a run
+// (options -> inputs -> attn::forward per sequence -> the --show table -> the writer);
+// attend_inputs.cpp reads the rows (sentences, embeddings, --input), the masks, the
+// permutation and the scheme's inputs; attend_parameters.cpp reads or draws W; attend_arrays.cpp
+// is the --show table over the layer's results.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <xtensor/xtensor.hpp>
+
+#include "attn/attention/layer.hpp"
+#include "attn/attention/reference.hpp"
+#include "attn/embedding.hpp"
+#include "attn/positions/scheme.hpp"
+#include "attn/torch_random.hpp"
+#include "cli/common_options.hpp"
+#include "cli/position_options.hpp"
+#include "cli/show_table.hpp"
+#include "io/embeddings_text.hpp"
+#include "io/matrix_stream.hpp"
+#include "io/npy.hpp"
+#include "io/progress.hpp"
+
+namespace attn::cli {
+
+enum class Unknown { error, zero, random };  // a word without a vector
+enum class Rng { torch };
+enum class AttentionPath { automatic, direct, tiled };  // --attention
+
+struct AttendOptions {
+    std::string sentence;
+    bool lowercase = false;
+    bool strip_punctuation = false;
+    std::int64_t vocab_size = 50000;
+    std::int64_t embed_dim = 3;
+    std::string embeddings;
+    std::string vocab;
+    Unknown unknown = Unknown::error;
+    Rng rng = Rng::torch;
+    std::uint64_t seed = 123;
+    TorchKernel rng_kernel = TorchKernel::avx2;
+    std::int64_t dq = 2;
+    std::int64_t dk = 2;
+    std::int64_t dv = 4;
+    ProjectionInit init = ProjectionInit::rand;
+    std::string wq, wk, wv, wo;
+    std::int64_t heads = 1;
+    bool out_proj = false;
+    AttentionPath attention = AttentionPath::automatic;  // --attention (attend_streamed.hpp)
+    bool causal = false;
+    std::string valid_len;
+    double mask_value = -1e6;
+    std::string show;  // comma list of the --show table's names; "" = by the output
+    std::int64_t query = 0;
+    std::string input;
+    // Positions (attend_positions.hpp) and projection biases.
+    positions::Scheme scheme = positions::Scheme::none;
+    double base = 10000.0;  // sinusoidal and rope
+    std::int64_t start = 0;
+    RopeOptions rope;
+    T5Options t5;
+    std::string bias_table;  // t5: (buckets, H) .npy
+    bool no_scale = false;
+    std::string permute;  // "" none, "reverse", or a comma list
+    bool bias = false;
+    OutputOptions out;
+    // Options whose presence matters, not only their value.
+    CLI::Option* sentence_opt = nullptr;
+    CLI::Option* embed_dim_opt = nullptr;
+    CLI::Option* dq_opt = nullptr;
+    CLI::Option* dk_opt = nullptr;
+    CLI::Option* dv_opt = nullptr;
+    CLI::Option* mask_value_opt = nullptr;
+    CLI::Option* query_opt = nullptr;
+};
+
+// One sequence of the run: a sentence, or the input matrix (b = 0: 2-d) / batch.
+struct Sequence {
+    std::vector<std::string> tokens;  // empty for --input: labels are positions
+    std::vector<std::size_t> ids;
+    std::vector<std::string> vocab;
+    std::size_t batch = 0;                  // 0: no batch axis; else b
+    std::vector<xt::xtensor<double, 2>> x;  // per batch element (n, d_in), exact input values
+    std::size_t n() const { return x.front().shape(0); }
+    std::size_t d_in() const { return x.front().shape(1); }
+};
+
+// The embedding source of sentence mode.
+struct EmbeddingSource {
+    enum Kind { torch_table, npy_by_id, words } kind = torch_table;
+    std::string description;       // for titles
+    xt::xtensor<double, 2> table;  // torch_table, npy_by_id: (V, D)
+    io::WordVectors vectors;       // words (an .npy table with --vocab is turned into this)
+    std::size_t dim() const { return kind == words ? vectors.dim : table.shape(1); }
+};
+
+/// "(2, 3)", "(4,)".
+std::string shape_string(const std::vector<std::size_t>& shape);
+
+/// io::read_npy with `option` named in every message (cli/errors.hpp naming_option).
+io::NpyArray read_npy_option(const std::string& option, const std::string& path);
+
+/// The table or vectors the sentences are embedded with (draws nn.Embedding from the seed).
+EmbeddingSource load_embeddings(const AttendOptions& opt, TorchGenerator& gen);
+
+/// One sentence as a Sequence; `where` names it in messages ("the sentence", "standard input
+/// line 3").
+Sequence embed_sentence(const std::string& text, const std::string& where, const AttendOptions& opt,
+                        const EmbeddingSource& src, TorchGenerator& gen);
+
+/// --input: rows (n, d) or a batch (b, n, d).
+Sequence read_input(const AttendOptions& opt);
+
+/// The masks of every sequence, per batch element: --causal, --valid-len (one length for all
+/// or one per sequence), --mask-value; UsageError naming the option.
+std::vector<std::vector<MaskOptions>> sequence_masks(const AttendOptions& opt,
+                                                     const std::vector<Sequence>& seqs);
+
+/// One sentence per line of standard input (refused on a terminal).
+std::vector<std::string> read_sentence_lines();
+
+// A projection file for H heads of width d: (d_in, d) for one head, (d_in, H d) column
+// blocks (head h = columns [h d, (h+1) d), the layout of the book's W^T) or (H, d_in, d).
+struct ProjectionFile {
+    io::NpyArray a;
+    std::size_t width(std::size_t heads) const;  // d as the file implies it, 0 if it cannot
+};
+
+/// --wq --wk --wv --wo, those given.
+struct ProjectionFiles {
+    std::optional<ProjectionFile> q, k, v, o;
+};
+ProjectionFiles read_projections(const AttendOptions& opt);
+
+/// The widths of one run: from the options, or from the files when the option is absent.
+struct Dims {
+    std::size_t heads, d_in, dq, dk, dv, d_out;
+    bool out_proj;
+};
+/// Checks every file against the widths (UsageError naming the option).
+Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& files, std::size_t d_in);
+
+template <class T>
+struct Parameters {
+    std::vector<HeadWeights<T>> heads;
+    std::optional<xt::xtensor<T, 2>> w_out;
+    std::vector<HeadOptions<T>> biases;      // --bias: b_query, b_key, b_value per head; else empty
+    std::optional<xt::xtensor<T, 1>> b_out;  // --bias with W_o: (d_out,)
+};
+
+/// The files' blocks, or draws after torch.manual_seed(seed) (the notebook seeds again after
+/// the embedding): per head W_query, W_key, W_value, then W_o. With --bias each weight is
+/// followed by its bias (per head W_q b_q W_k b_k W_v b_v, then W_o b_o): nn.Linear(bias=True)
+/// with --init linear (bias U(-1/sqrt(d_in), 1/sqrt(d_in)) after the weight), torch.rand(d)
+/// after torch.rand(d_in, d) with --init rand. --bias with a weight file: UsageError.
+template <class T>
+Parameters<T> make_parameters(const AttendOptions& opt, const ProjectionFiles& files,
+                              const Dims& dims, TorchGenerator& gen);
+
+/// par as the layer's weights: views on its matrices and biases (par must outlive them).
+template <class T>
+LayerWeights<T> layer_weights(const Parameters<T>& par);
+
+/// The option group "Positions" (--scheme, --base, --start, rope's and T5's options,
+/// --bias-table, --no-scale, --permute) and --bias in `parameters`.
+void add_position_options(CLI::App& sub, CLI::App& parameters, AttendOptions& opt);
+
+/// --permute for a sequence of n rows: "reverse" or a comma list, a permutation of 0..n-1
+/// (new position i holds old row p[i], numpy's X[p]). UsageError naming --permute and `where`
+/// for a repeat, an index out of range or a wrong length.
+std::vector<std::size_t> parse_permutation(const std::string& text, std::size_t n,
+                                           const std::string& where);
+/// s with its rows (every batch element alike), tokens and ids reordered: X[p].
+Sequence permuted(const Sequence& s, const std::vector<std::size_t>& p);
+
+/// The library's scheme for this run (attn/positions/scheme.hpp): rope's parameters (d = d_k,
+/// even), T5's buckets and its bias table (buckets, H), read after its size and shape are
+/// checked. UsageError naming the option (--dq for an odd d_k, --bias-table, --buckets, ...).
+positions::SchemeConfig scheme_config(const AttendOptions& opt, const Dims& dims);
+
+enum class Show {
+    vocabulary,
+    tokens,
+    embeddings,
+    queries,
+    keys,
+    values,
+    positions,
+    scores,
+    scaled_scores,
+    masked_scores,
+    weights,
+    context,
+    equivariance,
+    w_query,
+    w_key,
+    w_value,
+    w_out
+};
+
+/// Everything computed for one sequence (a sentence, or the --input rows), per batch element.
+template <class T>
+struct SequenceRun {
+    std::vector<xt::xtensor<T, 2>> x;  // X as attended (permuted with --permute), (n, d_in)
+    std::vector<MaskOptions> masks;
+    std::vector<LayerResult<T>> results;
+    std::vector<xt::xtensor<T, 2>> equivariance;  // context(X[p]) - context(X)[p], (n, d_out)
+    positions::PositionScheme<T> scheme;
+    std::optional<double> scale;  // nullopt: omega / sqrt(d_k); 1 with --no-scale
+};
+
+/// What the arrays of one sentence (or of the --input rows) are made from.
+template <class T>
+struct SentenceArrays {
+    const Sequence& s;
+    const SequenceRun<T>& run;
+    const Parameters<T>& par;
+    const Dims& dims;
+    std::optional<std::size_t> query;  // --query: only this row of Q, scores, weights, context
+    std::string embed_title;           // what the embeddings are
+    std::string mask_text;             // ", causal, valid length 3", ...
+    std::shared_ptr<io::Progress> progress;  // counts the n x n rows streamed
+};
+
+template <class T>
+const ShowTable<Show, SentenceArrays<T>>& attend_show_table();
+
+/// "vocabulary, tokens, ..., w_out" in table order.
+std::string show_name_list();
+
+/// A --show list ("all", "scores,weights", ...) as items in order, without repeats; refuses
+/// (UsageError naming --show) unknown names, token arrays of --input rows, w_out without
+/// an output projection, positions without a scheme and equivariance without --permute.
+/// "all" holds positions, scaled_scores and masked_scores with a scheme, equivariance with
+/// --permute.
+std::vector<Show> parse_show(const std::string& list, bool from_input, bool has_out_proj,
+                             bool has_scheme = false, bool has_permute = false);
+
+/// Where a sentence's row is shorter than the widest (keys it lacks) when several sentences
+/// are one array: weights 0, else NaN.
+double padding(Show item);
+
+/// --attention auto takes the tiled path when a head's n_q x n_k matrices have more entries
+/// than this (n > 2048 for self-attention), the direct path otherwise.
+inline constexpr std::uint64_t kTiledAbove = std::uint64_t{1} << 22;
+
+/// The option --attention direct|tiled|auto, in `group`.
+void add_attention_option(CLI::App& group, AttentionPath& path);
+
+/// Whether the run takes the tiled path.
+bool use_tiled(const AttendOptions& opt, const std::vector<Sequence>& seqs);
+
+/// The memory of the whole run, counted by attn::memory_plan before anything is allocated:
+/// every sequence's layer (and its unpermuted twin with --permute) on the path taken, plus the
+/// row blocks streamed to the writer (at most 2^22 values and 256 rows each, made one block
+/// ahead). UsageError naming --max-memory above the limit. Returns how arrays are streamed.
+template <class T>
+io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
+                                const Dims& dims, const std::vector<Show>& show, bool tiled);
+
+}  // namespace attn::cli
