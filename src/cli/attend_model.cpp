@@ -105,6 +105,7 @@ int run_typed(const model::ModelConfig& c, const io::Checkpoint& checkpoint,
     model::ModelRun<T> run = naming_option("--ids", [&] {
         return model::ModelRun<T>(c, source, ids, layers, heads, keep, arrays.next);
     });
+    if (arrays.any_summary()) run.summarise(arrays.summaries);
     std::vector<io::MatrixStream> streams = model_streams<T>(arrays, run, ids, spec);
     io::Output output(spec, streams.size());
     io::drive(output.sink(), streams);

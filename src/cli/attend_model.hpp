@@ -46,6 +46,11 @@ std::vector<std::size_t> parse_index_list(const std::string& text, std::size_t l
 struct ModelArrays {
     std::vector<std::string> names;  // in --show order
     bool scores = false, weights = false, next = false;
+    model::SummaryChoice summaries;  // head_stats, offsets, mean_weights, rollout
+    bool any_summary() const {
+        return summaries.head_stats || summaries.offsets || summaries.mean_weights ||
+               summaries.rollout;
+    }
 };
 ModelArrays parse_model_show(const std::string& show, const model::ModelConfig& c);
 std::string model_show_names();

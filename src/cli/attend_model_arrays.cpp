@@ -15,8 +15,9 @@ namespace attn::cli {
 
 namespace {
 
-const std::vector<std::string> kNames{"tokens",  "ids",    "scores",    "weights",
-                                      "context", "hidden", "positions", "next"};
+const std::vector<std::string> kNames{"tokens",     "ids",     "scores",       "weights",
+                                      "context",    "hidden",  "positions",    "next",
+                                      "head_stats", "offsets", "mean_weights", "rollout"};
 
 std::vector<std::string> split(const std::string& text) {
     std::vector<std::string> out;
@@ -244,6 +245,79 @@ io::MatrixStream id_stream(const std::vector<std::int64_t>& ids, bool tokens, bo
     return s;
 }
 
+/// head_stats (a table), offsets (layers x heads x 2n-1), mean_weights (layers x n x n),
+/// rollout (n x n): model::AttentionSummaries, reduced during the first pass.
+template <class T>
+io::MatrixStream summary_stream(model::ModelRun<T>& run, const std::string& name, bool binary) {
+    const std::size_t n = run.n(), L = run.layers().size(), H = run.heads().size();
+    const auto sums = [&run] {
+        run.finish();
+        return run.summaries();
+    };
+    if (name == "head_stats") {
+        using Field = double model::HeadStats::*;
+        const std::vector<std::pair<const char*, Field>> fields{
+            {"entropy", &model::HeadStats::entropy},
+            {"distance", &model::HeadStats::distance},
+            {"first", &model::HeadStats::first},
+            {"previous", &model::HeadStats::previous},
+            {"self", &model::HeadStats::self}};
+        std::vector<io::TableColumn> cols{
+            {"layer", true,
+             [sums](std::size_t r) { return std::to_string(sums()->head_stats()[r].layer); },
+             [sums](std::size_t r) { return static_cast<double>(sums()->head_stats()[r].layer); }},
+            {"head", true,
+             [sums](std::size_t r) { return std::to_string(sums()->head_stats()[r].head); },
+             [sums](std::size_t r) { return static_cast<double>(sums()->head_stats()[r].head); }}};
+        for (const auto& [field_name, field] : fields)
+            cols.push_back(
+                {field_name, true,
+                 [sums, f = field](std::size_t r) {
+                     return fmt::format("{}", sums()->head_stats()[r].*f);
+                 },
+                 [sums, f = field](std::size_t r) { return sums()->head_stats()[r].*f; }});
+        return io::table_stream("head_stats",
+                                "per layer and head: entropy (nats), mean distance, "
+                                "weight on the first, previous and own position",
+                                L * H, std::move(cols), binary);
+    }
+    io::MatrixStream s;
+    s.info.name = name;
+    auto layers = std::make_shared<std::vector<std::size_t>>(run.layers());
+    auto heads = std::make_shared<std::vector<std::size_t>>(run.heads());
+    auto rows = std::make_shared<std::vector<std::size_t>>(n);
+    std::iota(rows->begin(), rows->end(), 0);
+    const std::vector<double>* (*pick)(const model::AttentionSummaries&) = nullptr;
+    if (name == "offsets") {
+        s.info.title = "mean weight by offset j - i, from -(n-1) to n-1";
+        s.info.shape = {L, H, 2 * n - 1};
+        s.info.labels = {number_label("layer", layers, H), number_label("head", heads, 1)};
+        for (std::size_t o = 0; o < 2 * n - 1; ++o)
+            s.info.column_labels.push_back(
+                std::to_string(static_cast<long long>(o) - static_cast<long long>(n - 1)));
+        pick = [](const model::AttentionSummaries& a) { return &a.offsets(); };
+    } else if (name == "mean_weights") {
+        s.info.title = "attention weights, mean over the selected heads";
+        s.info.shape = {L, n, n};
+        s.info.labels = {number_label("layer", layers, n), number_label("query", rows, 1)};
+        s.info.column_labels = indices(n);
+        s.info.panel_rows = n;
+        pick = [](const model::AttentionSummaries& a) { return &a.mean_weights(); };
+    } else {
+        s.info.title = "attention rollout over the selected layers";
+        s.info.shape = {n, n};
+        s.info.labels = {number_label("query", rows, 1)};
+        s.info.column_labels = indices(n);
+        pick = [](const model::AttentionSummaries& a) { return &a.rollout(); };
+    }
+    const std::size_t cols = s.info.shape.back();
+    s.produce = [sums, pick, cols](std::size_t row0, std::size_t count, double* out) {
+        const std::vector<double>& v = *pick(*sums());
+        std::copy_n(v.begin() + static_cast<std::ptrdiff_t>(row0 * cols), count * cols, out);
+    };
+    return s;
+}
+
 }  // namespace
 
 std::string model_show_names() {
@@ -273,6 +347,10 @@ ModelArrays parse_model_show(const std::string& show, const model::ModelConfig& 
             a.scores |= name == "scores";
             a.weights |= name == "weights";
             a.next |= name == "next";
+            a.summaries.head_stats |= name == "head_stats";
+            a.summaries.offsets |= name == "offsets";
+            a.summaries.mean_weights |= name == "mean_weights";
+            a.summaries.rollout |= name == "rollout";
         }
     }
     return a;
@@ -292,8 +370,10 @@ std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::Mo
                              : name == "context"   ? context_stream(run)
                              : name == "hidden"    ? hidden_stream(run)
                              : name == "positions" ? positions_stream(run)
-                                                   : next_stream(run, binary);
-        if (s.info.dtype != io::Dtype::int64 && name != "next") s.info.dtype = spec.dtype;
+                             : name == "next"      ? next_stream(run, binary)
+                                                   : summary_stream(run, name, binary);
+        if (s.info.dtype != io::Dtype::int64 && name != "next" && name != "head_stats")
+            s.info.dtype = spec.dtype;
         out.push_back(std::move(s));
     }
     return out;

@@ -31,6 +31,34 @@ assert np.abs(o["scores"][0, 0] - ref["scores"][2, 2]).max() < 1e-5
 PY
 checks=$((checks + 1))
 
+# Summaries reduced while the weights stream, against numpy on the weights themselves.
+"$ATTN" attend --model "$M/llama" --ids 1,5,9,3,7,22,40 --layer 0:2 --head 1:3 \
+    --show weights,head_stats,offsets,mean_weights,rollout -o "$WORK/sum.npz" || fail "summaries"
+"$PYTHON" - "$WORK/sum.npz" <<'PY' || fail "summary checks"
+import sys, numpy as np
+z = np.load(sys.argv[1]); w = z["weights"].astype(np.float64); L, H, n, _ = w.shape
+i = np.arange(n)
+stats = []
+for l in range(L):
+    for h in range(H):
+        a = w[l, h]
+        ent = -np.where(a > 0, a * np.log(np.where(a > 0, a, 1)), 0).sum(1).mean()
+        dist = (a * np.abs(i[:, None] - i[None, :])).sum(1).mean()
+        stats.append([l, h + 1, ent, dist, a[:, 0].mean(), a[i[1:], i[1:] - 1].mean(), np.diag(a).mean()])
+assert np.abs(np.array(stats) - z["head_stats"]).max() < 1e-6
+mean = w.mean(1)
+assert np.abs(mean - z["mean_weights"]).max() < 1e-6
+R = np.eye(n)
+for l in range(L):
+    A = 0.5 * mean[l] + 0.5 * np.eye(n); A /= A.sum(1, keepdims=True); R = A @ R
+assert np.abs(R - z["rollout"]).max() < 1e-6
+off = np.zeros((L, H, 2 * n - 1))
+for o in range(-(n - 1), n):
+    off[:, :, o + n - 1] = np.mean([w[:, :, k, k + o] for k in range(n) if 0 <= k + o < n], axis=0)
+assert np.abs(off - z["offsets"]).max() < 1e-6
+PY
+checks=$((checks + 1))
+
 # csv: one block per layer and head, layer and head columns first.
 expect_status 0 "$ATTN" attend --model "$M/bert" --ids 2,10,11,3 --layer 1 --head 2:4 -f csv
 expect_grep '^layer,head,query,0,1,2,3$' "$OUT"

@@ -30,6 +30,7 @@ void ModelRun<T>::restart() {
     if (recorded_) return;
     hidden_.clear();
     context_.clear();
+    if (choice_) summaries_ = std::make_unique<AttentionSummaries>(ids_.size(), *choice_);
     if (layers_.front() == 0) hidden_.push_back(h_);
 }
 
@@ -41,6 +42,13 @@ void ModelRun<T>::step() {
     ++block_;
     if (!chosen) return;
     if (!recorded_) {
+        if (summaries_) {
+            for (const std::size_t head : heads_)
+                summaries_->add_head(
+                    block_ - 1, head,
+                    std::span<const T>(r.weights[head].data(), r.weights[head].size()));
+            summaries_->end_layer();
+        }
         hidden_.push_back(h_);
         std::vector<Matrix<T>> ctx;
         for (const std::size_t head : heads_) ctx.push_back(std::move(r.context[head]));
@@ -48,6 +56,13 @@ void ModelRun<T>::step() {
     }
     last_ = std::move(r);
     if (++selected_ == layers_.size()) recorded_ = true;
+}
+
+template <class T>
+void ModelRun<T>::summarise(SummaryChoice choice) {
+    choice_ = choice;
+    keep_.weights = true;
+    summaries_ = std::make_unique<AttentionSummaries>(ids_.size(), choice);
 }
 
 template <class T>

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "attn/model/family.hpp"
+#include "attn/model/summaries.hpp"
 
 namespace attn::model {
 
@@ -35,6 +36,12 @@ class ModelRun {
 
     /// The attention of the k-th selected layer (k < layers().size()).
     const LayerResult<T>& layer(std::size_t k);
+    /// Reduces the selected heads' weights into summaries during the first pass (head_stats,
+    /// offsets, mean_weights, rollout); call before layer() or finish().
+    void summarise(SummaryChoice choice);
+    /// After finish(): the summaries chosen (null when none).
+    const AttentionSummaries* summaries() const { return summaries_.get(); }
+
     /// Runs whatever of the first pass is left (the remaining blocks, the LM head).
     void finish();
 
@@ -62,6 +69,8 @@ class ModelRun {
     std::vector<Matrix<T>> hidden_;
     std::vector<std::vector<Matrix<T>>> context_;
     std::vector<double> next_;
+    std::optional<SummaryChoice> choice_;
+    std::unique_ptr<AttentionSummaries> summaries_;
 };
 
 }  // namespace attn::model
