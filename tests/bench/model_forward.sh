@@ -71,8 +71,10 @@ int main(int argc, char** argv) {
     auto work = [&](float* sink) {
         __m256 a[10], b = _mm256_set1_ps(0.999f), c = _mm256_set1_ps(1e-3f);
         for (int k = 0; k < 10; ++k) a[k] = _mm256_set1_ps(float(k));
-        for (long i = 0; i < iters; ++i)
+        for (long i = 0; i < iters; ++i) {
+#pragma GCC unroll 10
             for (int k = 0; k < 10; ++k) a[k] = _mm256_fmadd_ps(a[k], b, c);
+        }
         __m256 s = a[0];
         for (int k = 1; k < 10; ++k) s = _mm256_add_ps(s, a[k]);
         *sink = _mm256_cvtss_f32(s);
