@@ -15,6 +15,7 @@
 #include "cli/arguments.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_code.hpp"
+#include "cli/tokenizer_files.hpp"
 #include "io/model_locator.hpp"
 #include "runtime/memory_budget.hpp"
 
@@ -159,17 +160,29 @@ std::shared_ptr<AttendModelOptions> add_attend_model_options(CLI::App& attend) {
 int run_attend_model(const AttendModelOptions& opt, const std::string* text,
                      const std::string& show, const OutputOptions& out, const CLI::App& attend) {
     refuse_random_options(attend);
-    if (opt.ids_opt->count() == 0)
-        throw UsageError(
-            text ? "--model: this build reads no tokenizer; give the token ids with --ids"
-                 : "--model: give the token ids with --ids");
-    if (text) throw UsageError("--ids: gives the tokens; it cannot be combined with a text");
+    if (opt.ids_opt->count() == 0 && !text)
+        throw UsageError("--model: give a text or the token ids with --ids");
+    if (text && opt.ids_opt->count())
+        throw UsageError("--ids: gives the tokens; it cannot be combined with a text");
     const io::OutputSpec spec = resolve_output(out);
     const std::filesystem::path folder = io::locate_model(opt.model, opt.revision);
     const model::ModelConfig c =
         naming_option(fmt::format("--model: {}", (folder / "config.json").string()),
                       [&] { return model::parse_config(read_config(folder)); });
-    const std::vector<std::int64_t> ids = parse_ids(opt.ids, c.vocab_size);
+    std::vector<std::int64_t> ids;
+    if (text) {  // the model's own tokenizer, special tokens included
+        for (const auto id : tokenize_for_model(folder, *text).ids)
+            ids.push_back(static_cast<std::int64_t>(id));
+        if (ids.empty()) throw UsageError("--model: the text gives no tokens");
+        for (const auto id : ids)
+            if (static_cast<std::uint64_t>(id) >= c.vocab_size)
+                throw UsageError(
+                    fmt::format("--model: the tokenizer gives id {}, beyond the "
+                                "model's vocab_size {}",
+                                id, c.vocab_size));
+    } else {
+        ids = parse_ids(opt.ids, c.vocab_size);
+    }
     const ModelArrays arrays = parse_model_show(show.empty() ? "weights" : show, c);
     const bool wide = spec.dtype == io::Dtype::float64;
     runtime::reserve(model::forward_bytes(c, ids.size(), wide ? 8 : 4),

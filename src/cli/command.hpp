@@ -21,5 +21,6 @@ Command add_bits(CLI::App& root);
 Command add_attend(CLI::App& root);
 Command add_complexity(CLI::App& root);
 Command add_rotate(CLI::App& root);
+Command add_tokenize(CLI::App& root);
 
 }  // namespace attn::cli

@@ -57,8 +57,8 @@ int main(int argc, char** argv) {
         "  attn bits -n 8 -d 8                         binary digits beside column periods\n"
         "See man attn for every option, format and exit status.\n");
 
-    const std::vector<Command> commands{add_encode(app), add_attend(app), add_rotate(app),
-                                        add_complexity(app), add_bits(app)};
+    const std::vector<Command> commands{add_encode(app),     add_attend(app), add_rotate(app),
+                                        add_complexity(app), add_bits(app),   add_tokenize(app)};
     Shell shell = Shell::bash;
     const CLI::App* completion = add_completion(app, shell);
     refuse_empty_values(app);

@@ -75,7 +75,8 @@ std::string parse_error_message(const CLI::ParseError& error) {
     }
     if (dynamic_cast<const CLI::RequiredError*>(&error) &&
         text.find("subcommand is required") != std::string::npos)
-        return "no command given; the commands are encode, attend, rotate, complexity, bits";
+        return "no command given; the commands are encode, attend, rotate, complexity, bits, "
+               "tokenize";
     return text;
 }
 

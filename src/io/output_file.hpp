@@ -40,6 +40,8 @@ class OutputFile {
     /// Buffered; throws std::system_error (EPIPE included) with errno on failure.
     void write(const void* data, std::size_t size);
     void write(std::string_view text) { write(text.data(), text.size()); }
+    /// Writes out what is buffered (for output a person waits for line by line).
+    void flush() { flush_buffer(); }
     /// close() then publish(): the whole file appears at its path.
     void commit();
     /// Flushes and closes (errors of a full disk show here); nothing is renamed yet.

@@ -71,7 +71,9 @@ expect_grep '^rank,id,token,probability$' "$OUT"
 # Refusals: exit 2, one line naming the option, nothing written.
 expect_usage_error --ids "$ATTN" attend --model "$M/gpt2" --ids 1,96
 expect_usage_error --ids "$ATTN" attend --model "$M/gpt2" --ids 1,,2
-expect_usage_error --ids "$ATTN" attend --model "$M/gpt2" "some text"
+expect_usage_error --ids "$ATTN" attend --model "$M/gpt2" "some text" --ids 1
+# A text needs the model's tokenizer files (the tiny checkpoints have none).
+expect_usage_error tokenizer "$ATTN" attend --model "$M/gpt2" "some text"
 expect_usage_error --layer "$ATTN" attend --model "$M/gpt2" --ids 1 --layer 3
 expect_usage_error --head "$ATTN" attend --model "$M/gpt2" --ids 1 --head -5
 expect_usage_error --heads "$ATTN" attend --model "$M/gpt2" --ids 1 --heads 2

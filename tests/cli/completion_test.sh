@@ -53,7 +53,7 @@ checks=$((checks + 1))
 complete -p attn 2>/dev/null | grep -q -- '-F _attn attn' || fail "no 'complete -F _attn attn'"
 expect_completion "encode" en
 expect_completion "bits" b
-expect_completion "encode attend rotate complexity bits" ""
+expect_completion "encode attend rotate complexity bits tokenize" ""
 expect_completion "--layout" encode --la
 expect_completion "--columns --causal --cmap --color" encode --c
 expect_completion "auto always never" encode --color ""

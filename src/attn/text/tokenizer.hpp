@@ -1,0 +1,55 @@
+// A tokenizer as Hugging Face runs one (tokenizers' TokenizerImpl::encode): added tokens split
+// out of the raw text, the rest normalised, added tokens split out again, pre-tokenized into
+// pieces, each piece through the model, then the post-processor's special tokens around it.
+//
+// Made from the files' contents (tokenizer_json.hpp, vocab_files.hpp); reads no file itself.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attn/text/added_tokens.hpp"
+#include "attn/text/model.hpp"
+#include "attn/text/normalizer.hpp"
+#include "attn/text/post_processor.hpp"
+#include "attn/text/pre_tokenizer.hpp"
+
+namespace attn::text {
+
+/// What tokenizer(text) gives: ids and the tokens as the vocabulary spells them, in order.
+struct Encoding {
+    std::vector<TokenId> ids;
+    std::vector<std::string> tokens;
+};
+
+class Tokenizer {
+  public:
+    struct Parts {
+        AddedVocabulary added;
+        Normalizer normalizer;
+        PreTokenizer pre_tokenizer;
+        std::shared_ptr<const Model> model;
+        PostProcessor post_processor;
+        std::string kind;  // "byte-level BPE (tokenizer.json)", "WordPiece (vocab.txt)" ...
+    };
+    explicit Tokenizer(Parts parts);
+
+    /// Text must be UTF-8 (TokenizerError otherwise). An empty text gives only the
+    /// post-processor's tokens.
+    Encoding encode(std::string_view text, bool add_special_tokens = true) const;
+
+    /// The token string of an id (the vocabulary's, or an added token's); nullopt when neither
+    /// has it.
+    std::optional<std::string> token(TokenId id) const;
+    /// The id of a token string, if the vocabulary or the added tokens have it.
+    std::optional<TokenId> id(std::string_view token) const;
+    const std::string& kind() const { return parts_.kind; }
+
+  private:
+    Parts parts_;
+};
+
+}  // namespace attn::text

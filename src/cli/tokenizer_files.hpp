@@ -1,0 +1,28 @@
+// The tokenizer of a model folder, chosen by the files it holds (as transformers' AutoTokenizer
+// would load it): tokenizer.json when present, else vocab.json + merges.txt (GPT-2), vocab.txt
+// (BERT), tokenizer.model or spiece.model (SentencePiece). tokenizer_config.json adds the slow
+// tokenizers' options (do_lower_case, strip_accents, tokenize_chinese_chars, add_bos_token,
+// add_eos_token); config.json's model_type is read only for a SentencePiece model without them.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "attn/text/tokenizer.hpp"
+
+namespace attn::cli {
+
+/// Throws attn::text::TokenizerError (exit 2) naming the file at fault, or when the folder has
+/// none of the files; std::system_error (exit 1) when a file cannot be read.
+text::Tokenizer load_tokenizer(const std::filesystem::path& folder);
+
+/// Which file(s) load_tokenizer reads in `folder` ("tokenizer.json", "vocab.json + merges.txt"
+/// ...); empty when there are none.
+std::string tokenizer_files(const std::filesystem::path& folder);
+
+/// The ids and tokens of `text` as the model in `folder` sees them, special tokens included:
+/// what `attn attend --model` puts on its rows.
+text::Encoding tokenize_for_model(const std::filesystem::path& folder, std::string_view text);
+
+}  // namespace attn::cli
