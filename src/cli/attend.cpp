@@ -18,6 +18,7 @@
 #include "attn/attention/layer.hpp"
 #include "attn/attention/memory_plan.hpp"
 #include "cli/attend_html.hpp"
+#include "cli/attend_model.hpp"
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
 #include "cli/completion.hpp"
@@ -303,6 +304,7 @@ Command add_attend(CLI::App& root) {
                          ->type_name("I");
     add_attention_option(*g_par, opt->attention);
     add_output_options(*sub, opt->out);
+    const auto model = add_attend_model_options(*sub);  // --model: attend_model.cpp
 
     // --input replaces the sentence and its embedding: checked after parsing rather than with
     // CLI11's excludes(), which would print "Excludes: --input" beside every such option.
@@ -325,7 +327,11 @@ Command add_attend(CLI::App& root) {
         "--show equivariance\n" +
         show_help(attend_show_table<float>()));
     return {sub,
-            [opt, input, sentence_only] {
+            [opt, input, sentence_only, model, sub] {
+                if (model->given())
+                    return run_attend_model(*model,
+                                            opt->sentence_opt->count() ? &opt->sentence : nullptr,
+                                            opt->show, opt->out, *sub);
                 if (input->count() > 0)
                     for (const CLI::Option* o : sentence_only)
                         if (o->count() > 0)

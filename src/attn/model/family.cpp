@@ -1,0 +1,113 @@
+#include "attn/model/family.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace attn::model {
+
+namespace {
+
+positions::SchemeConfig scheme_config(const ModelConfig& c) {
+    positions::SchemeConfig s;
+    s.n_heads = c.num_heads;
+    switch (c.positions) {
+        case Positions::learned:
+        case Positions::t5:  // the table is read by t5.cpp
+            break;
+        case Positions::rope:
+            s.scheme = positions::Scheme::rope;
+            s.rope = c.rope;
+            s.base = c.rope.base;
+            s.layout = positions::Layout::split;
+            break;
+        case Positions::alibi:
+            s.scheme = positions::Scheme::alibi;
+            s.alibi = positions::AlibiForm::key_position;
+            break;
+    }
+    return s;
+}
+
+}  // namespace
+
+template <class T>
+FamilyForward<T>::FamilyForward(const ModelConfig& c, const TensorSource& source, std::size_t n)
+    : c_(c), n_(n), w_(c, source) {
+    if (c.positions != Positions::t5) scheme_ = positions::PositionScheme<T>(scheme_config(c), n);
+}
+
+template <class T>
+LayerOptions FamilyForward<T>::options(Keep keep) const {
+    LayerOptions o;
+    o.mask.causal = c_.causal;
+    o.mask.sliding_window = c_.sliding_window;
+    if (!c_.scale_scores) o.scale = 1.0;
+    o.path = AttentionPath::direct;
+    o.keep_scores = false;
+    o.keep_masked = false;
+    o.keep_scaled = keep.scores;
+    o.keep_weights = keep.weights;
+    return o;
+}
+
+template <class T>
+Matrix<T> FamilyForward<T>::gather(std::string_view table, std::span<const std::int64_t> ids) {
+    const std::size_t d = c_.hidden_size;
+    Matrix<T> x({ids.size(), d});
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        const auto id = ids[i];
+        if (id < 0 || static_cast<std::size_t>(id) >= c_.vocab_size)
+            throw std::invalid_argument("token id " + std::to_string(id) +
+                                        " is outside the vocabulary (0.." +
+                                        std::to_string(c_.vocab_size - 1) + ")");
+        w_.rows(table, static_cast<std::size_t>(id), 1, &x(i, 0));
+    }
+    return x;
+}
+
+template <class T>
+std::vector<T> FamilyForward<T>::logits(std::string_view table, std::span<const T> h) {
+    // logits[v] = sum_j h[j] E[v, j], E (V, d) widened kBlock rows at a time.
+    constexpr std::size_t kBlock = 256;
+    const std::size_t d = c_.hidden_size, V = c_.vocab_size;
+    std::vector<T> out(V), rows(kBlock * d);
+    for (std::size_t v0 = 0; v0 < V; v0 += kBlock) {
+        const std::size_t count = std::min(kBlock, V - v0);
+        w_.rows(table, v0, count, rows.data());
+        Matrix<T> x({1, d});
+        std::copy(h.begin(), h.end(), x.begin());
+        const Matrix<T> y = linear(x, dense<T>(rows.data(), count, d, WeightLayout::out_in));
+        std::copy(y.begin(), y.end(), out.begin() + static_cast<std::ptrdiff_t>(v0));
+    }
+    return out;
+}
+
+template <class T>
+std::unique_ptr<FamilyForward<T>> make_forward(const ModelConfig& c, const TensorSource& source,
+                                               std::size_t n) {
+    switch (c.family) {
+        case Family::gpt2:
+            return make_gpt2<T>(c, source, n);
+        case Family::bert:
+            return make_bert<T>(c, source, n);
+        case Family::llama:
+        case Family::mistral:
+        case Family::qwen2:
+            return make_llama<T>(c, source, n);
+        case Family::bloom:
+            return make_bloom<T>(c, source, n);
+        case Family::t5:
+            return make_t5<T>(c, source, n);
+    }
+    throw std::logic_error("unknown family");
+}
+
+template class FamilyForward<float>;
+template class FamilyForward<double>;
+template std::unique_ptr<FamilyForward<float>> make_forward(const ModelConfig&, const TensorSource&,
+                                                            std::size_t);
+template std::unique_ptr<FamilyForward<double>> make_forward(const ModelConfig&,
+                                                             const TensorSource&, std::size_t);
+
+}  // namespace attn::model

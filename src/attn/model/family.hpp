@@ -1,0 +1,85 @@
+// A model family's forward, split where attn looks inside it: the embedding (hidden[0]), one
+// block at a time (its attention layer's result kept for the caller), and the LM head's
+// logits after the last position. One file per family (gpt2.cpp, bert.cpp, llama.cpp for
+// llama, mistral and qwen2, bloom.cpp, t5.cpp) implements it as a list of named steps.
+//
+// Shapes: n tokens, d = hidden_size, H query heads, G key/value heads, hd = head_dim,
+// V = vocab_size.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include <xtensor/xview.hpp>
+
+#include "attn/attention/layer.hpp"
+#include "attn/model/config.hpp"
+#include "attn/model/ops.hpp"
+#include "attn/model/weights.hpp"
+#include "attn/positions/scheme.hpp"
+
+namespace attn::model {
+
+/// Which of a layer's n x n arrays the caller reads (nothing else is kept).
+struct Keep {
+    bool scores = false;   // scaled scores plus the position bias, before masks
+    bool weights = false;  // softmax of the masked scores
+};
+
+template <class T>
+class FamilyForward {
+  public:
+    FamilyForward(const ModelConfig& c, const TensorSource& source, std::size_t n);
+    virtual ~FamilyForward() = default;
+
+    const ModelConfig& config() const { return c_; }
+    std::size_t n() const { return n_; }
+    /// The scheme inside attention (none for the learned tables of gpt2 and bert).
+    const positions::PositionScheme<T>& scheme() const { return scheme_; }
+
+    /// hidden[0] (n, d): what the first block receives.
+    virtual Matrix<T> embed(std::span<const std::int64_t> ids) = 0;
+    /// Block `layer`: h (n, d) becomes the block's output; returns its attention layer.
+    virtual LayerResult<T> block(std::size_t layer, Matrix<T>& h, Keep keep) = 0;
+    /// Logits (V) of the last row of h (the last block's output): the final norm, then the LM
+    /// head or the tied embedding. std::logic_error for families without one (bert, t5).
+    virtual std::vector<T> next_logits(const Matrix<T>& h) = 0;
+    /// --show positions of a learned table: rows 0..n-1 (n, d); empty for the other schemes
+    /// (scheme().positions_rows gives theirs).
+    virtual Matrix<T> learned_positions() { return {}; }
+
+  protected:
+    /// The attention layer's options for this family and what the caller keeps.
+    LayerOptions options(Keep keep) const;
+    /// Rows of table (a 2-D tensor) at ids, widened: the embedding lookup (n, d).
+    Matrix<T> gather(std::string_view table, std::span<const std::int64_t> ids);
+    /// h_last (d) . E[v] for every row v of a (V, d) tensor, streamed in blocks of rows.
+    std::vector<T> logits(std::string_view table, std::span<const T> h_last);
+
+    ModelConfig c_;
+    std::size_t n_;
+    Weights<T> w_;
+    positions::PositionScheme<T> scheme_;
+};
+
+/// The forward of c's family over n tokens (n >= 1), reading tensors from source (which must
+/// outlive it).
+template <class T>
+std::unique_ptr<FamilyForward<T>> make_forward(const ModelConfig& c, const TensorSource& source,
+                                               std::size_t n);
+
+template <class T>
+std::unique_ptr<FamilyForward<T>> make_gpt2(const ModelConfig&, const TensorSource&, std::size_t);
+template <class T>
+std::unique_ptr<FamilyForward<T>> make_bert(const ModelConfig&, const TensorSource&, std::size_t);
+template <class T>
+std::unique_ptr<FamilyForward<T>> make_llama(const ModelConfig&, const TensorSource&, std::size_t);
+template <class T>
+std::unique_ptr<FamilyForward<T>> make_bloom(const ModelConfig&, const TensorSource&, std::size_t);
+template <class T>
+std::unique_ptr<FamilyForward<T>> make_t5(const ModelConfig&, const TensorSource&, std::size_t);
+
+}  // namespace attn::model

@@ -1,0 +1,138 @@
+#include "attn/model/ops.hpp"
+
+#include <xflens/cxxblas/drivers/cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <type_traits>
+
+namespace attn::model {
+
+namespace {
+
+// C (m, n) = A (m, k) op(B): B (k, n) when !trans_b, else B (n, k) used transposed.
+void gemm(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda,
+          const float* b, std::size_t ldb, bool trans_b, float* c) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
+                static_cast<CBLAS_INT>(m), static_cast<CBLAS_INT>(n), static_cast<CBLAS_INT>(k),
+                1.0f, a, static_cast<CBLAS_INT>(lda), b, static_cast<CBLAS_INT>(ldb), 0.0f, c,
+                static_cast<CBLAS_INT>(n));
+}
+void gemm(std::size_t m, std::size_t n, std::size_t k, const double* a, std::size_t lda,
+          const double* b, std::size_t ldb, bool trans_b, double* c) {
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
+                static_cast<CBLAS_INT>(m), static_cast<CBLAS_INT>(n), static_cast<CBLAS_INT>(k),
+                1.0, a, static_cast<CBLAS_INT>(lda), b, static_cast<CBLAS_INT>(ldb), 0.0, c,
+                static_cast<CBLAS_INT>(n));
+}
+
+template <class T>
+T apply(T x, Activation act) {
+    switch (act) {
+        case Activation::relu:
+            return std::max(x, T(0));
+        case Activation::gelu:
+            return T(0.5) * x * (T(1) + std::erf(x * T(M_SQRT1_2)));
+        case Activation::gelu_tanh: {
+            const T k = std::sqrt(T(2) / T(M_PI));
+            return T(0.5) * x * (T(1) + std::tanh(k * (x + T(0.044715) * x * x * x)));
+        }
+        case Activation::silu:
+            return x / (T(1) + std::exp(-x));
+    }
+    return x;
+}
+
+}  // namespace
+
+template <class T>
+Matrix<T> layer_norm(const Matrix<T>& x, const T* w, const T* b, double eps) {
+    const std::size_t n = x.shape(0), d = x.shape(1);
+    Matrix<T> y({n, d});
+    for (std::size_t i = 0; i < n; ++i) {
+        const T* r = &x(i, 0);
+        double mean = 0, var = 0;
+        for (std::size_t j = 0; j < d; ++j) mean += r[j];
+        mean /= static_cast<double>(d);
+        for (std::size_t j = 0; j < d; ++j) var += (r[j] - mean) * (r[j] - mean);
+        var /= static_cast<double>(d);
+        const T inv = static_cast<T>(1.0 / std::sqrt(var + eps));
+        for (std::size_t j = 0; j < d; ++j) {
+            const T v = (r[j] - static_cast<T>(mean)) * inv * w[j];
+            y(i, j) = b ? v + b[j] : v;
+        }
+    }
+    return y;
+}
+
+template <class T>
+Matrix<T> rms_norm(const Matrix<T>& x, const T* w, double eps) {
+    const std::size_t n = x.shape(0), d = x.shape(1);
+    Matrix<T> y({n, d});
+    for (std::size_t i = 0; i < n; ++i) {
+        const T* r = &x(i, 0);
+        double sq = 0;
+        for (std::size_t j = 0; j < d; ++j) sq += static_cast<double>(r[j]) * r[j];
+        const T inv = static_cast<T>(1.0 / std::sqrt(sq / static_cast<double>(d) + eps));
+        for (std::size_t j = 0; j < d; ++j) y(i, j) = w[j] * (r[j] * inv);
+    }
+    return y;
+}
+
+template <class T>
+Matrix<T> norm(const ModelConfig& c, const Matrix<T>& x, const T* w, const T* b) {
+    return c.norm == Norm::rms_norm ? rms_norm(x, w, c.norm_eps) : layer_norm(x, w, b, c.norm_eps);
+}
+
+template <class T>
+Projection<T> dense(const T* w, std::size_t rows, std::size_t cols, WeightLayout layout,
+                    const T* bias) {
+    return Projection<T>{MatrixRef<T>{w, rows, cols, cols}, layout, bias};
+}
+
+template <class T>
+Matrix<T> linear(const Matrix<T>& x, const Projection<T>& p) {
+    const std::size_t n = x.shape(0), in = p.in(), out = p.out();
+    if (x.shape(1) != in) throw std::invalid_argument("linear: input width differs from weight");
+    Matrix<T> y({n, out});
+    if (n == 0) return y;
+    gemm(n, out, in, x.data(), in, p.weight.data, p.weight.stride, p.layout == WeightLayout::out_in,
+         y.data());
+    if (p.bias)
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t j = 0; j < out; ++j) y(i, j) += p.bias[j];
+    return y;
+}
+
+template <class T>
+void activate(Matrix<T>& x, Activation act) {
+    for (T& v : x) v = apply(v, act);
+}
+
+template <class T>
+void gate(Matrix<T>& a, const Matrix<T>& b, Activation act) {
+    auto ia = a.begin();
+    for (auto ib = b.begin(); ib != b.end(); ++ia, ++ib) *ia = apply(*ia, act) * *ib;
+}
+
+template <class T>
+void add(Matrix<T>& a, const Matrix<T>& b) {
+    auto ia = a.begin();
+    for (auto ib = b.begin(); ib != b.end(); ++ia, ++ib) *ia += *ib;
+}
+
+#define ATTN_MODEL_OPS(T)                                                                     \
+    template Matrix<T> layer_norm(const Matrix<T>&, const T*, const T*, double);              \
+    template Matrix<T> rms_norm(const Matrix<T>&, const T*, double);                          \
+    template Matrix<T> norm(const ModelConfig&, const Matrix<T>&, const T*, const T*);        \
+    template Projection<T> dense(const T*, std::size_t, std::size_t, WeightLayout, const T*); \
+    template Matrix<T> linear(const Matrix<T>&, const Projection<T>&);                        \
+    template void activate(Matrix<T>&, Activation);                                           \
+    template void gate(Matrix<T>&, const Matrix<T>&, Activation);                             \
+    template void add(Matrix<T>&, const Matrix<T>&);
+ATTN_MODEL_OPS(float)
+ATTN_MODEL_OPS(double)
+#undef ATTN_MODEL_OPS
+
+}  // namespace attn::model

@@ -1,0 +1,94 @@
+#include "attn/model/run.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace attn::model {
+
+template <class T>
+ModelRun<T>::ModelRun(const ModelConfig& c, const TensorSource& source,
+                      std::vector<std::int64_t> ids, std::vector<std::size_t> layers,
+                      std::vector<std::size_t> heads, Keep keep, bool next)
+    : f_(make_forward<T>(c, source, ids.size())),
+      ids_(std::move(ids)),
+      layers_(std::move(layers)),
+      heads_(std::move(heads)),
+      keep_(keep),
+      want_next_(next) {
+    if (ids_.empty()) throw std::invalid_argument("no tokens to run the model on");
+    if (layers_.empty() || heads_.empty())
+        throw std::invalid_argument("no layer or no head selected");
+    restart();
+}
+
+template <class T>
+void ModelRun<T>::restart() {
+    h_ = f_->embed(ids_);
+    block_ = 0;
+    selected_ = 0;
+    if (recorded_) return;
+    hidden_.clear();
+    context_.clear();
+    if (choice_) summaries_ = std::make_unique<AttentionSummaries>(ids_.size(), *choice_);
+    if (layers_.front() == 0) hidden_.push_back(h_);
+}
+
+template <class T>
+void ModelRun<T>::step() {
+    const bool chosen = selected_ < layers_.size() && layers_[selected_] == block_;
+    if (!recorded_ && selected_ == 0 && chosen && block_ > 0) hidden_.push_back(h_);
+    LayerResult<T> r = f_->block(block_, h_, chosen ? keep_ : Keep{});
+    ++block_;
+    if (!chosen) return;
+    if (!recorded_) {
+        if (summaries_) {
+            for (const std::size_t head : heads_)
+                summaries_->add_head(
+                    block_ - 1, head,
+                    std::span<const T>(r.weights[head].data(), r.weights[head].size()));
+            summaries_->end_layer();
+        }
+        hidden_.push_back(h_);
+        std::vector<Matrix<T>> ctx;
+        for (const std::size_t head : heads_) ctx.push_back(std::move(r.context[head]));
+        context_.push_back(std::move(ctx));
+    }
+    last_ = std::move(r);
+    if (++selected_ == layers_.size()) recorded_ = true;
+}
+
+template <class T>
+void ModelRun<T>::summarise(SummaryChoice choice) {
+    choice_ = choice;
+    keep_.weights = true;
+    summaries_ = std::make_unique<AttentionSummaries>(ids_.size(), choice);
+}
+
+template <class T>
+const LayerResult<T>& ModelRun<T>::layer(std::size_t k) {
+    if (k >= layers_.size()) throw std::out_of_range("layer index past the selected layers");
+    if (k + 1 < selected_) restart();  // an earlier layer: run again from the embedding
+    while (selected_ < k + 1) step();
+    return last_;
+}
+
+template <class T>
+void ModelRun<T>::finish() {
+    while (!recorded_) step();
+    if (!want_next_ || !next_.empty()) return;
+    while (block_ < f_->config().num_layers) step();
+    // p = softmax(logits), in double from T's logits                    (V)
+    const std::vector<T> logits = f_->next_logits(h_);
+    const double m = static_cast<double>(*std::max_element(logits.begin(), logits.end()));
+    next_.resize(logits.size());
+    double sum = 0;
+    for (std::size_t v = 0; v < logits.size(); ++v)
+        sum += next_[v] = std::exp(static_cast<double>(logits[v]) - m);
+    for (double& p : next_) p /= sum;
+}
+
+template class ModelRun<float>;
+template class ModelRun<double>;
+
+}  // namespace attn::model

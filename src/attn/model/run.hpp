@@ -1,0 +1,76 @@
+// A model's forward over one sequence of ids as `attend --model` reads it: the selected layers
+// (increasing) and query heads, blocks after the last selected layer not computed (unless the
+// next token is asked for). The n x n arrays of one layer at a time are what layer(k) returns;
+// asking for an earlier layer again runs the forward again from the embedding, so no
+// layers x heads x n x n array is ever held. What is small is kept from the first pass:
+//   hidden   (layers + 1) x (n, d): before the first selected block, then after each
+//   context  layers x heads x (n, hd): weights v of each selected query head
+//   next     (V): softmax of the LM head's logits after the last position
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "attn/model/family.hpp"
+#include "attn/model/summaries.hpp"
+
+namespace attn::model {
+
+template <class T>
+class ModelRun {
+  public:
+    /// layers: increasing block numbers (non-empty); heads: query heads (non-empty), each
+    /// < num_heads; keep: the n x n arrays layer() must hold; next: whether finish() computes
+    /// the next-token probabilities (causal LMs only).
+    ModelRun(const ModelConfig& c, const TensorSource& source, std::vector<std::int64_t> ids,
+             std::vector<std::size_t> layers, std::vector<std::size_t> heads, Keep keep, bool next);
+
+    std::size_t n() const { return ids_.size(); }
+    const std::vector<std::size_t>& layers() const { return layers_; }
+    const std::vector<std::size_t>& heads() const { return heads_; }
+    const FamilyForward<T>& family() const { return *f_; }
+    FamilyForward<T>& family() { return *f_; }
+
+    /// The attention of the k-th selected layer (k < layers().size()).
+    const LayerResult<T>& layer(std::size_t k);
+    /// Reduces the selected heads' weights into summaries during the first pass (head_stats,
+    /// offsets, mean_weights, rollout); call before layer() or finish().
+    void summarise(SummaryChoice choice);
+    /// After finish(): the summaries chosen (null when none).
+    const AttentionSummaries* summaries() const { return summaries_.get(); }
+
+    /// Runs whatever of the first pass is left (the remaining blocks, the LM head).
+    void finish();
+
+    /// After finish(): hidden[k] (n, d), k = 0 .. layers().size().
+    const std::vector<Matrix<T>>& hidden() const { return hidden_; }
+    /// After finish(): context[k][h] (n, hd) for the k-th layer and h-th selected head.
+    const std::vector<std::vector<Matrix<T>>>& context() const { return context_; }
+    /// After finish(), with next: probabilities over the vocabulary (V).
+    const std::vector<double>& next() const { return next_; }
+
+  private:
+    void restart();
+    void step();  // computes block block_, advancing selected_ when it is selected
+
+    std::unique_ptr<FamilyForward<T>> f_;
+    std::vector<std::int64_t> ids_;
+    std::vector<std::size_t> layers_, heads_;
+    Keep keep_;
+    bool want_next_;
+    bool recorded_ = false;     // hidden_ and context_ complete
+    std::size_t block_ = 0;     // next block to compute
+    std::size_t selected_ = 0;  // selected layers computed in this pass
+    Matrix<T> h_;
+    LayerResult<T> last_;
+    std::vector<Matrix<T>> hidden_;
+    std::vector<std::vector<Matrix<T>>> context_;
+    std::vector<double> next_;
+    std::optional<SummaryChoice> choice_;
+    std::unique_ptr<AttentionSummaries> summaries_;
+};
+
+}  // namespace attn::model

@@ -1,0 +1,197 @@
+// attn attend --model: options, the checkpoint opened (locate_model, config.json, safetensors),
+// the budget checked before anything is allocated, then the forward streamed into the writer.
+#include "cli/attend_model.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "attn/model/config.hpp"
+#include "attn/model/tensors.hpp"
+#include "cli/arguments.hpp"
+#include "cli/errors.hpp"
+#include "cli/exit_code.hpp"
+#include "cli/tokenizer_files.hpp"
+#include "io/model_locator.hpp"
+#include "runtime/memory_budget.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+/// The checkpoint as the family code reads it.
+class CheckpointSource final : public model::TensorSource {
+  public:
+    explicit CheckpointSource(const io::Checkpoint& c) : c_(c) {}
+    runtime::TensorView tensor(const model::TensorSpec& s) const override {
+        return c_.expect(s.names, s.shape);
+    }
+    void release(const model::TensorSpec& s) const override {
+        for (const auto& name : s.names)
+            if (const io::CheckpointTensor* t = c_.find(name)) return c_.release(*t);
+    }
+
+  private:
+    const io::Checkpoint& c_;
+};
+
+std::string read_config(const std::filesystem::path& folder) {
+    const auto path = folder / "config.json";
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(fmt::format("--model: cannot read {}", path.string()));
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+std::vector<std::int64_t> parse_ids(const std::string& text, std::size_t vocab) {
+    std::vector<std::int64_t> ids;
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', pos), text.size());
+        const std::string item = text.substr(pos, comma - pos);
+        std::int64_t v = -1;
+        const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+        if (item.empty() || ec != std::errc() || end != item.data() + item.size() || v < 0 ||
+            static_cast<std::uint64_t>(v) >= vocab)
+            throw UsageError(
+                fmt::format("--ids: '{}' is not a token id of this model (whole numbers 0..{}, "
+                            "comma-separated)",
+                            item, vocab - 1));
+        ids.push_back(v);
+        pos = comma + 1;
+    }
+    return ids;
+}
+
+/// Every option of app and of its option groups (CLI11 keeps those as nameless subcommands).
+void collect_options(const CLI::App& app, std::vector<const CLI::Option*>& out) {
+    for (const CLI::Option* o : app.get_options()) out.push_back(o);
+    for (const CLI::App* g :
+         app.get_subcommands([](const CLI::App* a) { return a->get_name().empty(); }))
+        collect_options(*g, out);
+}
+
+/// Options of attend that belong to the random model: every option but these.
+void refuse_random_options(const CLI::App& attend) {
+    CLI::App probe;
+    OutputOptions dummy;
+    add_output_options(probe, dummy);
+    std::vector<const CLI::Option*> shared, given;
+    collect_options(probe, shared);
+    std::set<std::string> allowed{"--model", "--revision", "--ids",  "--layer",
+                                  "--head",  "--show",     "--help", "sentence"};
+    for (const CLI::Option* o : shared) allowed.insert(o->get_name());
+    collect_options(attend, given);
+    for (const CLI::Option* o : given) {
+        if (o->count() == 0 || allowed.count(o->get_name())) continue;
+        throw UsageError(
+            fmt::format("{}: belongs to the random model; with --model the checkpoint fixes it",
+                        o->get_name()));
+    }
+}
+
+template <class T>
+int run_typed(const model::ModelConfig& c, const io::Checkpoint& checkpoint,
+              const std::vector<std::int64_t>& ids, const AttendModelOptions& opt,
+              const ModelArrays& arrays, const io::OutputSpec& spec) {
+    const CheckpointSource source(checkpoint);
+    const auto layers = parse_index_list(opt.layer, c.num_layers, "--layer");
+    const auto heads = parse_index_list(opt.head, c.num_heads, "--head");
+    model::Keep keep{arrays.scores, arrays.weights};
+    model::ModelRun<T> run = naming_option("--ids", [&] {
+        return model::ModelRun<T>(c, source, ids, layers, heads, keep, arrays.next);
+    });
+    if (arrays.any_summary()) run.summarise(arrays.summaries);
+    std::vector<io::MatrixStream> streams = model_streams<T>(arrays, run, ids, spec);
+    io::Output output(spec, streams.size());
+    io::drive(output.sink(), streams);
+    output.commit();
+    return kOk;
+}
+
+}  // namespace
+
+std::vector<std::size_t> parse_index_list(const std::string& text, std::size_t length,
+                                          const std::string& option) {
+    std::vector<std::size_t> out;
+    if (text.empty()) {
+        for (std::size_t i = 0; i < length; ++i) out.push_back(i);
+        return out;
+    }
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', pos), text.size());
+        const std::string item = text.substr(pos, comma - pos);
+        const Slice s = naming_option(option, [&] { return parse_slice(item, length); });
+        for (std::size_t k = 0; k < s.size(); ++k) out.push_back(s[k]);
+        pos = comma + 1;
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+std::shared_ptr<AttendModelOptions> add_attend_model_options(CLI::App& attend) {
+    auto opt = std::make_shared<AttendModelOptions>();
+    auto* g = attend.add_option_group("Model");
+    opt->model_opt = g->add_option("--model", opt->model,
+                                   "A Hugging Face model: a folder with config.json, or ORG/NAME "
+                                   "in the local cache (never the network)")
+                         ->type_name("M");
+    opt->revision_opt =
+        g->add_option("--revision", opt->revision, "With --model ORG/NAME: a ref or a commit")
+            ->type_name("R");
+    opt->ids_opt =
+        g->add_option("--ids", opt->ids, "With --model: the token ids, comma-separated (no text)")
+            ->type_name("LIST");
+    g->add_option("--layer", opt->layer,
+                  "With --model: layers, e.g. 3, 2,5, 3:6, -1 (the last); default all")
+        ->type_name("LIST");
+    g->add_option("--head", opt->head, "With --model: query heads, as --layer; default all")
+        ->type_name("LIST");
+    return opt;
+}
+
+int run_attend_model(const AttendModelOptions& opt, const std::string* text,
+                     const std::string& show, const OutputOptions& out, const CLI::App& attend) {
+    refuse_random_options(attend);
+    if (opt.ids_opt->count() == 0 && !text)
+        throw UsageError("--model: give a text or the token ids with --ids");
+    if (text && opt.ids_opt->count())
+        throw UsageError("--ids: gives the tokens; it cannot be combined with a text");
+    const io::OutputSpec spec = resolve_output(out);
+    const std::filesystem::path folder = io::locate_model(opt.model, opt.revision);
+    const model::ModelConfig c =
+        naming_option(fmt::format("--model: {}", (folder / "config.json").string()),
+                      [&] { return model::parse_config(read_config(folder)); });
+    std::vector<std::int64_t> ids;
+    if (text) {  // the model's own tokenizer, special tokens included
+        for (const auto id : tokenize_for_model(folder, *text).ids)
+            ids.push_back(static_cast<std::int64_t>(id));
+        if (ids.empty()) throw UsageError("--model: the text gives no tokens");
+        for (const auto id : ids)
+            if (static_cast<std::uint64_t>(id) >= c.vocab_size)
+                throw UsageError(
+                    fmt::format("--model: the tokenizer gives id {}, beyond the "
+                                "model's vocab_size {}",
+                                id, c.vocab_size));
+    } else {
+        ids = parse_ids(opt.ids, c.vocab_size);
+    }
+    const ModelArrays arrays = parse_model_show(show.empty() ? "weights" : show, c);
+    const bool wide = spec.dtype == io::Dtype::float64;
+    runtime::reserve(model::forward_bytes(c, ids.size(), wide ? 8 : 4),
+                     fmt::format("the forward of {} over {} tokens", opt.model, ids.size()));
+    const io::Checkpoint checkpoint = io::Checkpoint::open_folder(folder);
+    // Every tensor present with its shape and dtype before the first block runs.
+    for (const model::TensorSpec& t : model::model_tensors(c)) checkpoint.expect(t.names, t.shape);
+    return wide ? run_typed<double>(c, checkpoint, ids, opt, arrays, spec)
+                : run_typed<float>(c, checkpoint, ids, opt, arrays, spec);
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,62 @@
+// attn attend --model M: a Hugging Face checkpoint's forward, its attention per layer and head.
+// The options live here and attend.cpp calls run_attend_model when --model is given; the
+// arrays (--show) are described in attend_model_arrays.cpp.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attn/model/run.hpp"
+#include "cli/common_options.hpp"
+#include "io/matrix_stream.hpp"
+#include "io/safetensors.hpp"
+
+namespace attn::cli {
+
+struct AttendModelOptions {
+    std::string model;              // a folder or ORG/NAME in the Hugging Face cache
+    std::string revision = "main";  // a ref or a commit of the cache
+    std::string ids;                // "1,2,3": token ids instead of a text
+    std::string layer;              // list grammar: "3", "2,5", "3:6", "-1"; "" = all
+    std::string head;
+    CLI::Option* model_opt = nullptr;
+    CLI::Option* revision_opt = nullptr;
+    CLI::Option* ids_opt = nullptr;
+    bool given() const { return model_opt && model_opt->count() > 0; }
+};
+
+/// Adds --model, --revision, --ids, --layer, --head to attend (group "Model").
+std::shared_ptr<AttendModelOptions> add_attend_model_options(CLI::App& attend);
+
+/// Runs the model. text: the sentence, if one was given; show: attend's --show ("" = weights);
+/// attend: the subcommand, whose random-model options given with --model are refused (exit 2).
+int run_attend_model(const AttendModelOptions& opt, const std::string* text,
+                     const std::string& show, const OutputOptions& out, const CLI::App& attend);
+
+/// "3", "2,5", "3:6", "-1" over an axis of `length`: sorted, without repeats; UsageError
+/// naming `option` and the accepted range otherwise.
+std::vector<std::size_t> parse_index_list(const std::string& text, std::size_t length,
+                                          const std::string& option);
+
+/// The arrays of `show` (validated names) for a run over the model; attend_model_arrays.cpp.
+struct ModelArrays {
+    std::vector<std::string> names;  // in --show order
+    bool scores = false, weights = false, next = false;
+    model::SummaryChoice summaries;  // head_stats, offsets, mean_weights, rollout
+    bool any_summary() const {
+        return summaries.head_stats || summaries.offsets || summaries.mean_weights ||
+               summaries.rollout;
+    }
+};
+ModelArrays parse_model_show(const std::string& show, const model::ModelConfig& c);
+std::string model_show_names();
+template <class T>
+std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::ModelRun<T>& run,
+                                            const std::vector<std::int64_t>& ids,
+                                            const io::OutputSpec& spec);
+
+}  // namespace attn::cli

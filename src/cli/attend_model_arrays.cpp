@@ -1,0 +1,389 @@
+// The arrays of attend --model (--show): tokens, ids, scores, weights, context, hidden,
+// positions, next. The per-layer arrays are 4-D (layers x heads x n x n, ...) with `layer`,
+// `head` and `query` label fields; their rows are made when the writer asks for them, one layer
+// of the forward at a time (model::ModelRun), so no layers x heads x n x n array is held.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <numeric>
+
+#include "cli/attend_model.hpp"
+#include "cli/errors.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+const std::vector<std::string> kNames{"tokens",     "ids",     "scores",       "weights",
+                                      "context",    "hidden",  "positions",    "next",
+                                      "head_stats", "offsets", "mean_weights", "rollout"};
+
+std::vector<std::string> split(const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', pos), text.size());
+        out.push_back(text.substr(pos, comma - pos));
+        pos = comma + 1;
+    }
+    return out;
+}
+
+std::vector<std::string> indices(std::size_t count) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < count; ++i) out.push_back(std::to_string(i));
+    return out;
+}
+
+io::LabelColumn number_label(std::string name, std::shared_ptr<std::vector<std::size_t>> values,
+                             std::size_t every) {
+    return {std::move(name),
+            [values, every](std::size_t r) {
+                return std::to_string((*values)[(r / every) % values->size()]);
+            },
+            true};
+}
+
+/// layers x heads x n x c, the selected layers and heads as label values.
+template <class T>
+io::ArrayInfo per_head_info(model::ModelRun<T>& run, std::string name, std::string title,
+                            std::size_t columns) {
+    const std::size_t n = run.n(), L = run.layers().size(), H = run.heads().size();
+    io::ArrayInfo info;
+    info.name = std::move(name);
+    info.title = std::move(title);
+    info.shape = {L, H, n, columns};
+    auto layers = std::make_shared<std::vector<std::size_t>>(run.layers());
+    auto heads = std::make_shared<std::vector<std::size_t>>(run.heads());
+    auto rows = std::make_shared<std::vector<std::size_t>>(n);
+    std::iota(rows->begin(), rows->end(), 0);
+    info.labels = {number_label("layer", layers, H * n), number_label("head", heads, n),
+                   number_label("query", rows, 1)};
+    info.column_labels = indices(columns);
+    info.row_axis = "query";
+    info.panel_rows = n;
+    for (const std::size_t l : *layers)
+        for (const std::size_t h : *heads)
+            info.panel_titles.push_back(fmt::format("layer {}, head {}", l, h));
+    return info;
+}
+
+template <class T>
+io::MatrixStream square_stream(model::ModelRun<T>& run, bool weights) {
+    const std::size_t n = run.n(), H = run.heads().size();
+    io::MatrixStream s;
+    s.info = per_head_info(run, weights ? "weights" : "scores",
+                           weights ? "attention weights (layer, head, query, key)"
+                                   : "scores before masks: scaled q.k plus the position bias",
+                           n);
+    s.info.column_axis = "key";
+    if (weights) s.info.value_range = std::pair{0.0, 1.0};
+    s.produce = [&run, n, H, weights](std::size_t row0, std::size_t rows, double* out) {
+        for (std::size_t r = row0; r < row0 + rows; ++r) {
+            const std::size_t k = r / (H * n), h = (r / n) % H, i = r % n;
+            const LayerResult<T>& lr = run.layer(k);
+            const auto& m = weights ? lr.weights[run.heads()[h]] : lr.scaled_scores[run.heads()[h]];
+            for (std::size_t j = 0; j < n; ++j) *out++ = static_cast<double>(m(i, j));
+        }
+    };
+    return s;
+}
+
+template <class T>
+io::MatrixStream context_stream(model::ModelRun<T>& run) {
+    const std::size_t n = run.n(), H = run.heads().size(), hd = run.family().config().head_dim;
+    io::MatrixStream s;
+    s.info = per_head_info(run, "context",
+                           "context per head: weights v (before the output "
+                           "projection)",
+                           hd);
+    s.produce = [&run, n, H, hd](std::size_t row0, std::size_t rows, double* out) {
+        run.finish();
+        for (std::size_t r = row0; r < row0 + rows; ++r) {
+            const auto& m = run.context()[r / (H * n)][(r / n) % H];
+            for (std::size_t j = 0; j < hd; ++j) *out++ = static_cast<double>(m(r % n, j));
+        }
+    };
+    return s;
+}
+
+template <class T>
+io::MatrixStream hidden_stream(model::ModelRun<T>& run) {
+    const std::size_t n = run.n(), d = run.family().config().hidden_size;
+    const std::size_t L = run.layers().size();
+    io::MatrixStream s;
+    s.info.name = "hidden";
+    s.info.title = "residual stream: before the first selected layer, then after each";
+    s.info.shape = {L + 1, n, d};
+    auto states = std::make_shared<std::vector<std::string>>();
+    states->push_back(run.layers().front() == 0 ? "embedding"
+                                                : fmt::format("before {}", run.layers().front()));
+    for (const std::size_t l : run.layers()) states->push_back(fmt::format("after {}", l));
+    s.info.labels = {{"state", [states, n](std::size_t r) { return (*states)[r / n]; }},
+                     {"position", [n](std::size_t r) { return std::to_string(r % n); }, true}};
+    s.info.column_labels = indices(d);
+    s.produce = [&run, n, d](std::size_t row0, std::size_t rows, double* out) {
+        run.finish();
+        for (std::size_t r = row0; r < row0 + rows; ++r)
+            for (std::size_t j = 0; j < d; ++j)
+                *out++ = static_cast<double>(run.hidden()[r / n](r % n, j));
+    };
+    return s;
+}
+
+template <class T>
+io::MatrixStream positions_stream(model::ModelRun<T>& run) {
+    const auto& scheme = run.family().scheme();
+    const std::size_t n = run.n();
+    io::MatrixStream s;
+    s.info.name = "positions";
+    if (scheme.scheme() == positions::Scheme::none) {
+        auto p = std::make_shared<model::Matrix<T>>(run.family().learned_positions());
+        const std::size_t d = p->shape(1);
+        s.info.title = "learned position rows";
+        s.info.shape = {n, d};
+        s.info.labels = {{"position", [](std::size_t r) { return std::to_string(r); }, true}};
+        s.info.column_labels = indices(d);
+        s.produce = [p, d](std::size_t row0, std::size_t rows, double* out) {
+            for (std::size_t r = row0; r < row0 + rows; ++r)
+                for (std::size_t j = 0; j < d; ++j) *out++ = static_cast<double>((*p)(r, j));
+        };
+        return s;
+    }
+    s.info.title = scheme.description();
+    s.info.shape = scheme.positions_shape();
+    const std::size_t cols = s.info.shape.back();
+    if (s.info.shape.size() == 3)
+        s.info.labels = {{"head", [n](std::size_t r) { return std::to_string(r / n); }, true},
+                         {"query", [n](std::size_t r) { return std::to_string(r % n); }, true}};
+    else
+        s.info.labels = {{"position", [](std::size_t r) { return std::to_string(r); }, true}};
+    s.info.column_labels = indices(cols);
+    s.produce = [&scheme, cols](std::size_t row0, std::size_t rows, double* out) {
+        std::vector<T> buf(rows * cols);
+        scheme.positions_rows(row0, rows, buf.data());
+        std::copy(buf.begin(), buf.end(), out);
+    };
+    return s;
+}
+
+template <class T>
+io::MatrixStream next_stream(model::ModelRun<T>& run, bool binary) {
+    // The 10 likeliest ids, ties by id: rank, id, token, probability.
+    auto top = std::make_shared<std::vector<std::size_t>>();
+    auto probs = std::make_shared<std::vector<double>>();
+    const auto ready = [&run, top, probs] {
+        if (!top->empty()) return;
+        run.finish();
+        *probs = run.next();
+        std::vector<std::size_t> order(probs->size());
+        std::iota(order.begin(), order.end(), 0);
+        const std::size_t k = std::min<std::size_t>(10, order.size());
+        std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k),
+                          order.end(), [&](std::size_t a, std::size_t b) {
+                              return (*probs)[a] != (*probs)[b] ? (*probs)[a] > (*probs)[b] : a < b;
+                          });
+        top->assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k));
+    };
+    const std::size_t rows = std::min<std::size_t>(10, run.family().config().vocab_size);
+    std::vector<io::TableColumn> cols{
+        {"rank", true, [](std::size_t r) { return std::to_string(r + 1); },
+         [](std::size_t r) { return static_cast<double>(r + 1); }},
+        {"id", true,
+         [ready, top](std::size_t r) {
+             ready();
+             return std::to_string((*top)[r]);
+         },
+         [ready, top](std::size_t r) {
+             ready();
+             return static_cast<double>((*top)[r]);
+         }},
+        {"token",
+         false,
+         [ready, top](std::size_t r) {
+             ready();
+             return std::to_string((*top)[r]);
+         },
+         {}},
+        {"probability", true,
+         [ready, top, probs](std::size_t r) {
+             ready();
+             return fmt::format("{}", (*probs)[(*top)[r]]);
+         },
+         [ready, top, probs](std::size_t r) {
+             ready();
+             return (*probs)[(*top)[r]];
+         }}};
+    return io::table_stream("next", "the 10 likeliest next tokens after the last position", rows,
+                            std::move(cols), binary);
+}
+
+io::MatrixStream id_stream(const std::vector<std::int64_t>& ids, bool tokens, bool binary) {
+    // binary formats: (n) int64; text: one row per position, (n, 1).
+    auto v = std::make_shared<std::vector<std::int64_t>>(ids);
+    const std::size_t n = ids.size();
+    io::MatrixStream s;
+    s.info.name = tokens ? "tokens" : "ids";
+    s.info.title = tokens ? "tokens (by id: no tokenizer read)" : "token ids";
+    s.info.dtype = io::Dtype::int64;
+    if (binary) {
+        s.info.shape = {n};
+        s.info.column_labels = indices(n);
+    } else {
+        s.info.shape = {n, 1};
+        s.info.column_labels = {"id"};
+        s.info.labels = {{"position", [](std::size_t r) { return std::to_string(r); }, true}};
+        if (tokens)
+            s.info.labels.push_back(
+                {"token", [v](std::size_t r) { return std::to_string((*v)[r]); }});
+    }
+    s.produce = [v, binary](std::size_t row0, std::size_t rows, double* out) {
+        const std::size_t first = binary ? 0 : row0, count = binary ? v->size() : rows;
+        for (std::size_t r = first; r < first + count; ++r) *out++ = static_cast<double>((*v)[r]);
+    };
+    return s;
+}
+
+/// head_stats (a table), offsets (layers x heads x 2n-1), mean_weights (layers x n x n),
+/// rollout (n x n): model::AttentionSummaries, reduced during the first pass.
+template <class T>
+io::MatrixStream summary_stream(model::ModelRun<T>& run, const std::string& name, bool binary) {
+    const std::size_t n = run.n(), L = run.layers().size(), H = run.heads().size();
+    const auto sums = [&run] {
+        run.finish();
+        return run.summaries();
+    };
+    if (name == "head_stats") {
+        using Field = double model::HeadStats::*;
+        const std::vector<std::pair<const char*, Field>> fields{
+            {"entropy", &model::HeadStats::entropy},
+            {"distance", &model::HeadStats::distance},
+            {"first", &model::HeadStats::first},
+            {"previous", &model::HeadStats::previous},
+            {"self", &model::HeadStats::self}};
+        std::vector<io::TableColumn> cols{
+            {"layer", true,
+             [sums](std::size_t r) { return std::to_string(sums()->head_stats()[r].layer); },
+             [sums](std::size_t r) { return static_cast<double>(sums()->head_stats()[r].layer); }},
+            {"head", true,
+             [sums](std::size_t r) { return std::to_string(sums()->head_stats()[r].head); },
+             [sums](std::size_t r) { return static_cast<double>(sums()->head_stats()[r].head); }}};
+        for (const auto& [field_name, field] : fields)
+            cols.push_back(
+                {field_name, true,
+                 [sums, f = field](std::size_t r) {
+                     return fmt::format("{}", sums()->head_stats()[r].*f);
+                 },
+                 [sums, f = field](std::size_t r) { return sums()->head_stats()[r].*f; }});
+        return io::table_stream("head_stats",
+                                "per layer and head: entropy (nats), mean distance, "
+                                "weight on the first, previous and own position",
+                                L * H, std::move(cols), binary);
+    }
+    io::MatrixStream s;
+    s.info.name = name;
+    auto layers = std::make_shared<std::vector<std::size_t>>(run.layers());
+    auto heads = std::make_shared<std::vector<std::size_t>>(run.heads());
+    auto rows = std::make_shared<std::vector<std::size_t>>(n);
+    std::iota(rows->begin(), rows->end(), 0);
+    const std::vector<double>* (*pick)(const model::AttentionSummaries&) = nullptr;
+    if (name == "offsets") {
+        s.info.title = "mean weight by offset j - i, from -(n-1) to n-1";
+        s.info.shape = {L, H, 2 * n - 1};
+        s.info.labels = {number_label("layer", layers, H), number_label("head", heads, 1)};
+        for (std::size_t o = 0; o < 2 * n - 1; ++o)
+            s.info.column_labels.push_back(
+                std::to_string(static_cast<long long>(o) - static_cast<long long>(n - 1)));
+        pick = [](const model::AttentionSummaries& a) { return &a.offsets(); };
+    } else if (name == "mean_weights") {
+        s.info.title = "attention weights, mean over the selected heads";
+        s.info.shape = {L, n, n};
+        s.info.labels = {number_label("layer", layers, n), number_label("query", rows, 1)};
+        s.info.column_labels = indices(n);
+        s.info.panel_rows = n;
+        pick = [](const model::AttentionSummaries& a) { return &a.mean_weights(); };
+    } else {
+        s.info.title = "attention rollout over the selected layers";
+        s.info.shape = {n, n};
+        s.info.labels = {number_label("query", rows, 1)};
+        s.info.column_labels = indices(n);
+        pick = [](const model::AttentionSummaries& a) { return &a.rollout(); };
+    }
+    const std::size_t cols = s.info.shape.back();
+    s.produce = [sums, pick, cols](std::size_t row0, std::size_t count, double* out) {
+        const std::vector<double>& v = *pick(*sums());
+        std::copy_n(v.begin() + static_cast<std::ptrdiff_t>(row0 * cols), count * cols, out);
+    };
+    return s;
+}
+
+}  // namespace
+
+std::string model_show_names() {
+    std::string out;
+    for (const auto& n : kNames) out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+
+ModelArrays parse_model_show(const std::string& show, const model::ModelConfig& c) {
+    ModelArrays a;
+    for (const std::string& item : split(show)) {
+        const std::vector<std::string> all = item == "all" ? kNames : std::vector{item};
+        for (const std::string& name : all) {
+            if (std::find(kNames.begin(), kNames.end(), name) == kNames.end())
+                throw UsageError(fmt::format("--show: '{}' is not an array of attend --model ({})",
+                                             name, model_show_names()));
+            const bool lm = c.family != model::Family::bert && c.family != model::Family::t5;
+            if (name == "next" && !lm) {
+                if (item == "all") continue;
+                throw UsageError(fmt::format(
+                    "--show next: {} has no next-token head (causal LMs: gpt2, llama, mistral, "
+                    "qwen2, bloom)",
+                    model::family_name(c.family)));
+            }
+            if (std::find(a.names.begin(), a.names.end(), name) != a.names.end()) continue;
+            a.names.push_back(name);
+            a.scores |= name == "scores";
+            a.weights |= name == "weights";
+            a.next |= name == "next";
+            a.summaries.head_stats |= name == "head_stats";
+            a.summaries.offsets |= name == "offsets";
+            a.summaries.mean_weights |= name == "mean_weights";
+            a.summaries.rollout |= name == "rollout";
+        }
+    }
+    return a;
+}
+
+template <class T>
+std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::ModelRun<T>& run,
+                                            const std::vector<std::int64_t>& ids,
+                                            const io::OutputSpec& spec) {
+    const bool binary = spec.format == io::Format::npy || spec.format == io::Format::npz;
+    std::vector<io::MatrixStream> out;
+    for (const std::string& name : arrays.names) {
+        io::MatrixStream s = name == "tokens"      ? id_stream(ids, true, binary)
+                             : name == "ids"       ? id_stream(ids, false, binary)
+                             : name == "scores"    ? square_stream(run, false)
+                             : name == "weights"   ? square_stream(run, true)
+                             : name == "context"   ? context_stream(run)
+                             : name == "hidden"    ? hidden_stream(run)
+                             : name == "positions" ? positions_stream(run)
+                             : name == "next"      ? next_stream(run, binary)
+                                                   : summary_stream(run, name, binary);
+        if (s.info.dtype != io::Dtype::int64 && name != "next" && name != "head_stats")
+            s.info.dtype = spec.dtype;
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+template std::vector<io::MatrixStream> model_streams(const ModelArrays&, model::ModelRun<float>&,
+                                                     const std::vector<std::int64_t>&,
+                                                     const io::OutputSpec&);
+template std::vector<io::MatrixStream> model_streams(const ModelArrays&, model::ModelRun<double>&,
+                                                     const std::vector<std::int64_t>&,
+                                                     const io::OutputSpec&);
+
+}  // namespace attn::cli

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# Benchmark (not a test): a GPT-2-small-shaped checkpoint (12 layers, 768 wide, 12 heads,
+# vocabulary 50257, random float32 weights written here as model.safetensors), n tokens
+# (default 1024), in one run and with the same threads:
+#   attn     `attn attend --model DIR --ids ... --show next`, whole process (start, mapping,
+#            every block, the tied LM head, writing the 10 rows), median of RUNS;
+#   PyTorch  the same forward written from GPT-2's definition (pre-LN, fused c_attn, causal
+#            softmax, gelu_new, tied head for the last position), computation alone, median;
+#   ceiling  the machine's float32 FMA peak: a small program of independent 8-wide FMA chains
+#            per thread (compiled here, -O2 -mavx2 -mfma), GFLOP/s = threads x chains x 16 / time.
+# The forward's flops: per block 2 n d (3d + d + 8d) for the projections and MLP, plus
+# 4 n^2 d for q k^T and w v; plus 2 d V for the head. Peak RSS from /usr/bin/time.
+# Usage: tests/bench/model_forward.sh [path/to/attn]   Environment: N=1024 THREADS=2 RUNS=3
+set -eu
+HERE=$(cd "$(dirname "$0")" && pwd)
+ATTN=${1:-$HERE/../../build/release/attn}
+N=${N:-1024}
+THREADS=${THREADS:-2}
+RUNS=${RUNS:-3}
+PY=/usr/bin/python3
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+"$PY" - "$WORK" <<'PY'
+import json, struct, sys
+import numpy as np
+folder = sys.argv[1]
+d, L, H, V, P = 768, 12, 12, 50257, 1024
+json.dump({"model_type": "gpt2", "n_embd": d, "n_layer": L, "n_head": H, "vocab_size": V,
+           "n_positions": P, "activation_function": "gelu_new", "layer_norm_epsilon": 1e-5},
+          open(f"{folder}/config.json", "w"))
+shapes = {"wte.weight": (V, d), "wpe.weight": (P, d)}
+for i in range(L):
+    p = f"h.{i}."
+    shapes.update({p + "ln_1.weight": (d,), p + "ln_1.bias": (d,),
+                   p + "attn.c_attn.weight": (d, 3 * d), p + "attn.c_attn.bias": (3 * d,),
+                   p + "attn.c_proj.weight": (d, d), p + "attn.c_proj.bias": (d,),
+                   p + "ln_2.weight": (d,), p + "ln_2.bias": (d,),
+                   p + "mlp.c_fc.weight": (d, 4 * d), p + "mlp.c_fc.bias": (4 * d,),
+                   p + "mlp.c_proj.weight": (4 * d, d), p + "mlp.c_proj.bias": (d,)})
+shapes.update({"ln_f.weight": (d,), "ln_f.bias": (d,)})
+header, offset = {}, 0
+for name, shape in shapes.items():
+    size = int(np.prod(shape)) * 4
+    header[name] = {"dtype": "F32", "shape": list(shape), "data_offsets": [offset, offset + size]}
+    offset += size
+text = json.dumps(header).encode()
+text += b" " * (-len(text) % 8)
+rng = np.random.default_rng(0)
+with open(f"{folder}/model.safetensors", "wb") as out:
+    out.write(struct.pack("<Q", len(text)) + text)
+    for name, shape in shapes.items():
+        if name.endswith(("ln_1.weight", "ln_2.weight", "ln_f.weight")):
+            a = np.ones(shape, np.float32)
+        else:
+            a = (0.02 * rng.standard_normal(shape)).astype(np.float32)
+        out.write(a.tobytes())
+PY
+IDS=$("$PY" -c "import numpy as np; print(','.join(map(str, np.random.default_rng(1).integers(0, 50257, $N))))")
+
+cat >"$WORK/fma.cpp" <<'CPP'
+#include <immintrin.h>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+int main(int argc, char** argv) {
+    const int threads = std::atoi(argv[1]);
+    const long iters = 200000000L / 10;
+    auto work = [&](float* sink) {
+        __m256 a[10], b = _mm256_set1_ps(0.999f), c = _mm256_set1_ps(1e-3f);
+        for (int k = 0; k < 10; ++k) a[k] = _mm256_set1_ps(float(k));
+        for (long i = 0; i < iters; ++i) {
+#pragma GCC unroll 10
+            for (int k = 0; k < 10; ++k) a[k] = _mm256_fmadd_ps(a[k], b, c);
+        }
+        __m256 s = a[0];
+        for (int k = 1; k < 10; ++k) s = _mm256_add_ps(s, a[k]);
+        *sink = _mm256_cvtss_f32(s);
+    };
+    std::vector<float> sinks(threads);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) pool.emplace_back(work, &sinks[t]);
+    for (auto& t : pool) t.join();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("%.1f\n", threads * iters * 10.0 * 16.0 / s / 1e9);
+}
+CPP
+g++ -O2 -mavx2 -mfma -pthread "$WORK/fma.cpp" -o "$WORK/fma"
+CEILING=$("$WORK/fma" "$THREADS")
+
+median() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+for _ in $(seq "$RUNS"); do
+    /usr/bin/time -f "%e %M" -o "$WORK/t" "$ATTN" attend --model "$WORK" --ids "$IDS" --show next \
+        --threads "$THREADS" -f csv >/dev/null
+    cat "$WORK/t"
+done >"$WORK/attn_times"
+ATTN_S=$(cut -d' ' -f1 "$WORK/attn_times" | median)
+ATTN_RSS=$(cut -d' ' -f2 "$WORK/attn_times" | sort -g | tail -1)
+
+TORCH_S=$("$PY" - "$WORK" "$IDS" "$THREADS" "$RUNS" <<'PY'
+import json, math, struct, sys, time
+import numpy as np, torch
+folder, ids, threads, runs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+torch.set_num_threads(threads)
+blob = open(f"{folder}/model.safetensors", "rb").read()
+size = struct.unpack("<Q", blob[:8])[0]
+header = json.loads(blob[8:8 + size])
+W = {k: torch.from_numpy(np.frombuffer(blob, np.float32, int(np.prod(v["shape"])), 8 + size + v["data_offsets"][0]).reshape(v["shape"]))
+     for k, v in header.items()}
+x_ids = torch.tensor([int(i) for i in ids.split(",")])
+d, H = 768, 12
+def gelu_new(x):
+    return 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+def forward():
+    n = len(x_ids)
+    h = W["wte.weight"][x_ids] + W["wpe.weight"][:n]
+    mask = torch.triu(torch.ones(n, n, dtype=torch.bool), 1)
+    for i in range(12):
+        p = f"h.{i}."
+        x = torch.nn.functional.layer_norm(h, (d,), W[p + "ln_1.weight"], W[p + "ln_1.bias"])
+        q, k, v = (x @ W[p + "attn.c_attn.weight"] + W[p + "attn.c_attn.bias"]).split(d, 1)
+        q, k, v = (t.view(n, H, 64).transpose(0, 1) for t in (q, k, v))
+        s = (q @ k.transpose(1, 2)) / 8.0
+        w = torch.softmax(s.masked_fill(mask, float("-inf")), -1)
+        c = (w @ v).transpose(0, 1).reshape(n, d)
+        h = h + c @ W[p + "attn.c_proj.weight"] + W[p + "attn.c_proj.bias"]
+        x = torch.nn.functional.layer_norm(h, (d,), W[p + "ln_2.weight"], W[p + "ln_2.bias"])
+        h = h + gelu_new(x @ W[p + "mlp.c_fc.weight"] + W[p + "mlp.c_fc.bias"]) @ W[p + "mlp.c_proj.weight"] + W[p + "mlp.c_proj.bias"]
+    y = torch.nn.functional.layer_norm(h[-1:], (d,), W["ln_f.weight"], W["ln_f.bias"])
+    return torch.softmax(y @ W["wte.weight"].T, -1).topk(10)
+times = []
+with torch.no_grad():
+    for _ in range(runs):
+        t0 = time.perf_counter(); forward(); times.append(time.perf_counter() - t0)
+print(sorted(times)[len(times) // 2])
+PY
+)
+"$PY" - "$N" "$ATTN_S" "$TORCH_S" "$CEILING" "$ATTN_RSS" "$THREADS" <<'PY'
+import sys
+n, attn_s, torch_s, ceiling, rss, threads = int(sys.argv[1]), *map(float, sys.argv[2:6]), sys.argv[6]
+d, L, V = 768, 12, 50257
+flops = L * (2 * n * d * 12 * d + 4 * n * n * d) + 2 * d * V
+print(f"GPT-2-small shape, n = {n}, {threads} threads; FMA ceiling {ceiling:.1f} GFLOP/s")
+for name, s in (("attn (whole process)", attn_s), ("PyTorch 1.13 (compute only)", torch_s)):
+    g = flops / s / 1e9
+    print(f"{name:30s} {s:7.3f} s  {g:7.1f} GFLOP/s  {100 * g / ceiling:5.1f}% of the ceiling")
+print(f"attn / PyTorch time: {attn_s / torch_s:.2f}; attn peak RSS {rss / 1024:.0f} MiB")
+PY
