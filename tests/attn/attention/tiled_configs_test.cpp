@@ -1,0 +1,74 @@
+// Every configuration tests/bench/kernel_bench.cpp times, at a small n, against the direct
+// path (attn::scaled_dot_product_attention): d = 64 and 128, causal and not, 1 and 2 threads,
+// one head and 32 query heads over 8 key/value heads (query head h reads key/value head
+// h / 4), on every instruction set this CPU has. n = 300 spans two key tiles and several
+// query tiles, so causal runs skip whole key tiles above the diagonal.
+#include <random>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "attn/attention/reference.hpp"
+#include "attn/attention/tiled.hpp"
+#include "runtime/parallel.hpp"
+#include "support/approx.hpp"
+
+namespace {
+
+using Matrix = xt::xtensor<float, 2>;
+
+Matrix uniform(std::size_t rows, std::size_t cols, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<double> dist(-2, 2);
+    Matrix m = xt::empty<float>({rows, cols});
+    for (auto& x : m) x = static_cast<float>(dist(gen));
+    return m;
+}
+
+attn::MatrixRef<float> view(const Matrix& m) {
+    return {m.data(), m.shape(0), m.shape(1), m.shape(1)};
+}
+
+}  // namespace
+
+TEST_CASE("tiled attention agrees with the direct path in every benchmarked configuration") {
+    const std::size_t n = 300;
+    std::vector<std::string> kernels;
+    for (const char* name : {"portable", "avx2", "avx512"})
+        if (attn::select_tiled_kernel(name)) kernels.push_back(name);
+    for (std::size_t d : {64, 128})
+        for (auto [heads, kv_heads] : {std::pair<std::size_t, std::size_t>{1, 1}, {32, 8}})
+            for (bool causal : {false, true}) {
+                std::vector<Matrix> k, v;
+                for (std::size_t g = 0; g < kv_heads; ++g) {
+                    k.push_back(uniform(n, d, unsigned(100 + 2 * g)));
+                    v.push_back(uniform(n, d, unsigned(101 + 2 * g)));
+                }
+                attn::MaskOptions mask;
+                mask.causal = causal;
+                attn::TiledOptions options;
+                options.causal = causal;
+                for (std::size_t h = 0; h < heads; ++h) {
+                    const Matrix q = uniform(n, d, unsigned(h + 1));
+                    const std::size_t g = h / (heads / kv_heads);
+                    const auto direct = attn::scaled_dot_product_attention(q, k[g], v[g], mask);
+                    // The portable kernels are slow: one query head of each group suffices.
+                    for (const std::string& name : kernels) {
+                        if (name == "portable" && h % (heads / kv_heads) != 0) continue;
+                        REQUIRE(attn::select_tiled_kernel(name));
+                        for (std::size_t threads : {1, 2}) {
+                            attn::set_thread_limit(threads);
+                            Matrix got = xt::zeros<float>({n, d});
+                            attn::tiled_attention(view(q), view(k[g]), view(v[g]), got.data(), d,
+                                                  options);
+                            INFO(name, " d ", d, " heads ", heads, "/", kv_heads, " head ", h,
+                                 " causal ", causal, " threads ", threads);
+                            attn::test::require_allclose(got, direct.context, 0, 2e-6, "context");
+                        }
+                    }
+                }
+            }
+    attn::set_thread_limit(0);
+    attn::select_tiled_kernel("auto");
+}
