@@ -6,8 +6,9 @@
 //            flops = 2 x lanes x chains x iterations. AVX-512 at twice AVX2 means full-width
 //            512-bit units; at about AVX2's figure, 256-bit units taking each 512-bit FMA twice.
 //   kernel   attn::tiled_attention on float32 Q (n, d) per query head, K and V (n, d) per
-//            key/value head, query head h reading key/value head h / (H / G); compute only (no
-//            files, no projections). flops = 4 n^2 d per query head, half for causal.
+//            key/value head, query head h reading key/value head h / (H / G) (the heads of a
+//            group through attn::tiled_attention_group); compute only (no files, no
+//            projections). flops = 4 n^2 d per query head, half for causal.
 // Each figure is the best of --runs runs. Times on a loaded machine are only indicative: the
 // load average is printed beside them.
 //
@@ -112,7 +113,8 @@ struct Config {
 double time_kernel(const Config& c, int runs) {
     // One Q and one context buffer serve every query head (the work does not depend on the
     // values); K and V are distinct per key/value head.
-    std::vector<float> q(c.n * c.d), out(c.n * c.d);
+    const std::size_t group = c.heads / c.kv_heads;
+    std::vector<float> q(c.n * c.d), out(group * c.n * c.d);
     std::vector<std::vector<float>> k(c.kv_heads), v(c.kv_heads);
     fill(q, 1);
     for (std::size_t g = 0; g < c.kv_heads; ++g) {
@@ -122,14 +124,21 @@ double time_kernel(const Config& c, int runs) {
     attn::TiledOptions o;
     o.causal = c.causal;
     attn::set_thread_limit(c.threads);
-    const std::size_t group = c.heads / c.kv_heads;
+    // A group's query heads go through tiled_attention_group: its key tiles packed once and
+    // read by every query head of the group while in cache.
+    const std::vector<attn::MatrixRef<float>> qs(group, {q.data(), c.n, c.d, c.d});
+    std::vector<float*> outs(group);
+    for (std::size_t h = 0; h < group; ++h) outs[h] = out.data() + h * c.n * c.d;
     double best = 1e300;
     for (int r = 0; r < runs; ++r) {
         const auto t0 = Clock::now();
-        for (std::size_t h = 0; h < c.heads; ++h) {
-            const std::size_t g = h / group;
-            attn::tiled_attention<float>({q.data(), c.n, c.d, c.d}, {k[g].data(), c.n, c.d, c.d},
-                                         {v[g].data(), c.n, c.d, c.d}, out.data(), c.d, o);
+        for (std::size_t g = 0; g < c.kv_heads; ++g) {
+            const attn::MatrixRef<float> kg{k[g].data(), c.n, c.d, c.d};
+            const attn::MatrixRef<float> vg{v[g].data(), c.n, c.d, c.d};
+            if (group == 1)
+                attn::tiled_attention<float>(qs[0], kg, vg, out.data(), c.d, o);
+            else
+                attn::tiled_attention_group<float>(qs, kg, vg, outs, c.d, o);
         }
         best = std::min(best, seconds_since(t0));
     }

@@ -1,7 +1,8 @@
 // Every configuration tests/bench/kernel_bench.cpp times, at a small n, against the direct
 // path (attn::scaled_dot_product_attention): d = 64 and 128, causal and not, 1 and 2 threads,
 // one head and 32 query heads over 8 key/value heads (query head h reads key/value head
-// h / 4), on every instruction set this CPU has. n = 300 spans two key tiles and several
+// h / 4, the heads of a group computed together by tiled_attention_group), on every
+// instruction set this CPU has. n = 300 spans two key tiles and several
 // query tiles, so causal runs skip whole key tiles above the diagonal.
 #include <random>
 #include <string>
@@ -49,22 +50,37 @@ TEST_CASE("tiled attention agrees with the direct path in every benchmarked conf
                 mask.causal = causal;
                 attn::TiledOptions options;
                 options.causal = causal;
-                for (std::size_t h = 0; h < heads; ++h) {
-                    const Matrix q = uniform(n, d, unsigned(h + 1));
-                    const std::size_t g = h / (heads / kv_heads);
-                    const auto direct = attn::scaled_dot_product_attention(q, k[g], v[g], mask);
-                    // The portable kernels are slow: one query head of each group suffices.
+                const std::size_t group = heads / kv_heads;
+                for (std::size_t g = 0; g < kv_heads; ++g) {
+                    std::vector<Matrix> q, direct;
+                    for (std::size_t h = g * group; h < (g + 1) * group; ++h) {
+                        q.push_back(uniform(n, d, unsigned(h + 1)));
+                        direct.push_back(
+                            attn::scaled_dot_product_attention(q.back(), k[g], v[g], mask).context);
+                    }
+                    std::vector<attn::MatrixRef<float>> qs;
+                    for (const Matrix& m : q) qs.push_back(view(m));
                     for (const std::string& name : kernels) {
-                        if (name == "portable" && h % (heads / kv_heads) != 0) continue;
+                        // The portable kernels are slow: the first group suffices.
+                        if (name == "portable" && g > 0) continue;
                         REQUIRE(attn::select_tiled_kernel(name));
                         for (std::size_t threads : {1, 2}) {
                             attn::set_thread_limit(threads);
-                            Matrix got = xt::zeros<float>({n, d});
-                            attn::tiled_attention(view(q), view(k[g]), view(v[g]), got.data(), d,
+                            // The group's heads together (tiled_attention_group), and the first
+                            // alone (tiled_attention): the same bits.
+                            std::vector<Matrix> got(group, xt::zeros<float>({n, d}));
+                            std::vector<float*> outs;
+                            for (Matrix& m : got) outs.push_back(m.data());
+                            attn::tiled_attention_group(qs, view(k[g]), view(v[g]), outs, d,
+                                                        options);
+                            Matrix alone = xt::zeros<float>({n, d});
+                            attn::tiled_attention(qs[0], view(k[g]), view(v[g]), alone.data(), d,
                                                   options);
-                            INFO(name, " d ", d, " heads ", heads, "/", kv_heads, " head ", h,
+                            INFO(name, " d ", d, " heads ", heads, "/", kv_heads, " group ", g,
                                  " causal ", causal, " threads ", threads);
-                            attn::test::require_allclose(got, direct.context, 0, 2e-6, "context");
+                            CHECK(alone == got[0]);
+                            for (std::size_t h = 0; h < group; ++h)
+                                attn::test::require_allclose(got[h], direct[h], 0, 2e-6, "context");
                         }
                     }
                 }
