@@ -39,20 +39,22 @@ ceiling() {
 echo
 echo "whole process: attn attend --input X.npy --dq d --dv d --show context -o out.npy (1 head)"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-7s %4s %7s %7s %9s %9s %8s\n' n d causal threads seconds GFLOP/s ceiling
+echo "(cpu = user + system seconds of all threads: on a loaded machine wall time mostly waits)"
+printf '%-7s %4s %7s %7s %9s %9s %9s %8s\n' n d causal threads seconds cpu GFLOP/s ceiling
 for n in $NS; do
     for d in 64 128; do
         "$BUILD/attn" encode -n "$n" -d "$d" -f npy -o "$WORK/x.npy"
         for causal in no yes; do
             for t in 1 2; do
                 flag=""; [ $causal = yes ] && flag=--causal
-                /usr/bin/time -f %e -o "$WORK/t.txt" "$BUILD/attn" attend --input "$WORK/x.npy" \
+                /usr/bin/time -f '%e %U %S' -o "$WORK/t.txt" "$BUILD/attn" attend --input "$WORK/x.npy" \
                     --dq "$d" --dv "$d" $flag --threads "$t" --show context -o "$WORK/out.npy"
-                s=$(tail -1 "$WORK/t.txt")
-                awk -v n="$n" -v d="$d" -v c="$causal" -v t="$t" -v s="$s" -v p="$(ceiling "$t")" \
+                read -r s u y <<<"$(tail -1 "$WORK/t.txt")"
+                awk -v n="$n" -v d="$d" -v c="$causal" -v t="$t" -v s="$s" -v u="$u" -v y="$y" \
+                    -v p="$(ceiling "$t")" \
                     'BEGIN { f = 4 * n * n * d * (c == "yes" ? 0.5 : 1) / s / 1e9;
-                             printf "%-7s %4s %7s %7s %9.3f %9.1f %7.0f%%\n", n, d, c, t, s, f,
-                                    100 * f / p }'
+                             printf "%-7s %4s %7s %7s %9.3f %9.3f %9.1f %7.0f%%\n", n, d, c, t, s,
+                                    u + y, f, 100 * f / p }'
             done
         done
     done

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -69,22 +70,30 @@ __attribute__((target("avx2,fma"))) float fma_chains_avx2(std::size_t iters) {
     return out[0] + out[1] + out[2] + out[3] + out[4] + out[5] + out[6] + out[7];
 }
 
-// GFLOP/s of `threads` threads each running the chains; best of `runs`.
-double ceiling(bool avx512, std::size_t threads, int runs) {
+// GFLOP/s of `threads` threads each running the chains, per wall second and per CPU second
+// (user + system of all threads: what a core gives while it runs, less sensitive to other
+// work on the machine); the best of `runs`.
+struct Rate {
+    double wall, cpu;
+};
+
+Rate ceiling(bool avx512, std::size_t threads, int runs) {
     const std::size_t iters = 200'000'000 / (avx512 ? 16 : 12);
     const double flops = double(threads) * double(iters) * (avx512 ? 16 * 16 * 2 : 12 * 8 * 2);
-    double best = 0;
+    Rate best{0, 0};
     for (int r = 0; r < runs; ++r) {
         std::vector<float> sink(threads);
+        const std::clock_t c0 = std::clock();
         const auto t0 = Clock::now();
         std::vector<std::thread> pool;
         for (std::size_t t = 0; t < threads; ++t)
             pool.emplace_back(
                 [&, t] { sink[t] = avx512 ? fma_chains_avx512(iters) : fma_chains_avx2(iters); });
         for (auto& th : pool) th.join();
-        const double s = seconds_since(t0);
+        const double s = seconds_since(t0), cpu = double(std::clock() - c0) / CLOCKS_PER_SEC;
         if (sink[0] == 12345.f) std::printf(" ");  // keeps the chains' results alive
-        best = std::max(best, flops / s / 1e9);
+        best.wall = std::max(best.wall, flops / s / 1e9);
+        best.cpu = std::max(best.cpu, flops / cpu / 1e9);
     }
     return best;
 }
@@ -109,8 +118,12 @@ struct Config {
     bool causal;
 };
 
-// Seconds of the kernel for every query head of `c` (best of runs).
-double time_kernel(const Config& c, int runs) {
+struct Timing {
+    double wall, cpu;  // seconds; cpu: user + system of all threads (std::clock)
+};
+
+// The kernel for every query head of `c`: the run of least wall time.
+Timing time_kernel(const Config& c, int runs) {
     // One Q and one context buffer serve every query head (the work does not depend on the
     // values); K and V are distinct per key/value head.
     const std::size_t group = c.heads / c.kv_heads;
@@ -129,8 +142,9 @@ double time_kernel(const Config& c, int runs) {
     const std::vector<attn::MatrixRef<float>> qs(group, {q.data(), c.n, c.d, c.d});
     std::vector<float*> outs(group);
     for (std::size_t h = 0; h < group; ++h) outs[h] = out.data() + h * c.n * c.d;
-    double best = 1e300;
+    Timing best{1e300, 0};
     for (int r = 0; r < runs; ++r) {
+        const std::clock_t c0 = std::clock();
         const auto t0 = Clock::now();
         for (std::size_t g = 0; g < c.kv_heads; ++g) {
             const attn::MatrixRef<float> kg{k[g].data(), c.n, c.d, c.d};
@@ -140,7 +154,8 @@ double time_kernel(const Config& c, int runs) {
             else
                 attn::tiled_attention_group<float>(qs, kg, vg, outs, c.d, o);
         }
-        best = std::min(best, seconds_since(t0));
+        const double wall = seconds_since(t0);
+        if (wall < best.wall) best = {wall, double(std::clock() - c0) / CLOCKS_PER_SEC};
     }
     return best;
 }
@@ -186,23 +201,28 @@ int main(int argc, char** argv) {
                 load_average().c_str());
     std::printf("kernel instruction set: %s\n\n", attn::tiled_kernel().c_str());
     const bool avx512 = __builtin_cpu_supports("avx512f");
-    std::vector<double> peak(3, 0.0);  // by thread count: the ceiling of the kernel's ISA
-    std::printf("%-28s %8s %10s\n", "FMA ceiling", "threads", "GFLOP/s");
+    // By thread count: the ceiling of the kernel's instruction set, per wall and CPU second.
+    std::vector<Rate> peak(3, Rate{0, 0});
+    std::printf("%-28s %8s %10s %12s\n", "FMA ceiling", "threads", "GFLOP/s", "GFLOP/cpu-s");
     for (std::size_t t : {std::size_t(1), std::size_t(2)}) {
-        const double c2 = ceiling(false, t, std::max(runs, 2));
-        std::printf("%-28s %8zu %10.1f\n", "AVX2 (12 chains x 8)", t, c2);
-        double c5 = 0;
+        const Rate c2 = ceiling(false, t, std::max(runs, 2));
+        std::printf("%-28s %8zu %10.1f %12.1f\n", "AVX2 (12 chains x 8)", t, c2.wall, c2.cpu);
+        Rate c5{0, 0};
         if (avx512) {
             c5 = ceiling(true, t, std::max(runs, 2));
-            std::printf("%-28s %8zu %10.1f\n", "AVX-512 (16 chains x 16)", t, c5);
+            std::printf("%-28s %8zu %10.1f %12.1f\n", "AVX-512 (16 chains x 16)", t, c5.wall,
+                        c5.cpu);
         }
         peak[t] = attn::tiled_kernel() == "avx512" ? c5 : c2;
     }
     if (avx512)
         std::printf("(AVX-512 / AVX2 near 2: full-width 512-bit FMA units; near 1: half)\n");
 
-    std::printf("\n%-7s %4s %6s %7s %7s %9s %9s %8s\n", "n", "d", "heads", "causal", "threads",
-                "seconds", "GFLOP/s", "ceiling");
+    std::printf(
+        "\n(cpu: user + system seconds of all threads; on a loaded machine the wall time "
+        "also waits for a core)\n");
+    std::printf("%-7s %4s %6s %7s %7s %9s %9s %9s %8s %12s %8s\n", "n", "d", "heads", "causal",
+                "threads", "seconds", "cpu", "GFLOP/s", "ceiling", "GFLOP/cpu-s", "ceiling");
     for (std::size_t n : ns)
         for (std::size_t d : ds)
             for (auto [heads, kv] : {std::pair<std::size_t, std::size_t>{1, 1}, {32, 8}})
@@ -211,14 +231,19 @@ int main(int argc, char** argv) {
                         // 32 heads at the largest n take minutes each: only in a full run.
                         if (heads > 1 && n > 16384 && shortlist) continue;
                         const Config c{n, d, heads, kv, t, causal};
-                        const double s = time_kernel(c, runs);
+                        const Timing tm = time_kernel(c, runs);
+                        const double s = tm.wall;
                         const double flops = 4.0 * double(n) * double(n) * double(d) *
                                              double(heads) * (causal ? 0.5 : 1.0);
                         const double g = flops / s / 1e9;
-                        const double p = t < peak.size() ? peak[t] : 0;
-                        std::printf("%-7zu %4zu %3zu/%-2zu %7s %7zu %9.3f %9.1f %7.0f%%\n", n, d,
-                                    heads, kv, causal ? "yes" : "no", t, s, g,
-                                    p > 0 ? 100 * g / p : 0.0);
+                        const Rate p = t < peak.size() ? peak[t] : Rate{0, 0};
+                        const double gc = flops / std::max(tm.cpu, 1e-9) / 1e9;
+                        std::printf(
+                            "%-7zu %4zu %3zu/%-2zu %7s %7zu %9.3f %9.3f %9.1f %7.0f%% %12.1f "
+                            "%7.0f%%\n",
+                            n, d, heads, kv, causal ? "yes" : "no", t, s, tm.cpu, g,
+                            p.wall > 0 ? 100 * g / p.wall : 0.0, gc,
+                            p.cpu > 0 ? 100 * gc / p.cpu : 0.0);
                         std::fflush(stdout);
                     }
     std::printf("\nload average after: %s\n", load_average().c_str());
