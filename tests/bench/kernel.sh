@@ -14,7 +14,8 @@
 #      stays. Without GGML_SRC the column is left out and the output says so.
 # The load average is printed beside the figures: on a busy machine they are only indicative.
 # Usage: tests/bench/kernel.sh [--short]       (--short: n = 4096 only)
-# Environment: BUILD=build/release, GGML_SRC (a ggml checkout), RUNS=1, NS="4096 16384 65536"
+# Environment: BUILD=build/release, GGML_SRC (a ggml checkout), GGML_BUILD (a folder to build
+# ggml in and keep, instead of a temporary one), RUNS=1, NS="4096 16384 65536"
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -33,7 +34,7 @@ cmake --build "$BUILD" --target kernel_bench attn -j2 >"$WORK/build.txt" 2>&1 ||
 ISA=$(sed -n 's/^kernel instruction set: //p' "$WORK/kernel.txt")
 ceiling() {
     local label="AVX2"; [ "$ISA" = avx512 ] && label="AVX-512"
-    awk -v l="$label" -v t="$1" '$1 == l && $(NF-1) == t { print $NF }' "$WORK/kernel.txt"
+    awk -v l="$label" -v t="$1" '$1 == l && $(NF-2) == t { print $(NF-1) }' "$WORK/kernel.txt"
 }
 
 echo
@@ -65,9 +66,10 @@ if [ -z "${GGML_SRC:-}" ]; then
     echo "ggml: left out (set GGML_SRC to a ggml source tree to time ggml_flash_attn_ext beside)"
     exit 0
 fi
-cmake -S "$GGML_SRC" -B "$WORK/ggml" -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=ON \
+GGML_BUILD=${GGML_BUILD:-$WORK/ggml}
+cmake -S "$GGML_SRC" -B "$GGML_BUILD" -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=ON \
     -DBUILD_SHARED_LIBS=OFF -DGGML_BUILD_TESTS=OFF -DGGML_BUILD_EXAMPLES=OFF >"$WORK/g.txt" 2>&1 &&
-    cmake --build "$WORK/ggml" -j2 --target ggml ggml-cpu ggml-base >>"$WORK/g.txt" 2>&1 ||
+    cmake --build "$GGML_BUILD" -j2 --target ggml ggml-cpu ggml-base >>"$WORK/g.txt" 2>&1 ||
     { tail -20 "$WORK/g.txt" >&2; echo "ggml: build failed" >&2; exit 1; }
 cat >"$WORK/ggml_fa.cpp" <<'CPP'
 // ggml_flash_attn_ext on Q (n, d) x heads float32, K and V (n, d) x kv_heads float16.
@@ -76,6 +78,7 @@ cat >"$WORK/ggml_fa.cpp" <<'CPP'
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include "ggml.h"
 #include "ggml-cpu.h"
 int main(int argc, char** argv) {
@@ -106,21 +109,24 @@ int main(int argc, char** argv) {
     ggml_flash_attn_ext_set_prec(out, GGML_PREC_F32);
     ggml_cgraph* gf = ggml_new_graph(ctx);
     ggml_build_forward_expand(gf, out);
+    const std::clock_t c0 = std::clock();
     const auto t0 = std::chrono::steady_clock::now();
     ggml_graph_compute_with_ctx(ctx, gf, threads);
     const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("%.4f\n", sec);
+    std::printf("%.4f %.4f\n", sec, double(std::clock() - c0) / CLOCKS_PER_SEC);
     ggml_free(ctx);
     return 0;
 }
 CPP
-LIBS=$(find "$WORK/ggml" -name 'libggml*.a' | sort -r | tr '\n' ' ')
+LIBS=$(find "$GGML_BUILD" -name 'libggml*.a' | sort -r | tr '\n' ' ')
 g++ -O2 -std=c++17 -I"$GGML_SRC/include" "$WORK/ggml_fa.cpp" -Wl,--start-group $LIBS \
     -Wl,--end-group -fopenmp -pthread -lm -o "$WORK/ggml_fa" 2>"$WORK/gcc.txt" ||
     { cat "$WORK/gcc.txt" >&2; exit 1; }
-echo "ggml_flash_attn_ext ($(cd "$GGML_SRC" && git rev-parse --short HEAD 2>/dev/null || echo tree)), compute only; ratio = fused kernel / ggml"
+echo "ggml_flash_attn_ext ($(cd "$GGML_SRC" && git rev-parse --short HEAD 2>/dev/null || echo tree)), compute only;"
+echo "ratio = ggml's seconds / the fused kernel's, wall and cpu (n > 16,384: one head, no mask)"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-7s %4s %6s %7s %7s %9s %9s %8s %7s\n' n d heads causal threads seconds GFLOP/s ceiling ratio
+printf '%-7s %4s %6s %7s %7s %9s %9s %9s %8s %7s %7s\n' n d heads causal threads seconds cpu \
+    GFLOP/s ceiling ratio cpu-rat
 for n in $NS; do
     for d in 64 128; do
         for hk in 1/1 32/8; do
@@ -129,16 +135,18 @@ for n in $NS; do
             for causal in no yes; do
                 [ $causal = yes ] && [ "$n" -gt 16384 ] && continue  # an n x n mask
                 for t in 1 2; do
-                    s=$("$WORK/ggml_fa" "$n" "$d" "$h" "$kv" "$t" $([ $causal = yes ] && echo 1 || echo 0))
-                    ours=$(awk -v n="$n" -v d="$d" -v hk="$h/$kv" -v c="$causal" -v t="$t" \
-                        '$1 == n && $2 == d && $3 == hk && $4 == c && $5 == t { print $6 }' \
-                        "$WORK/kernel.txt")
+                    read -r s u <<<"$("$WORK/ggml_fa" "$n" "$d" "$h" "$kv" "$t" \
+                        $([ $causal = yes ] && echo 1 || echo 0))"
+                    read -r os ou <<<"$(awk -v n="$n" -v d="$d" -v hk="$h/$kv" -v c="$causal" \
+                        -v t="$t" '$1 == n && $2 == d && $3 == hk && $4 == c && $5 == t \
+                        { print $6, $7 }' "$WORK/kernel.txt") 0 0"
                     awk -v n="$n" -v d="$d" -v h="$h" -v hk="$hk" -v c="$causal" -v t="$t" -v s="$s" \
-                        -v p="$(ceiling "$t")" -v o="${ours:-0}" \
+                        -v u="$u" -v p="$(ceiling "$t")" -v o="$os" -v ou="$ou" \
                         'BEGIN { f = 4 * n * n * d * h * (c == "yes" ? 0.5 : 1) / s / 1e9;
-                                 printf "%-7s %4s %6s %7s %7s %9.3f %9.1f %7.0f%% %7s\n", n, d,
-                                        hk, c, t, s, f, 100 * f / p,
-                                        o > 0 ? sprintf("%.2fx", s / o) : "-" }'
+                                 printf "%-7s %4s %6s %7s %7s %9.3f %9.3f %9.1f %7.0f%% %7s %7s\n",
+                                        n, d, hk, c, t, s, u, f, 100 * f / p,
+                                        (o > 0 ? sprintf("%.2fx", s / o) : "-"),
+                                        (ou > 0 ? sprintf("%.2fx", u / ou) : "-") }'
                 done
             done
         done
