@@ -5,6 +5,7 @@
 // instruction set this CPU has. n = 300 spans two key tiles and several
 // query tiles, so causal runs skip whole key tiles above the diagonal.
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -87,4 +88,18 @@ TEST_CASE("tiled attention agrees with the direct path in every benchmarked conf
             }
     attn::set_thread_limit(0);
     attn::select_tiled_kernel("auto");
+}
+
+TEST_CASE("tiled_attention_group rejects no heads, heads of different shapes, a missing output") {
+    const Matrix a = uniform(8, 4, 1), b = uniform(9, 4, 2), k = uniform(8, 4, 3);
+    Matrix out = xt::zeros<float>({8, 4});
+    const std::vector<float*> one{out.data()}, two{out.data(), out.data()};
+    CHECK_THROWS_WITH_AS(attn::tiled_attention_group<float>({}, view(k), view(k), {}, 4),
+                         "tiled attention: no query heads", std::invalid_argument);
+    CHECK_THROWS_WITH_AS(
+        attn::tiled_attention_group<float>({view(a), view(b)}, view(k), view(k), two, 4),
+        "tiled attention: the query heads differ in shape", std::invalid_argument);
+    CHECK_THROWS_WITH_AS(
+        attn::tiled_attention_group<float>({view(a), view(a)}, view(k), view(k), one, 4),
+        "tiled attention: not one output per query head", std::invalid_argument);
 }
