@@ -377,7 +377,11 @@ io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequ
         shape.kv_heads = dims.heads, shape.d_k = dims.dq, shape.d_v = dims.dv;
         shape.d_out = dims.d_out, shape.output = dims.out_proj, shape.scheme = opt.scheme;
         shape.permuted = !opt.permute.empty();
-        const std::uint64_t one = memory_plan(shape, o, sizeof(T)).total();
+        // what the run holds besides: X as read (double) and as shown (T), per batch element,
+        // and the unpermuted copy of --permute
+        const std::uint64_t held = runtime::checked_product(
+            {s.n(), dims.d_in, 8 + sizeof(T) + (shape.permuted ? 8 : 0)}, "the inputs");
+        const std::uint64_t one = memory_plan(shape, o, sizeof(T), 0, held).total();
         // every batch element's layer is held; with --permute one more, unpermuted, at a time
         const std::uint64_t b = std::max<std::size_t>(s.batch, 1) + (shape.permuted ? 1 : 0);
         bytes = runtime::checked_add(bytes, runtime::checked_mul(b, one, "the attention"),

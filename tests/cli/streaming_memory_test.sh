@@ -29,6 +29,22 @@ for format in json table md csv tsv; do
 done
 rm -f "$WORK"/out.*
 
+# attend keeps --max-memory: the tiled path streams alibi's H x n x n bias (--show positions,
+# 512 MiB of float32) in row blocks, and RoPE attention at n = 16,384 holds no n x n matrix
+# (the direct path would need 4.6 GiB).
+"$ATTN" encode -n 4096 -d 8 --dtype float32 -o "$WORK/x4096.npy" || fail "encode failed"
+"$ATTN" encode -n 16384 -d 8 --dtype float32 -o "$WORK/x16384.npy" || fail "encode failed"
+/usr/bin/time -f %M -o "$WORK/rss" "$ATTN" attend --input "$WORK/x4096.npy" --heads 8 \
+    --scheme alibi --attention tiled --show positions --max-memory 64M -f npy -o /dev/null ||
+    fail "alibi --show positions --max-memory 64M failed"
+checks=$((checks + 1))
+[ "$(tail -1 "$WORK/rss")" -lt 65536 ] || fail "alibi positions: peak $(tail -1 "$WORK/rss") KB"
+/usr/bin/time -f %M -o "$WORK/rss" "$ATTN" attend --input "$WORK/x16384.npy" --dq 8 --dv 8 \
+    --scheme rope --attention tiled -o "$WORK/ctx.npy" || fail "rope n = 16384 failed"
+checks=$((checks + 1))
+[ "$(tail -1 "$WORK/rss")" -lt 102400 ] || fail "rope n = 16384: peak $(tail -1 "$WORK/rss") KB"
+rm -f "$WORK"/x4096.npy "$WORK"/x16384.npy "$WORK"/ctx.npy
+
 # The table without a height (not a terminal, LINES unset) prints every row.
 env -u LINES "$ATTN" encode -n 1000 -d 2 -f table -o "$WORK/t.txt"
 checks=$((checks + 1))
