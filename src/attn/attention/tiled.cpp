@@ -242,7 +242,7 @@ void TiledAttention<T>::context(std::size_t row0, std::size_t rows, T* out,
         throw std::invalid_argument("tiled attention: context rows beyond Q");
     if (rows == 0 || p.d_v == 0) return;
     const std::size_t tiles = (rows + p.bq - 1) / p.bq;
-    const std::size_t work = ker.workspace(p.bq, p.bk, p.dv_pad);
+    const std::size_t work = ker.workspace(p.bq, p.bk, p.dv_pad, 1);
     // Causal tiles grow with the row: thread ranges take tiles from both ends alternately
     // (0, last, 1, last - 1, ...) so that each holds about the same work.
     parallel_for(tiles, 1, [&](std::size_t b, std::size_t e) {
@@ -263,7 +263,7 @@ void TiledAttention<T>::rows(std::size_t row0, std::size_t rows, const ScoreRows
         throw std::invalid_argument("tiled attention: rows beyond Q");
     tiled_detail::check_view("the score rows", p.n_k, out.stride);
     const std::size_t blocks = (rows + p.bq - 1) / p.bq;
-    const std::size_t work = ker.workspace(p.bq, p.bk, 0);
+    const std::size_t work = ker.workspace(p.bq, p.bk, 0, 1);
     parallel_for(blocks, 1, [&](std::size_t b, std::size_t e) {
         std::vector<T> buffer(work);
         for (std::size_t x = b; x < e; ++x) {
@@ -280,6 +280,40 @@ template <class T>
 void tiled_attention(MatrixRef<T> q, MatrixRef<T> k, MatrixRef<T> v, T* out, std::size_t out_stride,
                      const TiledOptions& options, const AttentionBias<T>& bias) {
     TiledAttention<T>(q, k, v, options, bias).context(out, out_stride);
+}
+
+template <class T>
+void tiled_attention_group(const std::vector<MatrixRef<T>>& q, MatrixRef<T> k, MatrixRef<T> v,
+                           const std::vector<T*>& out, std::size_t out_stride,
+                           const TiledOptions& options, const AttentionBias<T>& bias) {
+    if (q.empty()) throw std::invalid_argument("tiled attention: no query heads");
+    if (out.size() != q.size())
+        throw std::invalid_argument("tiled attention: not one output per query head");
+    for (const MatrixRef<T>& h : q) {
+        tiled_detail::check_view("Q", h.cols, h.stride);
+        if (h.rows != q[0].rows || h.cols != q[0].cols)
+            throw std::invalid_argument("tiled attention: the query heads differ in shape");
+    }
+    const tiled_detail::Kernels<T>& ker = *tiled_detail::kernels<T>();
+    tiled_detail::Packed<T> packed;
+    tiled_detail::pack(ker, q[0], k, &v, options, bias, packed);
+    const tiled_detail::Problem<T>& p = packed.p;
+    tiled_detail::check_view("the context", p.d_v, out_stride);
+    if (p.n_q == 0 || p.d_v == 0) return;
+    std::vector<tiled_detail::Problem<T>> ps(q.size(), p);
+    for (std::size_t h = 0; h < q.size(); ++h) ps[h].q = q[h].data, ps[h].q_stride = q[h].stride;
+    const std::size_t tiles = (p.n_q + p.bq - 1) / p.bq;
+    const std::size_t work = ker.workspace(p.bq, p.bk, p.dv_pad, q.size());
+    // Tiles taken from both ends alternately, as in TiledAttention::context.
+    parallel_for(tiles, 1, [&](std::size_t b, std::size_t e) {
+        std::vector<T> buffer(work);
+        for (std::size_t x = b; x < e; ++x) {
+            const std::size_t t = x % 2 == 0 ? x / 2 : tiles - 1 - x / 2;
+            const std::size_t i0 = t * p.bq;
+            ker.query_tile_group(ps.data(), ps.size(), i0, std::min(p.bq, p.n_q - i0),
+                                 buffer.data(), out.data(), out_stride);
+        }
+    });
 }
 
 template <class T>
@@ -317,6 +351,9 @@ bool select_tiled_kernel(const std::string& name) {
     template class TiledAttention<T>;                                                           \
     template void tiled_attention<T>(MatrixRef<T>, MatrixRef<T>, MatrixRef<T>, T*, std::size_t, \
                                      const TiledOptions&, const AttentionBias<T>&);             \
+    template void tiled_attention_group<T>(const std::vector<MatrixRef<T>>&, MatrixRef<T>,      \
+                                           MatrixRef<T>, const std::vector<T*>&, std::size_t,   \
+                                           const TiledOptions&, const AttentionBias<T>&);       \
     template xt::xtensor<T, 2> tiled_attention<T>(                                              \
         const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&,           \
         const TiledOptions&, const AttentionBias<T>&);                                          \

@@ -32,6 +32,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <xtensor/xtensor.hpp>
 
@@ -79,6 +80,18 @@ template <class T>
 xt::xtensor<T, 2> tiled_attention(const xt::xtensor<T, 2>& q, const xt::xtensor<T, 2>& k,
                                   const xt::xtensor<T, 2>& v, const TiledOptions& options = {},
                                   const AttentionBias<T>& bias = {});
+
+/// Grouped-query attention (Llama's num_key_value_heads): the query heads q[h], all of the
+/// same shape, share one K and V, and head h's context (n_q, d_v) goes to out[h][i *
+/// out_stride + c]. Each key tile is packed once and read by every head of the group while
+/// it is in cache. The same bits as tiled_attention per head. The options and the bias are
+/// shared by the heads (a per-head bias, e.g. ALiBi's slopes, calls tiled_attention per
+/// head). Throws std::invalid_argument as tiled_attention, or if q is empty, the heads'
+/// shapes differ or out has another size.
+template <class T>
+void tiled_attention_group(const std::vector<MatrixRef<T>>& q, MatrixRef<T> k, MatrixRef<T> v,
+                           const std::vector<T*>& out, std::size_t out_stride,
+                           const TiledOptions& options = {}, const AttentionBias<T>& bias = {});
 
 /// Where TiledAttention::rows writes full rows (n_k columns each): row r of the block at
 /// pointer[r * stride]. A null pointer is not computed.
@@ -163,10 +176,15 @@ struct Kernels {
     const char* name;
     std::size_t width;  // elements per vector: K tiles and V rows are padded to it
     std::size_t bq, bk;
-    std::size_t (*workspace)(std::size_t bq, std::size_t bk, std::size_t dv_pad);  // elements
+    /// elements of work for a query tile of `heads` query heads
+    std::size_t (*workspace)(std::size_t bq, std::size_t bk, std::size_t dv_pad, std::size_t heads);
     /// context rows [i0, i0 + rows), rows <= bq
     void (*query_tile)(const Problem<T>& p, std::size_t i0, std::size_t rows, T* work, T* out,
                        std::size_t out_stride);
+    /// the same for the query heads ps[0..heads) of one key/value group, each key tile read
+    /// by all of them in turn; head h's context into out[h]
+    void (*query_tile_group)(const Problem<T>* ps, std::size_t heads, std::size_t i0,
+                             std::size_t rows, T* work, T* const* out, std::size_t out_stride);
     /// ScoreRows of rows [i0, i0 + rows), rows <= bq; row r of out at offset r * stride
     void (*score_rows)(const Problem<T>& p, std::size_t i0, std::size_t rows, T* work,
                        const ScoreRows<T>& out);
