@@ -82,7 +82,7 @@ class EncodingRows {
     Precision precision_;
     std::optional<positions::PositionalEncoder> encoder_;  // float64
     std::vector<float> divisor_;                           // float32: D_j, (ceil(d/2),)
-    std::vector<positions::DoubleDouble> freq_;  // bfloat16, float16: w_j, (ceil(d/2),)
+    std::vector<positions::DoubleDouble> freq_;            // bfloat16, float16: w_j, (ceil(d/2),)
     std::size_t block_;
 };
 

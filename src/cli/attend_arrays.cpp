@@ -314,11 +314,12 @@ io::MatrixStream equivariance_stream(const SentenceArrays<T>& a) {
     for (const auto& r : a.run.results) s = std::max(s, double(xt::amax(xt::abs(r.output))()));
     const std::size_t terms = a.s.n() + a.run.x.front().shape(1) + eq.front().shape(1);
     const std::string scheme = a.run.scheme.description();
-    io::MatrixStream e = matrix_stream("equivariance",
-                         "equivariance context(X[p]) - context(X)[p]" +
-                             (scheme.empty() ? std::string() : ", " + scheme) + a.mask_text,
-                         a.s.batch, 0, query_rows(a), indices(eq.front().shape(1)), row_labels(a),
-                         held<T>([&eq](std::size_t b, std::size_t) -> M<T> { return eq[b]; }));
+    io::MatrixStream e =
+        matrix_stream("equivariance",
+                      "equivariance context(X[p]) - context(X)[p]" +
+                          (scheme.empty() ? std::string() : ", " + scheme) + a.mask_text,
+                      a.s.batch, 0, query_rows(a), indices(eq.front().shape(1)), row_labels(a),
+                      held<T>([&eq](std::size_t b, std::size_t) -> M<T> { return eq[b]; }));
     e.info.noise = io::rounding_noise(
         s, std::is_same_v<T, float> ? io::Dtype::float32 : io::Dtype::float64, terms);
     return e;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include <doctest/doctest.h>
-#include "attn/tiled_attention.hpp"
+#include "attn/attention/tiled.hpp"
 #include "support/text.hpp"
 #include "support/throws.hpp"
 
