@@ -70,8 +70,8 @@ struct PRun {
 };
 
 // Pair j and whether column c of the layout is its sine.
-std::pair<std::size_t, bool> column_pair(std::size_t c, std::size_t d, Layout layout) {
-    if (layout == Layout::interleaved) return {c / 2, c % 2 == 0};
+std::pair<std::size_t, bool> column_pair(std::size_t c, std::size_t d, positions::Layout layout) {
+    if (layout == positions::Layout::interleaved) return {c / 2, c % 2 == 0};
     const std::size_t sines = (d + 1) / 2;
     return c < sines ? std::pair{c, true} : std::pair{c - sines, false};
 }
@@ -90,11 +90,11 @@ io::MatrixStream p_stream(const PRun& run, Angles angles, bool progress_bar) {
     if (angles == Angles::float32)
         book = std::make_shared<const positions::Float32AngleEncoder>(
             d, opt.base,
-            opt.layout == Layout::split ? positions::SineColumns::split
-                                        : positions::SineColumns::interleaved);
-    auto encoder = std::make_shared<const PositionalEncoder>(
+            opt.layout == positions::Layout::split ? positions::SineColumns::split
+                                                   : positions::SineColumns::interleaved);
+    auto encoder = std::make_shared<const positions::PositionalEncoder>(
         d, opt.base, opt.layout, std::max<std::size_t>(n, 1),
-        run.dtype == io::Dtype::float64 ? Combine::extended : Combine::fast);
+        run.dtype == io::Dtype::float64 ? positions::Combine::extended : positions::Combine::fast);
     auto freq = std::make_shared<std::vector<positions::DoubleDouble>>();
     for (std::size_t j = 0; j < (d + 1) / 2; ++j)
         freq->push_back(positions::inverse_power(opt.base, 2 * j, d));
@@ -128,7 +128,7 @@ io::MatrixStream p_stream(const PRun& run, Angles angles, bool progress_bar) {
     auto progress = std::make_shared<io::Progress>(
         "encode", info.rows(),
         progress_bar && !opt.out.quiet && !(opt.out.output == "-" && io::is_terminal(1)));
-    const Layout layout = opt.layout;
+    const positions::Layout layout = opt.layout;
     const double* xv = x.values.data();
     const bool add = !x.shape.empty();
     auto produce = [=](std::size_t g, std::size_t count, double* out) {
@@ -184,7 +184,7 @@ ExactForm p_exact(const PRun& run) {
     const std::int64_t start = run.opt.start;
     const std::size_t n = std::max<std::size_t>(run.n, 1), d = run.d;
     const Slice cols = run.cols;
-    const Layout layout = run.opt.layout;
+    const positions::Layout layout = run.opt.layout;
     const double* xv = run.x.shape.empty() ? nullptr : run.x.values.data();
     e.at = [=](std::size_t r, std::size_t c) {
         const auto [j, sine] = column_pair(cols[c], d, layout);

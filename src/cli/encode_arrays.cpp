@@ -128,7 +128,7 @@ io::MatrixStream cos_sin_stream(const SchemeRun& run, bool cosine) {
                               other->data(), other->data() + h);
                 const double* v = other->data() + (cosine ? 0 : h);
                 for (std::size_t j = 0; j < h; ++j) {
-                    const bool split = layout == pos::RopeLayout::split;
+                    const bool split = layout == pos::Layout::split;
                     out[k * d + (split ? j : 2 * j)] = v[j];
                     out[k * d + (split ? j + h : 2 * j + 1)] = v[j];
                 }
@@ -170,7 +170,7 @@ io::MatrixStream rotated_stream(const SchemeRun& run) {
                               cs->data() + h);
                 const double* xr = &x->values[g * d];
                 for (std::size_t j = 0; j < h; ++j) {
-                    const bool split = layout == pos::RopeLayout::split;
+                    const bool split = layout == pos::Layout::split;
                     const std::size_t ia = split ? j : 2 * j, ib = split ? j + h : 2 * j + 1;
                     const double a = pos::round_to(*t, {xr[ia], 0.0});
                     const double b = pos::round_to(*t, {xr[ib], 0.0});
@@ -299,7 +299,7 @@ ExactForm exact_form(EncodeArray item, const SchemeRun& run) {
     constexpr double u = 0x1p-52;  // twice the unit roundoff of double
     const std::int64_t start = run.opt->start;
     const std::size_t n = std::max<std::size_t>(run.n, 1), d = run.d, h = d / 2;
-    const auto split = run.layout == pos::RopeLayout::split;
+    const auto split = run.layout == pos::Layout::split;
     auto rope = run.rope;
     auto x = run.x;
     ExactForm e;
