@@ -8,7 +8,7 @@ using attn::io::Format;
 
 TEST_CASE("format: every name parses to its format and back") {
     const auto names = attn::io::format_name_list();
-    CHECK(names.size() == 10);
+    CHECK(names.size() == 11);
     std::string joined;
     for (const std::string& name : names) {
         CAPTURE(name);
