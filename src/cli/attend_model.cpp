@@ -97,8 +97,9 @@ void refuse_random_options(const CLI::App& attend) {
 
 template <class T>
 int run_typed(const model::ModelConfig& c, const io::Checkpoint& checkpoint,
-              const std::vector<std::int64_t>& ids, const AttendModelOptions& opt,
-              const ModelArrays& arrays, const io::OutputSpec& spec) {
+              const std::vector<std::int64_t>& ids, const std::vector<std::string>& tokens,
+              const AttendModelOptions& opt, const ModelArrays& arrays,
+              const io::OutputSpec& spec) {
     const CheckpointSource source(checkpoint);
     const auto layers = parse_index_list(opt.layer, c.num_layers, "--layer");
     const auto heads = parse_index_list(opt.head, c.num_heads, "--head");
@@ -107,7 +108,7 @@ int run_typed(const model::ModelConfig& c, const io::Checkpoint& checkpoint,
         return model::ModelRun<T>(c, source, ids, layers, heads, keep, arrays.next);
     });
     if (arrays.any_summary()) run.summarise(arrays.summaries);
-    std::vector<io::MatrixStream> streams = model_streams<T>(arrays, run, ids, spec);
+    std::vector<io::MatrixStream> streams = model_streams<T>(arrays, run, ids, tokens, spec);
     io::Output output(spec, streams.size());
     io::drive(output.sink(), streams);
     output.commit();
@@ -170,9 +171,11 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
         naming_option(fmt::format("--model: {}", (folder / "config.json").string()),
                       [&] { return model::parse_config(read_config(folder)); });
     std::vector<std::int64_t> ids;
-    if (text) {  // the model's own tokenizer, special tokens included
-        for (const auto id : tokenize_for_model(folder, *text).ids)
-            ids.push_back(static_cast<std::int64_t>(id));
+    std::vector<std::string> tokens;  // as the vocabulary spells them; with --ids, the ids
+    if (text) {                       // the model's own tokenizer, special tokens included
+        const auto encoding = tokenize_for_model(folder, *text);
+        for (const auto id : encoding.ids) ids.push_back(static_cast<std::int64_t>(id));
+        tokens.assign(encoding.tokens.begin(), encoding.tokens.end());
         if (ids.empty()) throw UsageError("--model: the text gives no tokens");
         for (const auto id : ids)
             if (static_cast<std::uint64_t>(id) >= c.vocab_size)
@@ -182,6 +185,7 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
                                 id, c.vocab_size));
     } else {
         ids = parse_ids(opt.ids, c.vocab_size);
+        for (const auto id : ids) tokens.push_back(std::to_string(id));
     }
     const ModelArrays arrays = parse_model_show(show.empty() ? "weights" : show, c);
     const bool wide = spec.dtype == io::Dtype::float64;
@@ -190,8 +194,8 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
     const io::Checkpoint checkpoint = io::Checkpoint::open_folder(folder);
     // Every tensor present with its shape and dtype before the first block runs.
     for (const model::TensorSpec& t : model::model_tensors(c)) checkpoint.expect(t.names, t.shape);
-    return wide ? run_typed<double>(c, checkpoint, ids, opt, arrays, spec)
-                : run_typed<float>(c, checkpoint, ids, opt, arrays, spec);
+    return wide ? run_typed<double>(c, checkpoint, ids, tokens, opt, arrays, spec)
+                : run_typed<float>(c, checkpoint, ids, tokens, opt, arrays, spec);
 }
 
 }  // namespace attn::cli

@@ -57,6 +57,7 @@ std::string model_show_names();
 template <class T>
 std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::ModelRun<T>& run,
                                             const std::vector<std::int64_t>& ids,
+                                            const std::vector<std::string>& tokens,
                                             const io::OutputSpec& spec);
 
 }  // namespace attn::cli

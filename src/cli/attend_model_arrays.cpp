@@ -70,13 +70,15 @@ io::ArrayInfo per_head_info(model::ModelRun<T>& run, std::string name, std::stri
 }
 
 template <class T>
-io::MatrixStream square_stream(model::ModelRun<T>& run, bool weights) {
+io::MatrixStream square_stream(model::ModelRun<T>& run, bool weights,
+                               const std::vector<std::string>& tokens) {
     const std::size_t n = run.n(), H = run.heads().size();
     io::MatrixStream s;
     s.info = per_head_info(run, weights ? "weights" : "scores",
                            weights ? "attention weights (layer, head, query, key)"
                                    : "scores before masks: scaled q.k plus the position bias",
                            n);
+    s.info.column_labels = tokens;  // keys by token, as the random model's (and the html page's)
     s.info.column_axis = "key";
     if (weights) s.info.value_range = std::pair{0.0, 1.0};
     s.produce = [&run, n, H, weights](std::size_t row0, std::size_t rows, double* out) {
@@ -219,13 +221,15 @@ io::MatrixStream next_stream(model::ModelRun<T>& run, bool binary) {
                             std::move(cols), binary);
 }
 
-io::MatrixStream id_stream(const std::vector<std::int64_t>& ids, bool tokens, bool binary) {
+io::MatrixStream id_stream(const std::vector<std::int64_t>& ids,
+                           const std::vector<std::string>& token_text, bool tokens, bool binary) {
     // binary formats: (n) int64; text: one row per position, (n, 1).
     auto v = std::make_shared<std::vector<std::int64_t>>(ids);
     const std::size_t n = ids.size();
     io::MatrixStream s;
     s.info.name = tokens ? "tokens" : "ids";
-    s.info.title = tokens ? "tokens (by id: no tokenizer read)" : "token ids";
+    s.info.title = tokens ? "tokens" : "token ids";
+    auto text = std::make_shared<std::vector<std::string>>(token_text);
     s.info.dtype = io::Dtype::int64;
     if (binary) {
         s.info.shape = {n};
@@ -235,8 +239,7 @@ io::MatrixStream id_stream(const std::vector<std::int64_t>& ids, bool tokens, bo
         s.info.column_labels = {"id"};
         s.info.labels = {{"position", [](std::size_t r) { return std::to_string(r); }, true}};
         if (tokens)
-            s.info.labels.push_back(
-                {"token", [v](std::size_t r) { return std::to_string((*v)[r]); }});
+            s.info.labels.push_back({"token", [text](std::size_t r) { return (*text)[r]; }});
     }
     s.produce = [v, binary](std::size_t row0, std::size_t rows, double* out) {
         const std::size_t first = binary ? 0 : row0, count = binary ? v->size() : rows;
@@ -359,14 +362,15 @@ ModelArrays parse_model_show(const std::string& show, const model::ModelConfig& 
 template <class T>
 std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::ModelRun<T>& run,
                                             const std::vector<std::int64_t>& ids,
+                                            const std::vector<std::string>& tokens,
                                             const io::OutputSpec& spec) {
     const bool binary = spec.format == io::Format::npy || spec.format == io::Format::npz;
     std::vector<io::MatrixStream> out;
     for (const std::string& name : arrays.names) {
-        io::MatrixStream s = name == "tokens"      ? id_stream(ids, true, binary)
-                             : name == "ids"       ? id_stream(ids, false, binary)
-                             : name == "scores"    ? square_stream(run, false)
-                             : name == "weights"   ? square_stream(run, true)
+        io::MatrixStream s = name == "tokens"      ? id_stream(ids, tokens, true, binary)
+                             : name == "ids"       ? id_stream(ids, tokens, false, binary)
+                             : name == "scores"    ? square_stream(run, false, tokens)
+                             : name == "weights"   ? square_stream(run, true, tokens)
                              : name == "context"   ? context_stream(run)
                              : name == "hidden"    ? hidden_stream(run)
                              : name == "positions" ? positions_stream(run)
@@ -381,9 +385,11 @@ std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::Mo
 
 template std::vector<io::MatrixStream> model_streams(const ModelArrays&, model::ModelRun<float>&,
                                                      const std::vector<std::int64_t>&,
+                                                     const std::vector<std::string>&,
                                                      const io::OutputSpec&);
 template std::vector<io::MatrixStream> model_streams(const ModelArrays&, model::ModelRun<double>&,
                                                      const std::vector<std::int64_t>&,
+                                                     const std::vector<std::string>&,
                                                      const io::OutputSpec&);
 
 }  // namespace attn::cli

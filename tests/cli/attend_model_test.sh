@@ -59,9 +59,15 @@ assert np.abs(off - z["offsets"]).max() < 1e-6
 PY
 checks=$((checks + 1))
 
+# The key labels are the tokens (with --ids, the ids), so the html page shows them.
+expect_status 0 "$ATTN" attend --model "$M/bert" --ids 2,10,11,3 --layer 0 -o "$WORK/bert.html"
+grep -q '"tokens": \["2", "10", "11", "3"\]' "$WORK/bert.html" ||
+    fail "the html page of --model does not show its tokens"
+checks=$((checks + 1))
+
 # csv: one block per layer and head, layer and head columns first.
 expect_status 0 "$ATTN" attend --model "$M/bert" --ids 2,10,11,3 --layer 1 --head 2:4 -f csv
-expect_grep '^layer,head,query,0,1,2,3$' "$OUT"
+expect_grep '^layer,head,query,2,10,11,3$' "$OUT"
 expect_grep '^1,3,3,' "$OUT"
 [ "$(wc -l <"$OUT")" -eq 9 ] || fail "bert csv: want 1 header + 2 heads x 4 rows"
 expect_status 0 "$ATTN" attend --model "$M/llama" --ids 1,5,9 --show next -f csv
