@@ -58,6 +58,10 @@ class FamilyForward {
     Matrix<T> gather(std::string_view table, std::span<const std::int64_t> ids);
     /// h_last (d) . E[v] for every row v of a (V, d) tensor, streamed in blocks of rows.
     std::vector<T> logits(std::string_view table, std::span<const T> h_last);
+    /// h[n-1]: the last position's residual, (1, d), whose next token the LM head scores.
+    static Matrix<T> last_row(const Matrix<T>& h) {
+        return xt::view(h, xt::range(h.shape(0) - 1, h.shape(0)), xt::all());
+    }
 
     ModelConfig c_;
     std::size_t n_;

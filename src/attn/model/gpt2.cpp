@@ -79,7 +79,7 @@ class Gpt2 final : public FamilyForward<T> {
 
     std::vector<T> next_logits(const Matrix<T>& h) override {
         // logits = ln_f(h[n-1]) wte^T                                    (V)
-        const Matrix<T> last = xt::view(h, xt::range(h.shape(0) - 1, h.shape(0)), xt::all());
+        const Matrix<T> last = this->last_row(h);
         const Matrix<T> y =
             layer_norm(last, w_.get("ln_f.weight"), w_.get("ln_f.bias"), c_.norm_eps);
         return this->logits("wte.weight", std::span<const T>(y.data(), y.size()));

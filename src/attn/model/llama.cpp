@@ -70,7 +70,7 @@ class Llama final : public FamilyForward<T> {
 
     std::vector<T> next_logits(const Matrix<T>& h) override {
         // logits = RMSNorm(h[n-1]) lm_head^T (or embed_tokens^T when tied)   (V)
-        const Matrix<T> last = xt::view(h, xt::range(h.shape(0) - 1, h.shape(0)), xt::all());
+        const Matrix<T> last = this->last_row(h);
         const Matrix<T> y = rms_norm(last, w_.get("model.norm.weight"), c_.norm_eps);
         return this->logits(c_.tie_word_embeddings ? "model.embed_tokens.weight" : "lm_head.weight",
                             std::span<const T>(y.data(), y.size()));
