@@ -247,14 +247,16 @@ Command add_attend(CLI::App& root) {
         ->capture_default_str();
     add_enum_option(*g_par, "--rng-kernel", opt->rng_kernel, kKernels,
                     "libtorch's kernels to imitate: avx2 (x86-64 with AVX2) or scalar (without)");
-    opt->dq_opt = g_par->add_option("--dq", opt->dq, "Query width d_q per head")
-                      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
-                      ->capture_default_str();
+    opt->dq_opt =
+        g_par->add_option("--dq", opt->dq, "Query width d_q per head (--input: the input's width)")
+            ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
+            ->capture_default_str();
     opt->dk_opt = g_par->add_option("--dk", opt->dk, "Key width d_k (default and only value: d_q)")
                       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
-    opt->dv_opt = g_par->add_option("--dv", opt->dv, "Value width d_v per head")
-                      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
-                      ->capture_default_str();
+    opt->dv_opt =
+        g_par->add_option("--dv", opt->dv, "Value width d_v per head (--input: the input's width)")
+            ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
+            ->capture_default_str();
     add_enum_option(*g_par, "--init", opt->init, kInits,
                     "rand: torch.rand(d_in, d_out) as the notebook; linear: nn.Linear(d_in, "
                     "d_out, bias=False) weight, transposed");

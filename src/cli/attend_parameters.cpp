@@ -59,7 +59,10 @@ ProjectionFiles read_projections(const AttendOptions& opt) {
 
 Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& f, std::size_t d_in) {
     const auto H = static_cast<std::size_t>(opt.heads);
-    std::size_t dq = static_cast<std::size_t>(opt.dq), dv = static_cast<std::size_t>(opt.dv);
+    // --input rows keep their width unless told otherwise: d_q = d_v = d_in
+    const bool input = !opt.input.empty();
+    std::size_t dq = !opt.dq_opt->count() && input ? d_in : static_cast<std::size_t>(opt.dq);
+    std::size_t dv = !opt.dv_opt->count() && input ? d_in : static_cast<std::size_t>(opt.dv);
     if (!opt.dq_opt->count() && (f.q || f.k) && (f.q ? f.q : f.k)->width(H))
         dq = (f.q ? f.q : f.k)->width(H);
     if (!opt.dv_opt->count() && f.v && f.v->width(H)) dv = f.v->width(H);

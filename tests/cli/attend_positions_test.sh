@@ -153,7 +153,7 @@ expect_status 0 "$ATTN" attend --input "$WORK/batch.npy" --permute 4,3,0,1,2 --s
 py "
 a = np.load(W + '/b.npz'); X = np.load(W + '/batch.npy')
 close(a['embeddings'], X[:, [4, 3, 0, 1, 2]], 'batch X[:, LIST]')
-assert a['equivariance'].shape == (2, 5, 4) and np.abs(a['equivariance']).max() < 1e-6
+assert a['equivariance'].shape == (2, 5, 3) and np.abs(a['equivariance']).max() < 1e-6
 "
 
 # --bias: nn.Linear(bias=True) against PyTorch (tests/data/attend/make_bias_vectors.py).
