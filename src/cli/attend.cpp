@@ -160,12 +160,16 @@ int run_attend(const AttendOptions& opt) {
         throw UsageError("--embed-dim: the dimension comes from --embeddings " + opt.embeddings);
 
     const io::OutputSpec spec = resolve_output(opt.out);
+    unsigned have = need::projections;
+    if (!from_input) have |= need::tokens;
+    if (opt.out_proj || !opt.wo.empty()) have |= need::out_proj;
+    if (opt.scheme != positions::Scheme::none) have |= need::scheme;
+    if (!opt.permute.empty()) have |= need::permute;
     const std::vector<Show> show = parse_show(
         spec.format == io::Format::html ? html_show(opt, indexed)  // the page: weights only
         : opt.show.empty()              ? (spec.to_terminal ? "all" : "context")
                                         : opt.show,
-        from_input, opt.out_proj || !opt.wo.empty(), opt.scheme != positions::Scheme::none,
-        !opt.permute.empty());
+        have);
     if (indexed && spec.format == io::Format::npy && !spec.directory)
         throw UsageError(
             "--format npy: one array cannot carry the sentence index of sentences read "

@@ -236,13 +236,18 @@ const ShowTable<Show, SentenceArrays<T>>& attend_show_table();
 /// "vocabulary, tokens, ..., w_out" in table order.
 std::string show_name_list();
 
-/// A --show list ("all", "scores,weights", ...) as items in order, without repeats; refuses
-/// (UsageError naming --show) unknown names, token arrays of --input rows, w_out without
-/// an output projection, positions without a scheme and equivariance without --permute.
-/// "all" holds positions, scaled_scores and masked_scores with a scheme, equivariance with
-/// --permute.
-std::vector<Show> parse_show(const std::string& list, bool from_input, bool has_out_proj,
-                             bool has_scheme = false, bool has_permute = false);
+/// What arrays of the --show table need of the run (ShowEntry::needs), one bit each.
+namespace need {
+constexpr unsigned tokens = 1;        // a sentence, not --input rows
+constexpr unsigned out_proj = 2;      // an output projection: --out-proj or --wo
+constexpr unsigned scheme = 4;        // a position scheme
+constexpr unsigned permute = 8;       // --permute
+constexpr unsigned projections = 16;  // W_q, W_k, W_v: not --no-projection
+}  // namespace need
+
+/// A --show list ("all", "scores,weights", ...) as items in order, without repeats, for a run
+/// that has the needs `have` (parse_show_list over attend_show_table).
+std::vector<Show> parse_show(const std::string& list, unsigned have);
 
 /// Where a sentence's row is shorter than the widest (keys it lacks) when several sentences
 /// are one array: weights 0, else NaN.

@@ -344,11 +344,12 @@ io::MatrixStream context_stream(const SentenceArrays<T>& a) {
 template <class T>
 const ShowTable<Show, SentenceArrays<T>>& attend_show_table() {
     using A = const SentenceArrays<T>&;
+    using namespace need;
     static const ShowTable<Show, SentenceArrays<T>> table{
         {Show::vocabulary, "vocabulary", "(V, 1)", "sorted unique tokens and their ids",
-         [](A a) { return ids_stream(a, true); }},
+         [](A a) { return ids_stream(a, true); }, tokens},
         {Show::tokens, "tokens", "(n, 1)", "the sentence's tokens and their ids",
-         [](A a) { return ids_stream(a, false); }},
+         [](A a) { return ids_stream(a, false); }, tokens},
         {Show::embeddings, "embeddings", "([b,] n, d_in)", "the rows attended over, X",
          [](A a) { return embeddings_stream(a); }},
         {Show::queries, "queries", "([b,] [H,] n, d_q)", "Q = X W_query",
@@ -359,29 +360,30 @@ const ShowTable<Show, SentenceArrays<T>>& attend_show_table() {
          [](A a) { return projected_stream(a, 2); }},
         {Show::positions, "positions", "(n, d) or ([H,] n, n)",
          "--scheme's P, rope's angles (n, d_k/2), or alibi/t5 bias",
-         [](A a) { return positions_stream(a); }},
+         [](A a) { return positions_stream(a); }, scheme},
         {Show::scores, "scores", "([b,] [H,] n, n)", "omega = Q K^T (rope: rotated q, k)",
          [](A a) { return attention_stream(a, false); }},
         {Show::scaled_scores, "scaled_scores", "([b,] [H,] n, n)",
          "omega / sqrt(d_k) + position bias, before masks",
-         [](A a) { return scaled_stream(a, false); }},
+         [](A a) { return scaled_stream(a, false); }, 0, true, scheme},
         {Show::masked_scores, "masked_scores", "([b,] [H,] n, n)",
          "scaled scores after masks (-inf or --mask-value)",
-         [](A a) { return scaled_stream(a, true); }},
+         [](A a) { return scaled_stream(a, true); }, 0, true, scheme},
         {Show::weights, "weights", "([b,] [H,] n, n)", "softmax(omega / sqrt(d_k)), masked",
          [](A a) { return attention_stream(a, true); }},
         {Show::context, "context", "([b,] n, H d_v or d_out)", "weights V, heads side by side",
          [](A a) { return context_stream(a); }},
         {Show::equivariance, "equivariance", "([b,] n, d_out)",
-         "context(X[p]) - context(X)[p] (--permute p)", [](A a) { return equivariance_stream(a); }},
+         "context(X[p]) - context(X)[p] (--permute p)", [](A a) { return equivariance_stream(a); },
+         permute},
         {Show::w_query, "w_query", "([H,] d_in, d_q)", "W_query of each head",
-         [](A a) { return weight_stream(a, 0); }},
+         [](A a) { return weight_stream(a, 0); }, projections, false},
         {Show::w_key, "w_key", "([H,] d_in, d_k)", "W_key of each head",
-         [](A a) { return weight_stream(a, 1); }},
+         [](A a) { return weight_stream(a, 1); }, projections, false},
         {Show::w_value, "w_value", "([H,] d_in, d_v)", "W_value of each head",
-         [](A a) { return weight_stream(a, 2); }},
+         [](A a) { return weight_stream(a, 2); }, projections, false},
         {Show::w_out, "w_out", "(H d_v, d_out)", "W_o (--out-proj or --wo)",
-         [](A a) { return w_out_stream(a); }},
+         [](A a) { return w_out_stream(a); }, out_proj, false},
     };
     return table;
 }
@@ -389,58 +391,20 @@ const ShowTable<Show, SentenceArrays<T>>& attend_show_table() {
 template const ShowTable<Show, SentenceArrays<float>>& attend_show_table<float>();
 template const ShowTable<Show, SentenceArrays<double>>& attend_show_table<double>();
 
-namespace {
-
-constexpr std::string_view kAll = "all";  // the notebook's arrays, and what options add
-
-}  // namespace
-
 std::string show_name_list() {
     std::string names;
     for (const auto& e : attend_show_table<float>()) names += (names.empty() ? "" : ", ") + e.name;
     return names;
 }
 
-std::vector<Show> parse_show(const std::string& list, bool from_input, bool has_out_proj,
-                             bool has_scheme, bool has_permute) {
-    const auto& table = attend_show_table<float>();
-    const auto tokens_only = [](Show s) { return s == Show::vocabulary || s == Show::tokens; };
-    const auto weight = [](Show s) {
-        return s == Show::w_query || s == Show::w_key || s == Show::w_value || s == Show::w_out;
-    };
-    const auto in_all = [&](Show s) {  // the notebook's arrays, and what --scheme/--permute add
-        if (s == Show::positions || s == Show::scaled_scores || s == Show::masked_scores)
-            return has_scheme;
-        return s == Show::equivariance ? has_permute : !weight(s);
-    };
-    std::vector<Show> show;
-    for (const auto& name : split_list(list)) {
-        std::vector<Show> expanded;
-        const auto entry =
-            std::find_if(table.begin(), table.end(), [&](const auto& e) { return e.name == name; });
-        if (name == kAll) {
-            for (const auto& e : table)
-                if (in_all(e.item) && !(from_input && tokens_only(e.item)))
-                    expanded.push_back(e.item);
-        } else if (entry == table.end()) {
-            throw UsageError("--show: '" + name + "' is not one of all, " + show_name_list());
-        } else if (from_input && tokens_only(entry->item)) {
-            throw UsageError("--show " + name + ": --input rows have positions, not tokens");
-        } else if (entry->item == Show::positions && !has_scheme) {
-            throw UsageError("--show positions: --scheme none adds no positions; give --scheme");
-        } else if (entry->item == Show::equivariance && !has_permute) {
-            throw UsageError(
-                "--show equivariance: compares against a permuted input; give --permute");
-        } else if (entry->item == Show::w_out && !has_out_proj) {
-            throw UsageError(
-                "--show w_out: there is no output projection without --out-proj or --wo");
-        } else {
-            expanded.push_back(entry->item);
-        }
-        for (Show s : expanded)
-            if (std::find(show.begin(), show.end(), s) == show.end()) show.push_back(s);
-    }
-    return show;
+std::vector<Show> parse_show(const std::string& list, unsigned have) {
+    static const std::vector<ShowNeed> reasons{
+        {need::tokens, "--input rows have positions, not tokens"},
+        {need::scheme, "--scheme none adds no positions; give --scheme"},
+        {need::permute, "compares against a permuted input; give --permute"},
+        {need::out_proj, "there is no output projection without --out-proj or --wo"},
+        {need::projections, "--no-projection attends over X itself, without W"}};
+    return parse_show_list(attend_show_table<float>(), list, have, reasons);
 }
 
 double padding(Show item) {
