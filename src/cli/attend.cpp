@@ -46,7 +46,8 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     const Dims dims = projection_dims(opt, files, seqs.front().d_in());
     const bool tiled = use_tiled(opt, seqs);  // else direct: n x n matrices held
     const io::DriveOptions drive = plan_attention<T>(opt, seqs, dims, show, tiled);
-    const Parameters<T> par = make_parameters<T>(opt, files, dims, gen);
+    const Parameters<T> par =
+        opt.no_projection ? Parameters<T>{} : make_parameters<T>(opt, files, dims, gen);
 
     const std::vector<std::vector<MaskOptions>> masks = sequence_masks(opt, seqs);
     const bool fill = opt.mask_value_opt->count() > 0;
@@ -97,16 +98,30 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
             LayerInput<T> in;
             in.x = {x.data(), x.shape(0), x.shape(1), x.shape(1)};
             in.permutation = p;
+            // --no-projection: q = k = v = x[p] (+ P), given to the layer as its projections
+            xt::xtensor<T, 2> pooled = xt::cast<T>(seqs[k].x[b]), unpermuted = x;
+            if (opt.no_projection) {
+                for (xt::xtensor<T, 2>* m : {&pooled, &unpermuted})
+                    run.scheme.add_positions(m->data(), 0, m->shape(0), m->shape(1));
+                in.x = {};
+                in.permutation.clear();
+                in.q = in.k = in.v = {{pooled.data(), x.shape(0), x.shape(1), x.shape(1)}};
+            }
             o.mask = run.masks[b];
-            run.results.push_back(forward(in, weights, run.scheme, o));
+            // sinusoidal P is in `pooled` already, which the layer takes as projections
+            const bool added = opt.no_projection && config.scheme == positions::Scheme::sinusoidal;
+            const positions::PositionScheme<T> none, &scheme = added ? none : run.scheme;
+            run.results.push_back(forward(in, weights, scheme, o));
             run.x.push_back(xt::cast<T>(seqs[k].x[b]));
             if (p.empty()) continue;
             // context(X[p]) - context(X)[p]: row i against the original's row p[i].
             in.permutation.clear();
+            if (opt.no_projection)
+                in.q = in.k = in.v = {{unpermuted.data(), x.shape(0), x.shape(1), x.shape(1)}};
             LayerOptions plain = o;
             plain.keep_scores = plain.keep_scaled = plain.keep_masked = plain.keep_weights = false;
             plain.progress = nullptr;
-            const xt::xtensor<T, 2> before = forward(in, weights, run.scheme, plain).output;
+            const xt::xtensor<T, 2> before = forward(in, weights, scheme, plain).output;
             xt::xtensor<T, 2> diff = run.results.back().output;  // (n, d_out)
             for (std::size_t i = 0; i < p.size(); ++i)
                 for (std::size_t c = 0; c < diff.shape(1); ++c) diff(i, c) -= before(p[i], c);
@@ -160,7 +175,7 @@ int run_attend(const AttendOptions& opt) {
         throw UsageError("--embed-dim: the dimension comes from --embeddings " + opt.embeddings);
 
     const io::OutputSpec spec = resolve_output(opt.out);
-    unsigned have = need::projections;
+    unsigned have = opt.no_projection ? 0 : need::projections;
     if (!from_input) have |= need::tokens;
     if (opt.out_proj || !opt.wo.empty()) have |= need::out_proj;
     if (opt.scheme != positions::Scheme::none) have |= need::scheme;
@@ -280,6 +295,8 @@ Command add_attend(CLI::App& root) {
         ->capture_default_str();
     g_par->add_flag("--out-proj", opt->out_proj,
                     "Project the concatenated contexts by W_o (H d_v x H d_v)");
+    g_par->add_flag("--no-projection", opt->no_projection,
+                    "Q = K = V = X, no W: the context is softmax(X X^T / sqrt(d)) X");
 
     add_position_options(*sub, *g_par, *opt);
     auto* g_mask = sub->add_option_group("Masks");

@@ -54,6 +54,7 @@ struct AttendOptions {
     std::string wq, wk, wv, wo;
     std::int64_t heads = 1;
     bool out_proj = false;
+    bool no_projection = false;                          // Q = K = V = X
     AttentionPath attention = AttentionPath::automatic;  // --attention (attend_streamed.hpp)
     bool causal = false;
     std::string valid_len;

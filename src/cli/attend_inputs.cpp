@@ -339,12 +339,13 @@ positions::SchemeConfig scheme_config(const AttendOptions& opt, const Dims& dims
         (!std::isfinite(opt.base) || !(opt.base > 1.0)))
         throw UsageError(fmt::format("--base: {} is not a finite number greater than 1", opt.base));
     if (opt.scheme == positions::Scheme::rope) {
+        const char* width = opt.no_projection ? "--no-projection" : "--dq";  // d_k = d_in there
         if (dims.dq % 2 != 0)
             throw UsageError(fmt::format(
-                "--dq: d_k = {} is odd; --scheme rope rotates pairs of columns and needs an even "
+                "{}: d_k = {} is odd; --scheme rope rotates pairs of columns and needs an even "
                 "d_k",
-                dims.dq));
-        in.rope = rope_parameters(opt.rope, dims.dq, opt.base, "--dq");
+                width, dims.dq));
+        in.rope = rope_parameters(opt.rope, dims.dq, opt.base, width);
     }
     if (opt.scheme != positions::Scheme::t5) return in;
     in.buckets = t5_buckets(opt.t5);

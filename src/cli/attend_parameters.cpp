@@ -58,6 +58,26 @@ ProjectionFiles read_projections(const AttendOptions& opt) {
 }
 
 Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& f, std::size_t d_in) {
+    if (opt.no_projection) {  // Q = K = V = X: one head as wide as the rows
+        const std::pair<bool, const char*> given[] = {{opt.dq_opt->count() > 0, "--dq"},
+                                                      {opt.dk_opt->count() > 0, "--dk"},
+                                                      {opt.dv_opt->count() > 0, "--dv"},
+                                                      {!opt.wq.empty(), "--wq"},
+                                                      {!opt.wk.empty(), "--wk"},
+                                                      {!opt.wv.empty(), "--wv"},
+                                                      {!opt.wo.empty(), "--wo"},
+                                                      {opt.out_proj, "--out-proj"},
+                                                      {opt.heads != 1, "--heads"},
+                                                      {opt.bias, "--bias"},
+                                                      {opt.init != ProjectionInit::rand, "--init"}};
+        for (const auto& [set, name] : given)
+            if (set)
+                throw UsageError(fmt::format(
+                    "--no-projection: Q = K = V = X has no projections; it cannot be combined "
+                    "with {}",
+                    name));
+        return {1, d_in, d_in, d_in, d_in, d_in, false};
+    }
     const auto H = static_cast<std::size_t>(opt.heads);
     // --input rows keep their width unless told otherwise: d_q = d_v = d_in
     const bool input = !opt.input.empty();
