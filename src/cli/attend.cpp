@@ -327,6 +327,7 @@ Command add_attend(CLI::App& root) {
                          ->type_name("I");
     add_attention_option(*g_par, opt->attention);
     add_output_options(*sub, opt->out);
+    add_curve_columns(*sub, opt->out);
     const auto model = add_attend_model_options(*sub);  // --model: attend_model.cpp
 
     // --input replaces the sentence and its embedding: checked after parsing rather than with
