@@ -133,11 +133,12 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     if (!opt.valid_len.empty()) mask_text += ", valid length " + opt.valid_len;
     if (fill) mask_text += fmt::format(", masked scores = {}", opt.mask_value);
     const auto& table = attend_show_table<T>();
+    const bool binary = spec.format == io::Format::npy || spec.format == io::Format::npz;
     auto arrays = [&](std::size_t k, Show item) {
-        const SentenceArrays<T> a{seqs[k], runs[k],     par,       dims,
-                                  query,   embed_title, mask_text, progress};
+        const SentenceArrays<T> a{seqs[k],     runs[k],   par,      dims,  query,
+                                  embed_title, mask_text, progress, binary};
         io::MatrixStream e = show_entry(table, item).stream(a);
-        e.info.dtype = spec.dtype;
+        if (e.info.dtype != io::Dtype::int64) e.info.dtype = spec.dtype;
         return e;
     };
 
@@ -180,6 +181,7 @@ int run_attend(const AttendOptions& opt) {
     if (opt.out_proj || !opt.wo.empty()) have |= need::out_proj;
     if (opt.scheme != positions::Scheme::none) have |= need::scheme;
     if (!opt.permute.empty()) have |= need::permute;
+    if (spec.format == io::Format::npy || spec.format == io::Format::npz) have |= need::binary;
     const std::vector<Show> show = parse_show(
         spec.format == io::Format::html ? html_show(opt, indexed)  // the page: weights only
         : opt.show.empty()              ? (spec.to_terminal ? "all" : "context")

@@ -190,6 +190,7 @@ positions::SchemeConfig scheme_config(const AttendOptions& opt, const Dims& dims
 enum class Show {
     vocabulary,
     tokens,
+    ids,
     embeddings,
     queries,
     keys,
@@ -229,6 +230,7 @@ struct SentenceArrays {
     std::string embed_title;           // what the embeddings are
     std::string mask_text;             // ", causal, valid length 3", ...
     std::shared_ptr<io::Progress> progress;  // counts the n x n rows streamed
+    bool binary = false;                     // npy or npz: tokens as text, ids 1-D
 };
 
 template <class T>
@@ -239,11 +241,13 @@ std::string show_name_list();
 
 /// What arrays of the --show table need of the run (ShowEntry::needs), one bit each.
 namespace need {
-constexpr unsigned tokens = 1;        // a sentence, not --input rows
-constexpr unsigned out_proj = 2;      // an output projection: --out-proj or --wo
-constexpr unsigned scheme = 4;        // a position scheme
-constexpr unsigned permute = 8;       // --permute
-constexpr unsigned projections = 16;  // W_q, W_k, W_v: not --no-projection
+constexpr unsigned tokens = 1;    // a sentence, not --input rows
+constexpr unsigned out_proj = 2;  // an output projection: --out-proj or --wo
+constexpr unsigned scheme = 4;    // a position scheme
+constexpr unsigned permute = 8;   // --permute
+constexpr unsigned projections = 16;
+constexpr unsigned binary = 32;  // npy or npz, where tokens are text without their ids  // W_q,
+                                 // W_k, W_v: not --no-projection
 }  // namespace need
 
 /// A --show list ("all", "scores,weights", ...) as items in order, without repeats, for a run

@@ -150,17 +150,33 @@ std::size_t head_axis(const SentenceArrays<T>& a) {
     return a.dims.heads > 1 ? a.dims.heads : 0;
 }
 
+// The vocabulary (V, 1), the tokens (n, 1) or their ids (n, 1), integers, rows labelled by
+// token (and position). npy and npz: the tokens 1-D as numpy strings ('<U'), the ids 1-D.
 template <class T>
-io::MatrixStream ids_stream(const SentenceArrays<T>& a, bool vocab) {
-    io::MatrixStream e;
+io::MatrixStream ids_stream(const SentenceArrays<T>& a, Show item) {
+    const bool vocab = item == Show::vocabulary;
     auto v = std::make_shared<std::vector<std::string>>(vocab ? a.s.vocab : a.s.tokens);
     auto ids = std::make_shared<std::vector<std::size_t>>(a.s.ids);
-    e.info.name = vocab ? "vocabulary" : "tokens";
-    e.info.title = vocab ? "vocabulary: sorted unique tokens and their ids"
-                         : "tokens and their ids (sentence_int)";
+    io::MatrixStream e;
+    e.info.name = vocab ? "vocabulary" : item == Show::tokens ? "tokens" : "ids";
+    e.info.title = vocab                  ? "vocabulary: sorted unique tokens and their ids"
+                   : item == Show::tokens ? "tokens and their ids (sentence_int)"
+                                          : "token ids (sentence_int)";
+    e.info.dtype = io::Dtype::int64;
+    if (a.binary && !vocab) {
+        e.info.shape = {v->size()};
+        if (item == Show::tokens) e.info.text = *v;
+        e.info.column_labels = indices(v->size());
+        e.produce = [ids](std::size_t, std::size_t, double* out) {
+            std::transform(ids->begin(), ids->end(), out,
+                           [](std::size_t id) { return static_cast<double>(id); });
+        };
+        return e;
+    }
     if (!vocab)
         e.info.labels.push_back({"position", [](std::size_t i) { return std::to_string(i); }});
-    e.info.labels.push_back({"token", [v](std::size_t i) { return (*v)[i]; }});
+    if (item != Show::ids)
+        e.info.labels.push_back({"token", [v](std::size_t i) { return (*v)[i]; }});
     e.info.column_labels = {"id"};
     e.info.shape = {v->size(), 1};
     e.produce = io::row_by_row(
@@ -347,9 +363,12 @@ const ShowTable<Show, SentenceArrays<T>>& attend_show_table() {
     using namespace need;
     static const ShowTable<Show, SentenceArrays<T>> table{
         {Show::vocabulary, "vocabulary", "(V, 1)", "sorted unique tokens and their ids",
-         [](A a) { return ids_stream(a, true); }, tokens},
-        {Show::tokens, "tokens", "(n, 1)", "the sentence's tokens and their ids",
-         [](A a) { return ids_stream(a, false); }, tokens},
+         [](A a) { return ids_stream(a, Show::vocabulary); }, tokens},
+        {Show::tokens, "tokens", "(n, 1)",
+         "the sentence's tokens and their ids (npy, npz: the tokens, numpy strings)",
+         [](A a) { return ids_stream(a, Show::tokens); }, tokens},
+        {Show::ids, "ids", "(n,)", "the token ids, int64 (sentence_int)",
+         [](A a) { return ids_stream(a, Show::ids); }, tokens, true, binary},
         {Show::embeddings, "embeddings", "([b,] n, d_in)", "the rows attended over, X",
          [](A a) { return embeddings_stream(a); }},
         {Show::queries, "queries", "([b,] [H,] n, d_q)", "Q = X W_query",
