@@ -149,19 +149,18 @@ struct Dims {
 /// Checks every file against the widths (UsageError naming the option).
 Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& files, std::size_t d_in);
 
+/// The layer's weights in T: the files' blocks, or attn::draw_attention_weights.
 template <class T>
 struct Parameters {
-    std::vector<HeadWeights<T>> heads;
-    std::optional<xt::xtensor<T, 2>> w_out;
-    std::vector<HeadOptions<T>> biases;      // --bias: b_query, b_key, b_value per head; else empty
-    std::optional<xt::xtensor<T, 1>> b_out;  // --bias with W_o: (d_out,)
+    std::vector<xt::xtensor<T, 2>> query, key, value;  // [H] (d_in, d_q), (d_in, d_k), (d_in, d_v)
+    std::optional<xt::xtensor<T, 2>> w_out;            // (H d_v, d_out)
+    std::vector<std::optional<xt::xtensor<T, 1>>> b_query, b_key, b_value;  // [H] with --bias
+    std::optional<xt::xtensor<T, 1>> b_out;                                 // (d_out,)
 };
 
-/// The files' blocks, or draws after torch.manual_seed(seed) (the notebook seeds again after
-/// the embedding): per head W_query, W_key, W_value, then W_o. With --bias each weight is
-/// followed by its bias (per head W_q b_q W_k b_k W_v b_v, then W_o b_o): nn.Linear(bias=True)
-/// with --init linear (bias U(-1/sqrt(d_in), 1/sqrt(d_in)) after the weight), torch.rand(d)
-/// after torch.rand(d_in, d) with --init rand. --bias with a weight file: UsageError.
+/// The files' blocks, and the others drawn by attn::draw_attention_weights after
+/// torch.manual_seed(seed) in its order (with --bias, each weight followed by its bias), after
+/// their memory is reserved. --bias with a weight file: UsageError.
 template <class T>
 Parameters<T> make_parameters(const AttendOptions& opt, const ProjectionFiles& files,
                               const Dims& dims, TorchGenerator& gen);

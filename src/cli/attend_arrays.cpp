@@ -15,90 +15,18 @@
 
 #include "cli/arguments.hpp"
 #include "cli/errors.hpp"
+#include "io/matrix_stack.hpp"
 
 namespace attn::cli {
 
 namespace {
 
-struct RowLabel {
-    std::string name;
-    std::function<std::string(std::size_t i)> value;  // i: row index within one matrix
-};
-
-std::vector<std::string> indices(std::size_t n) {
-    std::vector<std::string> v;
-    for (std::size_t j = 0; j < n; ++j) v.push_back(std::to_string(j));
-    return v;
-}
-
-std::vector<std::size_t> iota(std::size_t n) {
-    std::vector<std::size_t> v(n);
-    for (std::size_t i = 0; i < n; ++i) v[i] = i;
-    return v;
-}
-
-// Rows [i, i + len) of matrix (b, h) of a stack, as doubles, into out (len rows).
-using Block =
-    std::function<void(std::size_t b, std::size_t h, std::size_t i, std::size_t len, double* out)>;
-
-// A stack of (batch, head) matrices, rows `rows` of each: shape [b] [H] len(rows) cols. Each
-// run of consecutive rows of one matrix is asked of `block` at once.
-io::MatrixStream matrix_stream(std::string name, std::string title, std::size_t batch,
-                               std::size_t heads, std::vector<std::size_t> rows,
-                               std::vector<std::string> column_labels,
-                               std::vector<RowLabel> row_labels, Block block) {
-    io::MatrixStream e;
-    e.info.name = std::move(name);
-    e.info.title = std::move(title);
-    const std::size_t nr = rows.size(), H = std::max<std::size_t>(heads, 1);
-    auto idx = std::make_shared<std::vector<std::size_t>>(std::move(rows));
-    if (batch) {
-        e.info.shape.push_back(batch);
-        e.info.labels.push_back(
-            {"batch", [nr, H](std::size_t r) { return std::to_string(r / nr / H); }});
-    }
-    if (heads) {
-        e.info.shape.push_back(heads);
-        e.info.labels.push_back(
-            {"head", [nr, H](std::size_t r) { return std::to_string(r / nr % H); }});
-    }
-    for (auto& l : row_labels)
-        e.info.labels.push_back(
-            {l.name, [idx, nr, f = l.value](std::size_t r) { return f((*idx)[r % nr]); }});
-    e.info.shape.push_back(nr);
-    e.info.shape.push_back(column_labels.size());
-    const std::size_t cols = column_labels.size();
-    e.info.column_labels = std::move(column_labels);
-    e.produce = [idx, nr, H, cols, block](std::size_t first, std::size_t count, double* out) {
-        for (std::size_t done = 0; done < count;) {
-            const std::size_t r = first + done, i = (*idx)[r % nr];
-            std::size_t len = 1;  // consecutive rows of one matrix
-            while (done + len < count && (r + len) % nr != 0 && (*idx)[(r + len) % nr] == i + len)
-                ++len;
-            block(r / nr / H, r / nr % H, i, len, out + done * cols);
-            done += len;
-        }
-    };
-    return e;
-}
-
-// A Block reading held matrices: mat(b, h) (rows, cols).
-template <class T>
-Block held(std::function<const xt::xtensor<T, 2>&(std::size_t b, std::size_t h)> mat) {
-    return [mat](std::size_t b, std::size_t h, std::size_t i, std::size_t len, double* out) {
-        const auto& m = mat(b, h);
-        const std::size_t cols = m.shape(1);
-        std::transform(m.data() + i * cols, m.data() + (i + len) * cols, out,
-                       [](T x) { return static_cast<double>(x); });
-    };
-}
-
 template <class T>
 std::vector<std::size_t> query_rows(const SentenceArrays<T>& a);
 
-// A Block of one of the n x n arrays of the layer (ScoreRows' field), from LayerResult::rows.
+// A StackBlock of one of the n x n arrays of the layer (ScoreRows' field), from LayerResult::rows.
 template <class T>
-Block layer_rows(const SentenceArrays<T>& a, T* ScoreRows<T>::*field) {
+io::StackBlock layer_rows(const SentenceArrays<T>& a, T* ScoreRows<T>::*field) {
     const auto& res = a.run.results;
     auto buffer = std::make_shared<std::vector<T>>();
     if (a.progress)
@@ -117,13 +45,11 @@ Block layer_rows(const SentenceArrays<T>& a, T* ScoreRows<T>::*field) {
     };
 }
 
-template <class T>
-using M = const xt::xtensor<T, 2>&;
-
 // The rows of one sentence: position, and token where there are tokens.
 template <class T>
-std::vector<RowLabel> row_labels(const SentenceArrays<T>& a) {
-    std::vector<RowLabel> labels{{"position", [](std::size_t i) { return std::to_string(i); }}};
+std::vector<io::StackLabel> row_labels(const SentenceArrays<T>& a) {
+    std::vector<io::StackLabel> labels{
+        {"position", [](std::size_t i) { return std::to_string(i); }}};
     auto tokens = std::make_shared<std::vector<std::string>>(a.s.tokens);
     if (!tokens->empty())
         labels.push_back({"token", [tokens](std::size_t i) { return (*tokens)[i]; }});
@@ -132,12 +58,12 @@ std::vector<RowLabel> row_labels(const SentenceArrays<T>& a) {
 
 template <class T>
 std::vector<std::size_t> query_rows(const SentenceArrays<T>& a) {
-    return a.query ? std::vector<std::size_t>{*a.query} : iota(a.s.n());
+    return a.query ? std::vector<std::size_t>{*a.query} : io::every_row(a.s.n());
 }
 
 template <class T>
 std::vector<std::string> key_labels(const SentenceArrays<T>& a) {
-    return a.s.tokens.empty() ? indices(a.s.n()) : a.s.tokens;
+    return a.s.tokens.empty() ? io::index_labels(a.s.n()) : a.s.tokens;
 }
 
 template <class T>
@@ -166,7 +92,7 @@ io::MatrixStream ids_stream(const SentenceArrays<T>& a, Show item) {
     if (a.binary && !vocab) {
         e.info.shape = {v->size()};
         if (item == Show::tokens) e.info.text = *v;
-        e.info.column_labels = indices(v->size());
+        e.info.column_labels = io::index_labels(v->size());
         e.produce = [ids](std::size_t, std::size_t, double* out) {
             std::transform(ids->begin(), ids->end(), out,
                            [](std::size_t id) { return static_cast<double>(id); });
@@ -190,54 +116,62 @@ io::MatrixStream ids_stream(const SentenceArrays<T>& a, Show item) {
 template <class T>
 io::MatrixStream embeddings_stream(const SentenceArrays<T>& a) {
     const auto& x = a.run.x;
-    return matrix_stream("embeddings", a.embed_title, a.s.batch, 0, iota(a.s.n()),
-                         indices(a.dims.d_in), row_labels(a),
-                         held<T>([&x](std::size_t b, std::size_t) -> M<T> { return x[b]; }));
+    return io::matrix_stack(
+        "embeddings", a.embed_title, a.s.batch, 0, io::every_row(a.s.n()),
+        io::index_labels(a.dims.d_in), row_labels(a),
+        io::held_rows<T>([&x](std::size_t b, std::size_t) { return x[b].data(); }, a.dims.d_in));
 }
 
 // W_query, W_key or W_value of every head: (d_in, d) each.
 template <class T>
 io::MatrixStream weight_stream(const SentenceArrays<T>& a, int which) {
-    const auto& p = a.par.heads;
-    auto pick = [&p, which](std::size_t, std::size_t h) -> M<T> {
-        return which == 0 ? p[h].w_query : which == 1 ? p[h].w_key : p[h].w_value;
+    const auto& p = a.par;
+    auto pick = [&p, which](std::size_t, std::size_t h) {
+        return (which == 0 ? p.query[h] : which == 1 ? p.key[h] : p.value[h]).data();
     };
+    const std::size_t d = which == 2 ? a.dims.dv : a.dims.dq;
     const char* names[] = {"w_query", "w_key", "w_value"};
     const char* titles[] = {"W_query (d_in x d_q)", "W_key (d_in x d_k)", "W_value (d_in x d_v)"};
-    const std::vector<RowLabel> in{{"in", [](std::size_t i) { return std::to_string(i); }}};
-    return matrix_stream(names[which], std::string("projection ") + titles[which] + heads_text(a),
-                         0, head_axis(a), iota(a.dims.d_in),
-                         indices(which == 2 ? a.dims.dv : a.dims.dq), in, held<T>(pick));
+    const std::vector<io::StackLabel> in{{"in", [](std::size_t i) { return std::to_string(i); }}};
+    return io::matrix_stack(
+        names[which], std::string("projection ") + titles[which] + heads_text(a), 0, head_axis(a),
+        io::every_row(a.dims.d_in), io::index_labels(d), in, io::held_rows<T>(pick, d));
 }
 
 template <class T>
 io::MatrixStream w_out_stream(const SentenceArrays<T>& a) {
     const auto& par = a.par;
-    const std::vector<RowLabel> in{{"in", [](std::size_t i) { return std::to_string(i); }}};
-    return matrix_stream("w_out", "output projection W_o (heads x d_v, d_out)", 0, 0,
-                         iota(a.dims.heads * a.dims.dv), indices(a.dims.d_out), in,
-                         held<T>([&par](std::size_t, std::size_t) -> M<T> { return *par.w_out; }));
+    const std::vector<io::StackLabel> in{{"in", [](std::size_t i) { return std::to_string(i); }}};
+    return io::matrix_stack(
+        "w_out", "output projection W_o (heads x d_v, d_out)", 0, 0,
+        io::every_row(a.dims.heads * a.dims.dv), io::index_labels(a.dims.d_out), in,
+        io::held_rows<T>([&par](std::size_t, std::size_t) { return par.w_out->data(); },
+                         a.dims.d_out));
 }
 
 // Q, K or V of every batch element and head.
 template <class T>
 io::MatrixStream projected_stream(const SentenceArrays<T>& a, int which) {
     const auto& res = a.run.results;
-    auto pick = [&res, which](std::size_t b, std::size_t h) -> M<T> {
-        return which == 0 ? res[b].queries[h] : which == 1 ? res[b].keys[h] : res[b].values[h];
+    auto pick = [&res, which](std::size_t b, std::size_t h) {
+        return (which == 0   ? res[b].queries[h]
+                : which == 1 ? res[b].keys[h]
+                             : res[b].values[h])
+            .data();
     };
     const char* names[] = {"queries", "keys", "values"};
     const char* titles[] = {"queries Q = X W_query", "keys K = X W_key", "values V = X W_value"};
     const std::size_t width[] = {a.dims.dq, a.dims.dk, a.dims.dv};
-    return matrix_stream(names[which], titles[which] + heads_text(a), a.s.batch, head_axis(a),
-                         which == 0 ? query_rows(a) : iota(a.s.n()), indices(width[which]),
-                         row_labels(a), held<T>(pick));
+    return io::matrix_stack(names[which], titles[which] + heads_text(a), a.s.batch, head_axis(a),
+                            which == 0 ? query_rows(a) : io::every_row(a.s.n()),
+                            io::index_labels(width[which]), row_labels(a),
+                            io::held_rows<T>(pick, width[which]));
 }
 
 // The scores omega = Q K^T, or the weights softmax(omega / sqrt(d_k)), rows by query.
 template <class T>
 io::MatrixStream attention_stream(const SentenceArrays<T>& a, bool weights) {
-    io::MatrixStream e = matrix_stream(
+    io::MatrixStream e = io::matrix_stack(
         weights ? "weights" : "scores",
         weights ? "attention weights softmax(omega / sqrt(d_k))" + a.mask_text + heads_text(a)
                 : "unnormalized attention scores omega = Q K^T" + heads_text(a),
@@ -283,7 +217,7 @@ io::MatrixStream scaled_stream(const SentenceArrays<T>& a, bool masked) {
     const std::string bias = scheme == positions::Scheme::alibi || scheme == positions::Scheme::t5
                                  ? " + " + a.run.scheme.description()
                                  : "";
-    io::MatrixStream e = matrix_stream(
+    io::MatrixStream e = io::matrix_stack(
         masked ? "masked_scores" : "scaled_scores",
         masked ? "masked scores (" + scale + bias + ", masked entries " +
                      (a.run.masks.front().fill ? fmt::format("{}", *a.run.masks.front().fill)
@@ -303,19 +237,19 @@ io::MatrixStream positions_stream(const SentenceArrays<T>& a) {
     const std::vector<std::size_t> shape = scheme.positions_shape();
     const bool bias = shape.size() == 3;
     const std::size_t n = a.s.n(), cols = shape.back();
-    const std::vector<RowLabel> position{
+    const std::vector<io::StackLabel> position{
         {"position", [](std::size_t i) { return std::to_string(i); }}};
     auto buffer = std::make_shared<std::vector<T>>();
     io::MatrixStream e =
-        matrix_stream("positions", scheme.description(), 0, bias ? head_axis(a) : 0, iota(n),
-                      indices(cols), position,
-                      [&scheme, buffer, n, cols](std::size_t, std::size_t h, std::size_t i,
-                                                 std::size_t len, double* out) {
-                          buffer->resize(len * cols);
-                          scheme.positions_rows(h * n + i, len, buffer->data());
-                          std::transform(buffer->begin(), buffer->end(), out,
-                                         [](T x) { return static_cast<double>(x); });
-                      });
+        io::matrix_stack("positions", scheme.description(), 0, bias ? head_axis(a) : 0,
+                         io::every_row(n), io::index_labels(cols), position,
+                         [&scheme, buffer, n, cols](std::size_t, std::size_t h, std::size_t i,
+                                                    std::size_t len, double* out) {
+                             buffer->resize(len * cols);
+                             scheme.positions_rows(h * n + i, len, buffer->data());
+                             std::transform(buffer->begin(), buffer->end(), out,
+                                            [](T x) { return static_cast<double>(x); });
+                         });
     if (bias) e.info.column_axis = "key";
     return e;
 }
@@ -330,12 +264,13 @@ io::MatrixStream equivariance_stream(const SentenceArrays<T>& a) {
     for (const auto& r : a.run.results) s = std::max(s, double(xt::amax(xt::abs(r.output))()));
     const std::size_t terms = a.s.n() + a.run.x.front().shape(1) + eq.front().shape(1);
     const std::string scheme = a.run.scheme.description();
-    io::MatrixStream e =
-        matrix_stream("equivariance",
-                      "equivariance context(X[p]) - context(X)[p]" +
-                          (scheme.empty() ? std::string() : ", " + scheme) + a.mask_text,
-                      a.s.batch, 0, query_rows(a), indices(eq.front().shape(1)), row_labels(a),
-                      held<T>([&eq](std::size_t b, std::size_t) -> M<T> { return eq[b]; }));
+    io::MatrixStream e = io::matrix_stack(
+        "equivariance",
+        "equivariance context(X[p]) - context(X)[p]" +
+            (scheme.empty() ? std::string() : ", " + scheme) + a.mask_text,
+        a.s.batch, 0, query_rows(a), io::index_labels(eq.front().shape(1)), row_labels(a),
+        io::held_rows<T>([&eq](std::size_t b, std::size_t) { return eq[b].data(); },
+                         eq.front().shape(1)));
     e.info.noise = io::rounding_noise(
         s, std::is_same_v<T, float> ? io::Dtype::float32 : io::Dtype::float64, terms);
     return e;
@@ -349,10 +284,11 @@ io::MatrixStream context_stream(const SentenceArrays<T>& a) {
         : H > 1 ? fmt::format("context vectors [z_0 | ... | z_{}] (heads concatenated)", H - 1)
                 : std::string("context vectors z = weights V");
     const auto& res = a.run.results;
-    return matrix_stream(
+    return io::matrix_stack(
         "context", title + a.mask_text, a.s.batch, 0, query_rows(a),
-        indices(res.front().output.shape(1)), row_labels(a),
-        held<T>([&res](std::size_t b, std::size_t) -> M<T> { return res[b].output; }));
+        io::index_labels(res.front().output.shape(1)), row_labels(a),
+        io::held_rows<T>([&res](std::size_t b, std::size_t) { return res[b].output.data(); },
+                         res.front().output.shape(1)));
 }
 
 }  // namespace
