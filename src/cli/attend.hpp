@@ -62,15 +62,8 @@ struct AttendOptions {
     std::string show;  // comma list of the --show table's names; "" = by the output
     std::int64_t query = 0;
     std::string input;
-    // Positions (attend_positions.hpp) and projection biases.
-    positions::Scheme scheme = positions::Scheme::none;
-    double base = 10000.0;  // sinusoidal and rope
-    std::int64_t start = 0;
-    RopeOptions rope;
-    T5Options t5;
-    std::string bias_table;  // t5: (buckets, H) .npy
-    bool no_scale = false;
-    std::string permute;  // "" none, "reverse", or a comma list
+    AttentionPositions pos;  // --scheme and its options
+    std::string permute;     // "" none, "reverse", or a comma list
     bool bias = false;
     OutputOptions out;
     // Options whose presence matters, not only their value.
@@ -169,10 +162,6 @@ Parameters<T> make_parameters(const AttendOptions& opt, const ProjectionFiles& f
 template <class T>
 LayerWeights<T> layer_weights(const Parameters<T>& par);
 
-/// The option group "Positions" (--scheme, --base, --start, rope's and T5's options,
-/// --bias-table, --no-scale, --permute) and --bias in `parameters`.
-void add_position_options(CLI::App& sub, CLI::App& parameters, AttendOptions& opt);
-
 /// --permute for a sequence of n rows: "reverse" or a comma list, a permutation of 0..n-1
 /// (new position i holds old row p[i], numpy's X[p]). UsageError naming --permute and `where`
 /// for a repeat, an index out of range or a wrong length.
@@ -180,11 +169,6 @@ std::vector<std::size_t> parse_permutation(const std::string& text, std::size_t 
                                            const std::string& where);
 /// s with its rows (every batch element alike), tokens and ids reordered: X[p].
 Sequence permuted(const Sequence& s, const std::vector<std::size_t>& p);
-
-/// The library's scheme for this run (attn/positions/scheme.hpp): rope's parameters (d = d_k,
-/// even), T5's buckets and its bias table (buckets, H), read after its size and shape are
-/// checked. UsageError naming the option (--dq for an odd d_k, --bias-table, --buckets, ...).
-positions::SchemeConfig scheme_config(const AttendOptions& opt, const Dims& dims);
 
 enum class Show {
     vocabulary,
