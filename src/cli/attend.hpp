@@ -1,8 +1,9 @@
 // attn attend: what its files share. attend.cpp declares the options and wires a run
 // (options -> inputs -> attn::forward per sequence -> the --show table -> the writer);
 // attend_inputs.cpp reads the rows (sentences, embeddings, --input), the masks, the
-// permutation and the scheme's inputs; attend_parameters.cpp reads or draws W; attend_arrays.cpp
-// is the --show table over the layer's results.
+// permutation, and reads or draws W (attn::draw_attention_weights); attend_arrays.cpp is the
+// --show table over the layer's results, the path and the memory plan. The scheme's options
+// are cli/position_options' AttentionPositions.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -55,7 +56,7 @@ struct AttendOptions {
     std::int64_t heads = 1;
     bool out_proj = false;
     bool no_projection = false;                          // Q = K = V = X
-    AttentionPath attention = AttentionPath::automatic;  // --attention (attend_streamed.hpp)
+    AttentionPath attention = AttentionPath::automatic;  // --attention
     bool causal = false;
     std::string valid_len;
     double mask_value = -1e6;
@@ -95,9 +96,6 @@ struct EmbeddingSource {
     io::WordVectors vectors;       // words (an .npy table with --vocab is turned into this)
     std::size_t dim() const { return kind == words ? vectors.dim : table.shape(1); }
 };
-
-/// "(2, 3)", "(4,)".
-std::string shape_string(const std::vector<std::size_t>& shape);
 
 /// io::read_npy with `option` named in every message (cli/errors.hpp naming_option).
 io::NpyArray read_npy_option(const std::string& option, const std::string& path);

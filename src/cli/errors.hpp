@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
 #include "cli/exit_code.hpp"
 #include "runtime/memory_budget.hpp"
@@ -43,6 +44,9 @@ std::string help_hint(const std::string& command);
 /// Prints "attn: <message>" on stderr when there is one, and after a usage error (exit 2)
 /// help_hint(command) on a second line; returns the exit status.
 int report(std::exception_ptr error, const std::string& command = "");
+
+/// A shape as messages write it: "(2, 3)", "(4,)".
+std::string shape_string(const std::vector<std::size_t>& shape);
 
 /// Runs read() with `option` named in any error it throws: malformed input or a value out of
 /// range (std::invalid_argument, std::overflow_error) becomes a UsageError, an unreadable

@@ -128,12 +128,6 @@ const NameTable<positions::Scheme> kSchemes{{"none", positions::Scheme::none},
                                             {"alibi", positions::Scheme::alibi},
                                             {"t5", positions::Scheme::t5}};
 
-std::string shape_text(const std::vector<std::size_t>& shape) {
-    std::string s = "(";
-    for (std::size_t k = 0; k < shape.size(); ++k) s += (k ? ", " : "") + std::to_string(shape[k]);
-    return s + (shape.size() == 1 ? ",)" : ")");
-}
-
 }  // namespace
 
 void add_attention_positions(CLI::App& g, AttentionPositions& opt) {
@@ -200,7 +194,7 @@ positions::SchemeConfig attention_scheme(const AttentionPositions& opt, std::siz
         throw UsageError(
             fmt::format("--bias-table: {} has shape {}; --buckets {} and {} head{} "
                         "need ({}, {})",
-                        opt.bias_table, shape_text(a.shape), B, H, H > 1 ? "s" : "", B, H));
+                        opt.bias_table, shape_string(a.shape), B, H, H > 1 ? "s" : "", B, H));
     in.t5_table = xt::xtensor<double, 2>::from_shape({B, H});
     std::copy(a.values.begin(), a.values.end(), in.t5_table.begin());
     return in;
