@@ -216,47 +216,6 @@ HeadResult<T> attention_head(const xt::xtensor<T, 2>& x_query, const xt::xtensor
     return h;
 }
 
-template <class T>
-MultiHeadResult<T> multi_head_attention(
-    const xt::xtensor<T, 2>& x_query, const xt::xtensor<T, 2>& x_key,
-    const xt::xtensor<T, 2>& x_value, const std::vector<HeadWeights<T>>& heads,
-    const std::type_identity_t<std::optional<xt::xtensor<T, 2>>>& w_out, const MaskOptions& mask,
-    const std::type_identity_t<std::vector<HeadOptions<T>>>& options,
-    const std::type_identity_t<std::optional<xt::xtensor<T, 1>>>& b_out) {
-    if (heads.empty()) throw std::invalid_argument("multi_head_attention: no heads");
-    if (!options.empty() && options.size() != heads.size())
-        throw std::invalid_argument(fmt::format(
-            "multi_head_attention: {} head options for {} heads", options.size(), heads.size()));
-    MultiHeadResult<T> r;
-    r.heads.reserve(heads.size());
-    std::size_t width = 0;
-    for (std::size_t h = 0; h < heads.size(); ++h) {
-        r.heads.push_back(attention_head(x_query, x_key, x_value, heads[h], mask,
-                                         options.empty() ? HeadOptions<T>{} : options[h]));
-        width += r.heads.back().attention.context.shape(1);
-    }
-    const std::size_t q = x_query.shape(0);
-    r.concat = xt::xtensor<T, 2>::from_shape({q, width});  // (q, sum_h d_v)
-    std::size_t col = 0;
-    for (const auto& h : r.heads) {
-        const std::size_t d_v = h.attention.context.shape(1);
-        xt::view(r.concat, xt::all(), xt::range(col, col + d_v)) = h.attention.context;
-        col += d_v;
-    }
-    if (w_out) {
-        if (w_out->shape(0) != width)
-            throw std::invalid_argument(
-                fmt::format("multi_head_attention: W_o {} needs {} rows (the heads' total d_v)",
-                            shape_str(shape_of(*w_out)), width));
-        r.output =
-            matmul(r.concat, *w_out, "output = concat W_o");  // (q, sum d_v) x (sum d_v, d_out)
-        add_row_bias(r.output, b_out, "output = concat W_o + b_o");
-    } else {
-        r.output = r.concat;
-    }
-    return r;
-}
-
 #define ATTN_INSTANTIATE(T)                                                                      \
     template xt::xtensor<T, 2> masked_softmax<T>(                                                \
         const xt::xtensor<T, 2>&, const xt::xtensor<bool, 2>&, std::optional<double>);           \
@@ -267,12 +226,7 @@ MultiHeadResult<T> multi_head_attention(
     template xt::xtensor<T, 2> masked_scores<T>(const xt::xtensor<T, 2>&, const MaskOptions&);   \
     template HeadResult<T> attention_head<T>(const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&, \
                                              const xt::xtensor<T, 2>&, const HeadWeights<T>&,    \
-                                             const MaskOptions&, const HeadOptions<T>&);         \
-    template MultiHeadResult<T> multi_head_attention<T>(                                         \
-        const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&,            \
-        const std::vector<HeadWeights<T>>&, const std::optional<xt::xtensor<T, 2>>&,             \
-        const MaskOptions&, const std::vector<HeadOptions<T>>&,                                  \
-        const std::optional<xt::xtensor<T, 1>>&);
+                                             const MaskOptions&, const HeadOptions<T>&);
 
 ATTN_INSTANTIATE(float)
 ATTN_INSTANTIATE(double)

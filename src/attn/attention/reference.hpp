@@ -1,4 +1,5 @@
-// Scaled dot-product attention, masks, masked softmax and multi-head attention
+// Scaled dot-product attention, masks, masked softmax and one attention head (the layer of
+// several heads is attn::forward, layer.hpp)
 // (Vaswani et al. 2017, sec. 3.2; d2l 11.3-11.6; the "self-attention from scratch" notebook).
 //
 // Row-vector convention, as the notebook: a token is a row, projections multiply on the
@@ -164,27 +165,5 @@ template <class T>
 HeadResult<T> attention_head(const xt::xtensor<T, 2>& x_query, const xt::xtensor<T, 2>& x_key,
                              const xt::xtensor<T, 2>& x_value, const HeadWeights<T>& weights,
                              const MaskOptions& mask = {}, const HeadOptions<T>& options = {});
-
-template <class T>
-struct MultiHeadResult {
-    std::vector<HeadResult<T>> heads;  // head h = attention_head(..., heads[h], mask)
-    xt::xtensor<T, 2> concat;  // [context_0 | context_1 | ... | context_{H-1}], (q, sum d_v)
-    xt::xtensor<T, 2> output;  // concat W_o, (q, d_out); = concat without W_o
-};
-
-/// H heads, each with its own W_q, W_k, W_v; contexts concatenated along columns, head 0
-/// first, then optionally projected by W_o (sum_h d_v_h, d_out) plus b_out (d_out,). d2l's
-/// MultiHeadAttention (bias=False, no dropout) is this with head h's matrices = column block
-/// h of its W_q^T, W_k^T, W_v^T. options: none, or one per head. Throws
-/// std::invalid_argument if there are no heads or shapes mismatch. w_out and b_out do not
-/// take part in deducing T, so std::nullopt can be passed as is.
-template <class T>
-MultiHeadResult<T> multi_head_attention(
-    const xt::xtensor<T, 2>& x_query, const xt::xtensor<T, 2>& x_key,
-    const xt::xtensor<T, 2>& x_value, const std::vector<HeadWeights<T>>& heads,
-    const std::type_identity_t<std::optional<xt::xtensor<T, 2>>>& w_out,
-    const MaskOptions& mask = {},
-    const std::type_identity_t<std::vector<HeadOptions<T>>>& options = {},
-    const std::type_identity_t<std::optional<xt::xtensor<T, 1>>>& b_out = std::nullopt);
 
 }  // namespace attn

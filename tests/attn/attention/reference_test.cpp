@@ -14,6 +14,7 @@
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xview.hpp>
 
+#include "attn/attention/layer.hpp"
 #include "attn/tokenizer.hpp"
 #include "attn/torch_random.hpp"
 #include "support/approx.hpp"
@@ -237,8 +238,34 @@ TEST_CASE("attention: shape errors are std::invalid_argument") {
     CHECK_THROWS_AS(attn::scaled_dot_product_attention(empty, a, a), std::invalid_argument);
     const attn::HeadWeights<float> w{b, b, b};  // W_q (3, 4) needs d_in = 3
     CHECK_THROWS_AS(attn::attention_head(c, c, c, w), std::invalid_argument);
-    CHECK_THROWS_AS(attn::multi_head_attention<float>(a, a, a, {}, std::nullopt),
-                    std::invalid_argument);
+}
+
+// H heads of (d_in, d) matrices and W_o as attn::forward's layer (direct path, no positions)
+// over the rows of X: the library's one multi-head path.
+template <class T>
+attn::LayerResult<T> multi_head(const Matrix<T>& X, const std::vector<attn::HeadWeights<T>>& heads,
+                                const std::optional<Matrix<T>>& w_out,
+                                const attn::MaskOptions& mask = {}) {
+    const auto view = [](const Matrix<T>& m) {
+        return attn::Projection<T>{{m.data(), m.shape(0), m.shape(1), m.shape(1)}};
+    };
+    attn::LayerWeights<T> w;
+    for (const auto& h : heads) {
+        w.query.push_back(view(h.w_query));
+        w.key.push_back(view(h.w_key));
+        w.value.push_back(view(h.w_value));
+    }
+    if (w_out) w.output = view(*w_out);
+    attn::LayerInput<T> in;
+    in.x = {X.data(), X.shape(0), X.shape(1), X.shape(1)};
+    attn::LayerOptions o;
+    o.mask = mask;
+    return attn::forward(in, w, attn::positions::PositionScheme<T>{}, o);
+}
+
+TEST_CASE("attention: a layer without heads is refused") {
+    const Matrix<float> X = xt::ones<float>({2, 3});
+    CHECK_THROWS_AS(multi_head<float>(X, {}, std::nullopt), std::invalid_argument);
 }
 
 TEST_CASE_TEMPLATE("attention: head h of multi-head equals a single head with its matrices", T,
@@ -253,16 +280,16 @@ TEST_CASE_TEMPLATE("attention: head h of multi-head equals a single head with it
     const auto W_o = random_matrix<T>(gen, 2 + 3 + 4, 5);       // (sum d_v, d_out)
     const attn::MaskOptions mask = opts_causal();
 
-    const auto mh = attn::multi_head_attention(X, X, X, heads, std::optional(W_o), mask);
-    REQUIRE(mh.heads.size() == H);
+    const auto mh = multi_head<T>(X, heads, W_o, mask);
+    REQUIRE(mh.weights.size() == H);
     CHECK(mh.concat.shape(0) == n);
     CHECK(mh.concat.shape(1) == 9);
     std::size_t col = 0;
     for (std::size_t h = 0; h < H; ++h) {
         INFO("head ", h);
         const auto single = attn::attention_head(X, X, X, heads[h], mask);
-        require_allclose(mh.heads[h].attention.weights, single.attention.weights, 0, 0, "weights");
-        require_allclose(mh.heads[h].attention.context, single.attention.context, 0, 0, "context");
+        require_allclose(mh.weights[h], single.attention.weights, 0, 0, "weights");
+        require_allclose(mh.context[h], single.attention.context, 0, 0, "context");
         const std::size_t d_v = single.attention.context.shape(1);
         require_allclose(xt::view(mh.concat, xt::all(), xt::range(col, col + d_v)),
                          single.attention.context, 0, 0, "concat block");
@@ -274,11 +301,10 @@ TEST_CASE_TEMPLATE("attention: head h of multi-head equals a single head with it
         for (std::size_t o = 0; o < 5; ++o)
             for (std::size_t c = 0; c < 9; ++c) want(i, o) += double(mh.concat(i, c)) * W_o(c, o);
     require_allclose(mh.output, want, 1e-5, 1e-5, "concat W_o");
-    const auto no_proj = attn::multi_head_attention(X, X, X, heads, std::nullopt, mask);
+    const auto no_proj = multi_head<T>(X, heads, std::nullopt, mask);
     require_allclose(no_proj.output, mh.concat, 0, 0, "no W_o: output = concat");
     const Matrix<T> bad_w_o = xt::ones<T>({8, 5});
-    CHECK_THROWS_AS(attn::multi_head_attention(X, X, X, heads, std::optional(bad_w_o)),
-                    std::invalid_argument);
+    CHECK_THROWS_AS(multi_head<T>(X, heads, bad_w_o), std::invalid_argument);
 }
 
 TEST_CASE("attention: d2l's example, 100 hidden units, 5 heads, X = ones(2, 4, 100)") {
@@ -304,16 +330,15 @@ TEST_CASE("attention: d2l's example, 100 hidden units, 5 heads, X = ones(2, 4, 1
     xt::xtensor<float, 3> out = xt::zeros<float>({batch, n, hidden});
     for (std::size_t b = 0; b < batch; ++b) {
         INFO("batch ", b);
-        const auto r = attn::multi_head_attention(X, X, X, heads, std::optional(Wo_t),
-                                                  opts_valid_len(valid_lens[b]));
+        const auto r = multi_head<float>(X, heads, Wo_t, opts_valid_len(valid_lens[b]));
         REQUIRE(r.output.shape(0) == n);
         REQUIRE(r.output.shape(1) == hidden);
         xt::view(out, b, xt::all(), xt::all()) = r.output;
         // All keys are equal, so every valid key gets 1 / valid_len and the rest 0.
-        for (const auto& head : r.heads)
+        for (const auto& weights : r.weights)
             for (std::size_t i = 0; i < n; ++i)
                 for (std::size_t j = 0; j < n; ++j)
-                    CHECK(head.attention.weights(i, j) ==
+                    CHECK(weights(i, j) ==
                           doctest::Approx(j < valid_lens[b] ? 1.0 / valid_lens[b] : 0.0)
                               .epsilon(1e-6));
         // All queries are equal, so every output row is the same.
