@@ -81,6 +81,7 @@ void refuse_random_options(const CLI::App& attend) {
     CLI::App probe;
     OutputOptions dummy;
     add_output_options(probe, dummy);
+    add_curve_columns(probe, dummy);  // --plot lines' curves, of either model
     std::vector<const CLI::Option*> shared, given;
     collect_options(probe, shared);
     std::set<std::string> allowed{"--model", "--revision", "--ids",  "--layer",

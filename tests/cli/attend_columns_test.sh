@@ -19,5 +19,9 @@ checks=$((checks + 1))
 expect_usage_error --columns "$ATTN" attend "$S" --show context --plot lines --columns 7:9 -o bad.svg
 [ ! -e bad.svg ] || fail "bad.svg written on error"
 expect_usage_error --columns "$ATTN" attend "$S" --show context --columns 0:2 -f csv
+# --columns is an output option: --model takes it too (here the model is missing: exit 1).
+expect_status 1 "$ATTN" attend --model "$WORK/no-model" "a b" --show context --plot lines --columns 0:2 -o m.svg
+checks=$((checks + 1))
+! grep -q "belongs to the random model" "$ERR" || fail "--columns refused with --model: $(cat "$ERR")"
 
 finish
