@@ -17,6 +17,7 @@
 
 #include "attn/attention/layer.hpp"
 #include "attn/attention/memory_plan.hpp"
+#include "cli/attend_dtype.hpp"
 #include "cli/attend_html.hpp"
 #include "cli/attend_model.hpp"
 #include "cli/command.hpp"
@@ -46,7 +47,9 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     const Dims dims = projection_dims(opt, files, seqs.front().d_in());
     const bool tiled = use_tiled(opt, seqs);  // else direct: n x n matrices held
     const io::DriveOptions drive = plan_attention<T>(opt, seqs, dims, show, tiled);
-    const Parameters<T> par = make_parameters<T>(opt, files, dims, gen);
+    Parameters<T> par = make_parameters<T>(opt, files, dims, gen);
+    const std::optional<runtime::Reduced> reduced = attend_reduced(opt);  // --dtype bfloat16...
+    if (reduced) round_parameters(par, *reduced);
 
     const std::vector<std::vector<MaskOptions>> masks = sequence_masks(opt, seqs);
     const bool fill = opt.mask_value_opt->count() > 0;
@@ -88,18 +91,21 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
         o.scale = run.scale;
         o.path = tiled ? attn::AttentionPath::tiled : attn::AttentionPath::direct;
         o.keep_masked = shown(Show::masked_scores);
+        o.dtype = reduced;
         if (progress) {
             progress->add_total(original.x.size() * dims.heads * seqs[k].n());
             o.progress = [progress](std::size_t rows) { progress->advance(rows); };
         }
         for (std::size_t b = 0; b < original.x.size(); ++b) {
-            const xt::xtensor<T, 2> x = xt::cast<T>(original.x[b]);  // (n, d_in)
+            xt::xtensor<T, 2> x = xt::cast<T>(original.x[b]);  // (n, d_in)
+            if (reduced) round_matrix(x, *reduced);
             LayerInput<T> in;
             in.x = {x.data(), x.shape(0), x.shape(1), x.shape(1)};
             in.permutation = p;
             o.mask = run.masks[b];
             run.results.push_back(forward(in, weights, run.scheme, o));
             run.x.push_back(xt::cast<T>(seqs[k].x[b]));
+            if (reduced) round_matrix(run.x.back(), *reduced);
             if (p.empty()) continue;
             // context(X[p]) - context(X)[p]: row i against the original's row p[i].
             in.permutation.clear();
@@ -303,7 +309,7 @@ Command add_attend(CLI::App& root) {
                          ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
                          ->type_name("I");
     add_attention_option(*g_par, opt->attention);
-    add_output_options(*sub, opt->out);
+    add_output_options(*sub, opt->out, true);
     const auto model = add_attend_model_options(*sub);  // --model: attend_model.cpp
 
     // --input replaces the sentence and its embedding: checked after parsing rather than with
@@ -359,6 +365,8 @@ void add_attention_option(CLI::App& group, AttentionPath& path) {
 }
 
 bool use_tiled(const AttendOptions& opt, const std::vector<Sequence>& seqs) {
+    check_reduced_path(opt);
+    if (attend_reduced(opt)) return false;  // bfloat16, float16: the direct path
     if (opt.attention != AttentionPath::automatic) return opt.attention == AttentionPath::tiled;
     return std::any_of(seqs.begin(), seqs.end(), [](const Sequence& s) {
         return std::uint64_t{s.n()} * s.n() > kTiledAbove;

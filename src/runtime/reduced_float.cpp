@@ -76,6 +76,13 @@ double round_to(Reduced format, double hi, double lo) {
     return v;
 }
 
+void round_all(Reduced format, float* v, std::size_t count) {
+    for (std::size_t k = 0; k < count; ++k) v[k] = static_cast<float>(round_to(format, v[k]));
+}
+void round_all(Reduced format, double* v, std::size_t count) {
+    for (std::size_t k = 0; k < count; ++k) v[k] = round_to(format, v[k]);
+}
+
 double distance_to_tie(Reduced format, double v) {
     if (!std::isfinite(v)) return std::numeric_limits<double>::infinity();
     const Grid g = grid(format);
