@@ -111,10 +111,24 @@ AttentionResult<T> reduced_attention(const xt::xtensor<T, 2>& Q, const xt::xtens
     const xt::xtensor<bool, 2> hidden = attention_mask(q, k, mask);
     r.weights = xt::xtensor<T, 2>::from_shape({q, k});
     parallel_for(q, softmax_rows_per_thread(k), [&](std::size_t lo, std::size_t hi) {
-        for (std::size_t i = lo; i < hi; ++i)
+        for (std::size_t i = lo; i < hi; ++i) {
+            T* w = r.weights.data() + i * k;
             masked_softmax_row(
                 k, [&](std::size_t j) { return r.scaled(i, j); },
-                [&](std::size_t j) { return hidden(i, j); }, fill, r.weights.data() + i * k);
+                [&](std::size_t j) { return hidden(i, j); }, fill, w);
+            // A score past the dtype's range (float16: 65504) is +-inf: a row with +inf or NaN
+            // among its visible keys, or only -inf, has NaN weights, as PyTorch's softmax gives.
+            bool visible = false, nan = false, finite = false;
+            for (std::size_t j = 0; j < k; ++j) {
+                if (hidden(i, j)) continue;
+                const T s = r.scaled(i, j);
+                visible = true;
+                nan = nan || std::isnan(s) || s == std::numeric_limits<T>::infinity();
+                finite = finite || std::isfinite(s);
+            }
+            if (nan || (visible && !finite))
+                std::fill(w, w + k, std::numeric_limits<T>::quiet_NaN());
+        }
     });
     round_matrix(dtype, r.weights);
     r.context = xt::linalg::dot(r.weights, V);  // (q, k) x (k, d_v), float32 sums
