@@ -129,6 +129,8 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
                                   query,   embed_title, mask_text, progress};
         io::MatrixStream e = show_entry(table, item).stream(a);
         e.info.dtype = spec.dtype;
+        if (reduced && (item == Show::vocabulary || item == Show::tokens))
+            e.info.dtype = io::Dtype::int64;  // ids, never rounded to bfloat16 or float16
         return e;
     };
 

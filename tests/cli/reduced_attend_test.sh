@@ -40,6 +40,14 @@ PY
     checks=$((checks + 1))
 done
 
+# Token ids stay exact integers (float16 holds integers only to 2048, bfloat16 to 256).
+words=$(seq -f 'w%04g' 0 2099 | tr '\n' ' ')
+expect_status 0 "$ATTN" attend "$words" --dtype float16 --show tokens -o "$WORK/ids.npy"
+"$PYTHON" -c "import numpy as np, sys; a = np.load(sys.argv[1]).ravel()
+assert a.dtype == np.int64 and a[2099] == 2099 and a[2049] == 2049, (a.dtype, a[2045:2052])" \
+    "$WORK/ids.npy" || fail "float16 token ids"
+checks=$((checks + 1))
+
 # The fused kernel computes in float32: --attention tiled is refused with a reduced dtype.
 expect_usage_error --attention "$ATTN" attend "$S" --dtype bfloat16 --attention tiled
 expect_status 0 "$ATTN" attend "$S" --dtype float16 --attention auto --show context -f csv
