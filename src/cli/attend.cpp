@@ -22,7 +22,9 @@
 #include "cli/completion.hpp"
 #include "cli/enum_option.hpp"
 #include "cli/exit_code.hpp"
+#include "io/dtype.hpp"
 #include "io/matrix_stream.hpp"
+#include "runtime/reduced_float.hpp"
 
 namespace attn::cli {
 
@@ -49,6 +51,29 @@ void check_html(const AttendOptions& opt, const std::vector<Show>& show, bool fr
             "--format html: a page draws one sentence; give it as the SENTENCE argument");
 }
 
+}  // namespace
+
+bool use_tiled(const AttendOptions& opt, const std::vector<Sequence>& seqs) {
+    if (io::reduced_format(opt.out.dtype)) {  // bfloat16, float16: the direct path (reduced.hpp)
+        if (opt.attention == AttentionPath::tiled)
+            throw UsageError(fmt::format(
+                "--attention tiled: --dtype {} is computed on the direct path (every op rounded "
+                "to the dtype, as PyTorch); use --attention direct or auto",
+                io::dtype_name(opt.out.dtype)));
+        if (opt.no_projection)
+            throw UsageError(fmt::format(
+                "--no-projection: --dtype {} takes the projected layer; use float32 or float64",
+                io::dtype_name(opt.out.dtype)));
+        return false;
+    }
+    if (opt.attention != AttentionPath::automatic) return opt.attention == AttentionPath::tiled;
+    return std::any_of(seqs.begin(), seqs.end(), [](const Sequence& s) {
+        return std::uint64_t{s.n()} * s.n() > kTiledAbove;
+    });
+}
+
+namespace {
+
 template <class T>
 int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::string& embed_title,
               bool indexed, TorchGenerator& gen, const std::vector<Show>& show,
@@ -57,8 +82,26 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     const Dims dims = projection_dims(opt, files, seqs.front().d_in());
     const bool tiled = use_tiled(opt, seqs);  // else direct: n x n matrices held
     const io::DriveOptions drive = plan_attention<T>(opt, seqs, dims, show, tiled);
-    const Parameters<T> par =
+    Parameters<T> par =
         opt.no_projection ? Parameters<T>{} : make_parameters<T>(opt, files, dims, gen);
+    // --dtype bfloat16|float16: inputs, weights and biases rounded once to the dtype, as
+    // model.to(dtype) and x.to(dtype) do; the layer then computes in it (attention/reduced.hpp)
+    const std::optional<runtime::Reduced> reduced = io::reduced_format(opt.out.dtype);
+    const auto round = [&](auto& m) {
+        if (reduced) runtime::round_all(*reduced, m.data(), m.size());
+    };
+    const auto round_each = [&](auto& list) {
+        for (auto& m : list)
+            if constexpr (requires { m.has_value(); }) {
+                if (m) round(*m);
+            } else {
+                round(m);
+            }
+    };
+    round_each(par.query), round_each(par.key), round_each(par.value);
+    round_each(par.b_query), round_each(par.b_key), round_each(par.b_value);
+    if (par.w_out) round(*par.w_out);
+    if (par.b_out) round(*par.b_out);
 
     const std::vector<std::vector<MaskOptions>> masks = sequence_masks(opt, seqs);
     const bool fill = opt.mask_value_opt->count() > 0;
@@ -102,12 +145,14 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
         o.scale = run.scale;
         o.path = tiled ? attn::AttentionPath::tiled : attn::AttentionPath::direct;
         o.keep_masked = shown(Show::masked_scores);
+        o.dtype = reduced;
         if (progress) {
             progress->add_total(original.x.size() * dims.heads * seqs[k].n());
             o.progress = [progress](std::size_t rows) { progress->advance(rows); };
         }
         for (std::size_t b = 0; b < original.x.size(); ++b) {
-            const xt::xtensor<T, 2> x = xt::cast<T>(original.x[b]);  // (n, d_in)
+            xt::xtensor<T, 2> x = xt::cast<T>(original.x[b]);  // (n, d_in)
+            round(x);
             LayerInput<T> in;
             in.x = {x.data(), x.shape(0), x.shape(1), x.shape(1)};
             in.permutation = p;
@@ -126,6 +171,7 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
             const positions::PositionScheme<T> none, &scheme = added ? none : run.scheme;
             run.results.push_back(forward(in, weights, scheme, o));
             run.x.push_back(xt::cast<T>(seqs[k].x[b]));
+            round(run.x.back());
             if (p.empty()) continue;
             // context(X[p]) - context(X)[p]: row i against the original's row p[i].
             in.permutation.clear();
@@ -351,7 +397,7 @@ Command add_attend(CLI::App& root) {
                          ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
                          ->type_name("I");
     add_attention_option(*g_par, opt->attention);
-    add_output_options(*sub, opt->out);
+    add_output_options(*sub, opt->out, true);
     add_curve_columns(*sub, opt->out);
     const auto model = add_attend_model_options(*sub);  // --model: attend_model.cpp
 

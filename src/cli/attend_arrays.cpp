@@ -384,13 +384,6 @@ void add_attention_option(CLI::App& group, AttentionPath& path) {
                     "kernel, no n x n matrix held; auto: tiled when n_q n_k > 4194304");
 }
 
-bool use_tiled(const AttendOptions& opt, const std::vector<Sequence>& seqs) {
-    if (opt.attention != AttentionPath::automatic) return opt.attention == AttentionPath::tiled;
-    return std::any_of(seqs.begin(), seqs.end(), [](const Sequence& s) {
-        return std::uint64_t{s.n()} * s.n() > kTiledAbove;
-    });
-}
-
 template <class T>
 io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
                                 const Dims& dims, const std::vector<Show>& show, bool tiled) {

@@ -168,9 +168,10 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
         throw UsageError("--ids: gives the tokens; it cannot be combined with a text");
     const io::OutputSpec spec = resolve_output(out);
     const std::filesystem::path folder = io::locate_model(opt.model, opt.revision);
-    const model::ModelConfig c =
+    model::ModelConfig c =
         naming_option(fmt::format("--model: {}", (folder / "config.json").string()),
                       [&] { return model::parse_config(read_config(folder)); });
+    c.compute_dtype = io::reduced_format(spec.dtype);  // --dtype bfloat16|float16
     std::vector<std::int64_t> ids;
     std::vector<std::string> tokens;  // as the vocabulary spells them; with --ids, the ids
     if (text) {                       // the model's own tokenizer, special tokens included

@@ -76,6 +76,44 @@ double round_to(Reduced format, double hi, double lo) {
     return v;
 }
 
+void round_all(Reduced format, float* v, std::size_t count) {
+    // On the float's bits, where the format's quantum is fixed by the float's exponent (its
+    // normal range; for bfloat16, whose exponents are float32's, every finite float): the low
+    // `drop` bits go, rounded to nearest even (24 - p bits: 16 for bfloat16, 13 for float16); a
+    // carry into the exponent is the next power of two. A first pass does that where it
+    // applies, branch-free on integers (the compiler vectorises it); if any value lies outside
+    // (float16's subnormals, past the largest finite value, inf, NaN), a second pass sends
+    // those through round_to (values already rounded are values of the format: they stay).
+    const Bits b = bits_of(format);
+    const int drop = b.drop - 29;  // 53 - p for a double, 24 - p for a float
+    const std::uint32_t mask = (std::uint32_t{1} << drop) - 1, half = mask >> 1;
+    const std::uint32_t least = format == Reduced::bfloat16
+                                    ? 0u
+                                    : std::bit_cast<std::uint32_t>(static_cast<float>(b.least));
+    const std::uint32_t most = std::bit_cast<std::uint32_t>(static_cast<float>(b.most));
+    const auto inside = [&](std::uint32_t u, std::uint32_t r) -> std::uint32_t {
+        const std::uint32_t ua = u & 0x7fffffffu, ra = r & 0x7fffffffu;  // magnitudes' bits
+        return (static_cast<std::uint32_t>(ua >= least) | static_cast<std::uint32_t>(ua == 0)) &
+               static_cast<std::uint32_t>(ua <= most) & static_cast<std::uint32_t>(ra <= most);
+    };
+    std::uint32_t outside = 0;
+    for (std::size_t k = 0; k < count; ++k) {
+        const auto u = std::bit_cast<std::uint32_t>(v[k]);
+        const std::uint32_t r = (u + half + ((u >> drop) & 1)) & ~mask;
+        const std::uint32_t in = inside(u, r);
+        outside |= in ^ 1u;
+        v[k] = std::bit_cast<float>(in ? r : u);
+    }
+    if (!outside) return;
+    for (std::size_t k = 0; k < count; ++k) {
+        const auto u = std::bit_cast<std::uint32_t>(v[k]);
+        if (!inside(u, u)) v[k] = static_cast<float>(round_to(format, v[k]));
+    }
+}
+void round_all(Reduced format, double* v, std::size_t count) {
+    for (std::size_t k = 0; k < count; ++k) v[k] = round_to(format, v[k]);
+}
+
 double distance_to_tie(Reduced format, double v) {
     if (!std::isfinite(v)) return std::numeric_limits<double>::infinity();
     const Grid g = grid(format);

@@ -11,6 +11,7 @@
 // result is +-inf; signs of zero are kept (-1e-9 rounds to -0).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace attn::runtime {
@@ -21,6 +22,11 @@ enum class Reduced { bfloat16, float16 };
 /// only when hi lies exactly halfway between two neighbours of the format, so the result is
 /// that of the exact sum, never of hi rounded twice. NaN stays NaN.
 double round_to(Reduced format, double hi, double lo = 0.0);
+
+/// v[0 .. count) rounded once to the format, in place: the float32 (or double) result of an op
+/// computed as PyTorch's CPU kernels compute bfloat16 and float16 ops, then stored in the dtype.
+void round_all(Reduced format, float* v, std::size_t count);
+void round_all(Reduced format, double* v, std::size_t count);
 
 /// The distance from v to the nearest midpoint between two neighbours of the format (a value
 /// whose rounding depends on digits beyond v when the distance is below v's error), inf for

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -143,4 +144,32 @@ TEST_CASE("distance_to_tie: the distance to the nearest midpoint") {
     CHECK(distance_to_tie(Reduced::float16, 0.0) == 0x1p-25);
     CHECK(distance_to_tie(Reduced::float16, 65520) == 0);
     CHECK(distance_to_tie(Reduced::float16, kInf) == kInf);
+}
+
+TEST_CASE("round_all: float values rounded on their bits as round_to rounds them") {
+    for (const Reduced f : {Reduced::float16, Reduced::bfloat16}) {
+        CAPTURE(static_cast<int>(f));
+        std::vector<float> x;
+        const std::vector<double> grid = finite_values(f);
+        for (std::size_t k = 0; k + 1 < grid.size(); ++k) {
+            const auto mid = static_cast<float>((grid[k] + grid[k + 1]) / 2);  // exact in float
+            for (const float m : {static_cast<float>(grid[k]), mid, std::nextafter(mid, 0.0f),
+                                  std::nextafter(mid, 1e38f)})
+                x.insert(x.end(), {m, -m});
+        }
+        std::mt19937 gen(24);
+        std::uniform_int_distribution<std::uint32_t> bits;
+        for (int k = 0; k < 200000; ++k) x.push_back(std::bit_cast<float>(bits(gen)));
+        for (const float s :
+             {0.0f, -0.0f, 1e-45f, 65504.0f, 65519.99f, 65520.0f, 3.4e38f,
+              std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()})
+            x.insert(x.end(), {s, -s});
+        std::vector<float> got = x;
+        attn::runtime::round_all(f, got.data(), got.size());
+        std::size_t wrong = 0;
+        for (std::size_t k = 0; k < x.size(); ++k)
+            if (!same(got[k], round_to(f, x[k])) && wrong++ < 5)
+                CHECK_MESSAGE(false, x[k], " -> ", got[k], ", want ", round_to(f, x[k]));
+        CHECK(wrong == 0);
+    }
 }

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "attn/attention/projection.hpp"
+#include "attn/attention/reduced.hpp"
 
 namespace attn {
 
@@ -152,8 +153,17 @@ LayerResult<T> forward(const LayerInput<T>& input, const LayerWeights<T>& weight
     const std::size_t n = given ? input.q.front().rows : input.x.rows;
     if (n == 0) invalid("no rows");
     check_permutation(input.permutation, n);
+    const std::optional<runtime::Reduced> D = options.dtype;
+    if (D && options.path != AttentionPath::direct)
+        invalid("bfloat16 and float16 are computed on the direct path only");
     const ProjectionSum sum =
         options.path == AttentionPath::direct ? ProjectionSum::blas : ProjectionSum::ordered;
+    // y = x W + b, rounded once to D with a reduced dtype (nn.Linear's addmm)
+    const auto projected = [&](MatrixRef<T> x, const Projection<T>& w) {
+        xt::xtensor<T, 2> y = project(x, w, sum);
+        if (D) runtime::round_all(*D, y.data(), y.size());
+        return y;
+    };
     const std::vector<std::size_t>& p = input.permutation;
 
     LayerResult<T> r;
@@ -165,10 +175,13 @@ LayerResult<T> forward(const LayerInput<T>& input, const LayerWeights<T>& weight
         for (const auto& m : input.v) r.values.push_back(copy_rows(m, p));
     } else {
         r.input = copy_rows(input.x, p);  // x[p] (n, d_in)
-        scheme.add_positions(r.input.data(), 0, n, r.input.shape(1));
-        for (const auto& w : weights.query) r.queries.push_back(project(view(r.input), w, sum));
-        for (const auto& w : weights.key) r.keys.push_back(project(view(r.input), w, sum));
-        for (const auto& w : weights.value) r.values.push_back(project(view(r.input), w, sum));
+        if (D)
+            add_positions_reduced(scheme, *D, r.input.data(), n, r.input.shape(1));
+        else
+            scheme.add_positions(r.input.data(), 0, n, r.input.shape(1));
+        for (const auto& w : weights.query) r.queries.push_back(projected(view(r.input), w));
+        for (const auto& w : weights.key) r.keys.push_back(projected(view(r.input), w));
+        for (const auto& w : weights.value) r.values.push_back(projected(view(r.input), w));
     }
     for (const auto& m : r.queries)
         if (m.shape(0) != n || m.shape(1) != r.queries.front().shape(1) ||
@@ -177,7 +190,10 @@ LayerResult<T> forward(const LayerInput<T>& input, const LayerWeights<T>& weight
     if (scheme.rotates()) {
         const auto rotated = [&](const xt::xtensor<T, 2>& m) {
             xt::xtensor<T, 2> out = m;  // (n, d_k)
-            scheme.rotate(out.data(), 0, n, m.shape(1));
+            if (D)
+                rotate_reduced(scheme, *D, out.data(), n, m.shape(1));
+            else
+                scheme.rotate(out.data(), 0, n, m.shape(1));
             return out;
         };
         for (const auto& m : r.queries) r.rotated_queries.push_back(rotated(m));
@@ -196,8 +212,11 @@ LayerResult<T> forward(const LayerInput<T>& input, const LayerWeights<T>& weight
             ScoreOptions<T> score;
             score.scale = options.scale;
             score.bias = scheme.bias(h);
-            AttentionResult<T> a = scaled_dot_product_attention(
-                qs[h], ks[h / group], r.values[h / group], options.mask, score);
+            AttentionResult<T> a =
+                D ? reduced_attention(qs[h], ks[h / group], r.values[h / group], options.mask,
+                                      score, *D)
+                  : scaled_dot_product_attention(qs[h], ks[h / group], r.values[h / group],
+                                                 options.mask, score);
             if (options.keep_masked)
                 r.masked_scores.push_back(masked_scores(a.scaled, options.mask));
             if (options.keep_scores) r.scores.push_back(std::move(a.scores));
@@ -228,7 +247,7 @@ LayerResult<T> forward(const LayerInput<T>& input, const LayerWeights<T>& weight
         }
     }
     if (weights.output)
-        r.output = project(view(r.concat), *weights.output, sum);  // (n, H d_v) -> (n, d_out)
+        r.output = projected(view(r.concat), *weights.output);  // (n, H d_v) -> (n, d_out)
     else
         r.output = r.concat;
 

@@ -38,6 +38,7 @@
 #include "attn/attention/reference.hpp"
 #include "attn/attention/tiled.hpp"
 #include "attn/positions/scheme.hpp"
+#include "runtime/reduced_float.hpp"
 
 namespace attn {
 
@@ -85,6 +86,10 @@ struct LayerOptions {
     MaskOptions mask;
     std::optional<double> scale;
     AttentionPath path = AttentionPath::direct;
+    /// bfloat16 or float16: the direct path as PyTorch computes it in that dtype, every op's
+    /// result rounded to it (attention/reduced.hpp; x and the weights must hold its values);
+    /// the tiled path refuses it. nullopt: every op in T.
+    std::optional<runtime::Reduced> dtype;
     /// direct path only: which n x n arrays to keep (all four by default). A family that
     /// streams weights keeps only those; the tiled path keeps none and serves rows().
     bool keep_scores = true, keep_scaled = true, keep_masked = true, keep_weights = true;

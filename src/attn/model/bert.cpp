@@ -14,6 +14,7 @@ namespace {
 template <class T>
 class Bert final : public FamilyForward<T> {
     using B = FamilyForward<T>;
+    using B::add, B::activate, B::gate, B::layer_norm, B::linear, B::rms_norm;  // compute_dtype
     using B::c_;
     using B::w_;
 
@@ -21,14 +22,15 @@ class Bert final : public FamilyForward<T> {
     using B::B;
 
     Matrix<T> embed(std::span<const std::int64_t> ids) override {
-        // e = word[ids] + position[0..n) + token_type[0]                 (n, d)
+        // e = (word[ids] + token_type[0]) + position[0..n)               (n, d)
         const std::size_t d = c_.hidden_size;
         Matrix<T> e = this->gather("embeddings.word_embeddings.weight", ids);
-        add(e, learned_positions());
         std::vector<T> type0(d);
         w_.rows("embeddings.token_type_embeddings.weight", 0, 1, type0.data());
         for (std::size_t i = 0; i < e.shape(0); ++i)
             for (std::size_t j = 0; j < d; ++j) e(i, j) += type0[j];
+        this->round(e);
+        add(e, learned_positions());
         // h0 = LayerNorm(e)
         return layer_norm(e, w_.get("embeddings.LayerNorm.weight"),
                           w_.get("embeddings.LayerNorm.bias"), c_.norm_eps);

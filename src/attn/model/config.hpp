@@ -33,6 +33,7 @@
 
 #include "attn/positions/rope.hpp"
 #include "attn/positions/t5.hpp"
+#include "runtime/reduced_float.hpp"
 
 namespace attn::model {
 
@@ -82,6 +83,11 @@ struct ModelConfig {
     positions::RopeParameters rope;             // rope families: d = head_dim, base = rope_theta
     std::optional<std::size_t> sliding_window;  // mistral; qwen2 with use_sliding_window
     positions::T5Buckets t5;                    // t5 (bidirectional)
+
+    /// Not from config.json: bfloat16 or float16 runs the forward as model.to(dtype) does in
+    /// PyTorch (weights rounded to it, every op's result rounded once; family.hpp); nullopt:
+    /// every op in the compute type (float or double).
+    std::optional<runtime::Reduced> compute_dtype;
 
     /// The lines a reader needs to know which positions a model has: "gpt2: learned absolute
     /// positions, 1024 rows".

@@ -1,6 +1,7 @@
 #include "attn/model/family.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -48,7 +49,69 @@ LayerOptions FamilyForward<T>::options(Keep keep) const {
     o.keep_masked = false;
     o.keep_scaled = keep.scores;
     o.keep_weights = keep.weights;
+    o.dtype = c_.compute_dtype;
     return o;
+}
+
+template <class T>
+void FamilyForward<T>::round(Matrix<T>& m) const {
+    if (c_.compute_dtype) runtime::round_all(*c_.compute_dtype, m.data(), m.size());
+}
+
+template <class T>
+Matrix<T> FamilyForward<T>::layer_norm(const Matrix<T>& x, const T* w, const T* b,
+                                       double eps) const {
+    Matrix<T> y = model::layer_norm(x, w, b, eps);
+    round(y);
+    return y;
+}
+
+template <class T>
+Matrix<T> FamilyForward<T>::rms_norm(const Matrix<T>& x, const T* w, double eps) const {
+    if (!c_.compute_dtype) return model::rms_norm(x, w, eps);
+    // y = fl(w fl(x inv)), inv = 1 / sqrt(mean(x^2) + eps) in float32 as the norms upcast
+    const std::size_t n = x.shape(0), d = x.shape(1);
+    Matrix<T> y({n, d});
+    for (std::size_t i = 0; i < n; ++i) {
+        const T* r = &x(i, 0);
+        double sq = 0;
+        for (std::size_t j = 0; j < d; ++j) sq += static_cast<double>(r[j]) * r[j];
+        const T inv = static_cast<T>(1.0 / std::sqrt(sq / static_cast<double>(d) + eps));
+        for (std::size_t j = 0; j < d; ++j) y(i, j) = r[j] * inv;
+    }
+    round(y);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < d; ++j) y(i, j) *= w[j];
+    round(y);
+    return y;
+}
+
+template <class T>
+Matrix<T> FamilyForward<T>::linear(const Matrix<T>& x, const Projection<T>& p) const {
+    Matrix<T> y = model::linear(x, p);
+    round(y);
+    return y;
+}
+
+template <class T>
+void FamilyForward<T>::activate(Matrix<T>& x, Activation act) const {
+    model::activate(x, act);
+    round(x);
+}
+
+template <class T>
+void FamilyForward<T>::gate(Matrix<T>& a, const Matrix<T>& b, Activation act) const {
+    if (!c_.compute_dtype) return model::gate(a, b, act);
+    activate(a, act);  // fl(act(a)), then fl(act(a) b)
+    auto ib = b.begin();
+    for (auto ia = a.begin(); ia != a.end(); ++ia, ++ib) *ia *= *ib;
+    round(a);
+}
+
+template <class T>
+void FamilyForward<T>::add(Matrix<T>& a, const Matrix<T>& b) const {
+    model::add(a, b);
+    round(a);
 }
 
 template <class T>

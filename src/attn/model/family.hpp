@@ -52,6 +52,20 @@ class FamilyForward {
     virtual Matrix<T> learned_positions() { return {}; }
 
   protected:
+    // The ops of ops.hpp as the families call them (each family's `using` picks these): with
+    // the config's compute_dtype every result is rounded once to it, as PyTorch's ops on
+    // tensors of that dtype compute in float32 and round: layer_norm, an activation (GELU,
+    // SiLU: one kernel each), linear (addmm), a sum and gate's act(a) and product each once;
+    // rms_norm as Llama's and T5's norms, fl(w fl(x / rms(x))). Without one, ops.hpp's as is.
+    Matrix<T> layer_norm(const Matrix<T>& x, const T* w, const T* b, double eps) const;
+    Matrix<T> rms_norm(const Matrix<T>& x, const T* w, double eps) const;
+    Matrix<T> linear(const Matrix<T>& x, const Projection<T>& p) const;
+    void activate(Matrix<T>& x, Activation act) const;
+    void gate(Matrix<T>& a, const Matrix<T>& b, Activation act) const;
+    void add(Matrix<T>& a, const Matrix<T>& b) const;
+    /// m rounded to the compute_dtype, if any.
+    void round(Matrix<T>& m) const;
+
     /// The attention layer's options for this family and what the caller keeps.
     LayerOptions options(Keep keep) const;
     /// Rows of table (a 2-D tensor) at ids, widened: the embedding lookup (n, d).

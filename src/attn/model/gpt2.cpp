@@ -14,6 +14,7 @@ namespace {
 template <class T>
 class Gpt2 final : public FamilyForward<T> {
     using B = FamilyForward<T>;
+    using B::add, B::activate, B::gate, B::layer_norm, B::linear, B::rms_norm;  // compute_dtype
     using B::c_;
     using B::w_;
 

@@ -17,6 +17,7 @@ const char* kTable = "encoder.block.0.layer.0.SelfAttention.relative_attention_b
 template <class T>
 class T5 final : public FamilyForward<T> {
     using B = FamilyForward<T>;
+    using B::add, B::activate, B::gate, B::layer_norm, B::linear, B::rms_norm;  // compute_dtype
     using B::c_;
     using B::w_;
 
@@ -30,6 +31,8 @@ class T5 final : public FamilyForward<T> {
         const runtime::TensorView t = w_.view(kTable);
         sc.t5_table = xt::xtensor<double, 2>({t.shape[0], t.shape[1]});
         t.to_double(std::span<double>(sc.t5_table.data(), sc.t5_table.size()));
+        if (c.compute_dtype)  // model.to(dtype)
+            runtime::round_all(*c.compute_dtype, sc.t5_table.data(), sc.t5_table.size());
         this->scheme_ = positions::PositionScheme<T>(sc, n);
     }
 

@@ -6,7 +6,7 @@ namespace attn::model {
 
 template <class T>
 Weights<T>::Weights(const ModelConfig& config, const TensorSource& source)
-    : source_(source), specs_(model_tensors(config)) {
+    : source_(source), dtype_(config.compute_dtype), specs_(model_tensors(config)) {
     for (std::size_t i = 0; i < specs_.size(); ++i)
         for (const auto& name : specs_[i].names) index_.emplace(name, i);
 }
@@ -36,7 +36,7 @@ const T* Weights<T>::get(std::string_view name) {
     if (const auto it = held_.find(key); it != held_.end()) return it->second.data();
     const runtime::TensorView v = source_.tensor(s);
     if constexpr (std::is_same_v<T, float>) {
-        if (v.is_f32_in_place()) return v.f32().data();
+        if (v.is_f32_in_place() && !dtype_) return v.f32().data();
     }
     std::vector<T>& out = held_[key];
     out.resize(v.numel());
@@ -44,6 +44,7 @@ const T* Weights<T>::get(std::string_view name) {
         v.to_float(out);
     else
         v.to_double(out);
+    if (dtype_) runtime::round_all(*dtype_, out.data(), out.size());
     return out.data();
 }
 
@@ -55,6 +56,7 @@ void Weights<T>::rows(std::string_view name, std::size_t row0, std::size_t count
         v.to_float(std::span<float>(out, count * cols), row0 * cols);
     else
         v.to_double(std::span<double>(out, count * cols), row0 * cols);
+    if (dtype_) runtime::round_all(*dtype_, out, count * cols);
 }
 
 template <class T>

@@ -1,5 +1,6 @@
 // A checkpoint's tensors as the family code reads them: by the name Hugging Face gives them
-// (the first spelling model_tensors() lists), as T values. A float32 tensor computed in float is
+// (the first spelling model_tensors() lists), as T values (rounded once to the config's
+// compute_dtype when it has one, as model.to(dtype)). A float32 tensor computed in float is
 // read where it lies in the mapped file (no copy); F16/BF16 tensors, and every tensor when T is
 // double, are widened exactly into buffers that belong to the layer being computed and are
 // freed, with the layer's mapped pages, by end_layer(). Embedding tables and tied LM heads are
@@ -9,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -54,6 +56,7 @@ class Weights {
   private:
     const TensorSpec& spec(std::string_view name) const;
     const TensorSource& source_;
+    std::optional<runtime::Reduced> dtype_;  // config's compute_dtype: values rounded to it
     std::vector<TensorSpec> specs_;
     std::unordered_map<std::string, std::size_t> index_;    // every spelling -> specs_
     std::unordered_map<std::size_t, std::vector<T>> held_;  // widened copies, by spec
