@@ -43,12 +43,34 @@ LayerOptions FamilyForward<T>::options(Keep keep) const {
     o.mask.causal = c_.causal;
     o.mask.sliding_window = c_.sliding_window;
     if (!c_.scale_scores) o.scale = 1.0;
-    o.path = AttentionPath::direct;
+    o.path = keep.scores || keep.weights ? AttentionPath::direct : AttentionPath::tiled;
     o.keep_scores = false;
     o.keep_masked = false;
     o.keep_scaled = keep.scores;
     o.keep_weights = keep.weights;
     return o;
+}
+
+template <class T>
+std::vector<MatrixRef<T>> FamilyForward<T>::heads(const Matrix<T>& y, std::size_t count,
+                                                  std::size_t first, std::size_t step) const {
+    std::vector<MatrixRef<T>> out;
+    for (std::size_t i = 0; i < count; ++i)
+        out.push_back(
+            MatrixRef<T>{y.data() + first + i * step, y.shape(0), c_.head_dim, y.shape(1)});
+    return out;
+}
+
+template <class T>
+LayerResult<T> FamilyForward<T>::attention(const QkvHeads<T>& heads, const Projection<T>& output,
+                                           Keep keep) {
+    LayerInput<T> in;  // q, k, v given: no projection inside forward()
+    in.q = heads.q;
+    in.k = heads.k;
+    in.v = heads.v;
+    LayerResult<T> r = forward(in, LayerWeights<T>{}, scheme_, options(keep));
+    r.output = linear(r.concat, output);  // (n, H hd) -> (n, d)
+    return r;
 }
 
 template <class T>

@@ -23,10 +23,19 @@
 
 namespace attn::model {
 
-/// Which of a layer's n x n arrays the caller reads (nothing else is kept).
+/// Which of a layer's n x n arrays the caller reads (nothing else is kept). With neither,
+/// attention runs on the fused kernel (tiled.hpp), which holds no n x n array and skips the
+/// key tiles a causal mask hides.
 struct Keep {
     bool scores = false;   // scaled scores plus the position bias, before masks
     bool weights = false;  // softmax of the masked scores
+};
+
+/// A block's attention heads as views (n, hd) on projections computed once for all heads:
+/// q H views, k and v G views (grouped K/V: query head h reads k[h / (H / G)]).
+template <class T>
+struct QkvHeads {
+    std::vector<MatrixRef<T>> q, k, v;
 };
 
 template <class T>
@@ -42,8 +51,13 @@ class FamilyForward {
 
     /// hidden[0] (n, d): what the first block receives.
     virtual Matrix<T> embed(std::span<const std::int64_t> ids) = 0;
-    /// Block `layer`: h (n, d) becomes the block's output; returns its attention layer.
-    virtual LayerResult<T> block(std::size_t layer, Matrix<T>& h, Keep keep) = 0;
+    /// Block `layer`: h (n, d) becomes the block's output; returns its attention layer. The
+    /// block's widened tensors and mapped pages are handed back when it returns.
+    LayerResult<T> block(std::size_t layer, Matrix<T>& h, Keep keep) {
+        LayerResult<T> r = steps(layer, h, keep);
+        w_.end_layer(layer);
+        return r;
+    }
     /// Logits (V) of the last row of h (the last block's output): the final norm, then the LM
     /// head or the tied embedding. std::logic_error for families without one (bert, t5).
     virtual std::vector<T> next_logits(const Matrix<T>& h) = 0;
@@ -52,8 +66,17 @@ class FamilyForward {
     virtual Matrix<T> learned_positions() { return {}; }
 
   protected:
+    /// The family's block: its named steps (see block()).
+    virtual LayerResult<T> steps(std::size_t layer, Matrix<T>& h, Keep keep) = 0;
     /// The attention layer's options for this family and what the caller keeps.
     LayerOptions options(Keep keep) const;
+    /// Views (n, hd) of y's columns [first + i step, first + i step + hd) for i < count: the
+    /// heads of a projection y (n, *) computed for all of them at once.
+    std::vector<MatrixRef<T>> heads(const Matrix<T>& y, std::size_t count, std::size_t first,
+                                    std::size_t step) const;
+    /// The attention of the heads (the family's mask, scale and positions), then
+    /// output = concat (n, H hd) W_o + b_o (n, d) into the result's output.
+    LayerResult<T> attention(const QkvHeads<T>& heads, const Projection<T>& output, Keep keep);
     /// Rows of table (a 2-D tensor) at ids, widened: the embedding lookup (n, d).
     Matrix<T> gather(std::string_view table, std::span<const std::int64_t> ids);
     /// h_last (d) . E[v] for every row v of a (V, d) tensor, streamed in blocks of rows.

@@ -37,43 +37,26 @@ class Gpt2 final : public FamilyForward<T> {
         return p;
     }
 
-    LayerResult<T> block(std::size_t layer, Matrix<T>& h, Keep keep) override {
+    LayerResult<T> steps(std::size_t layer, Matrix<T>& h, Keep keep) override {
         const std::size_t d = c_.hidden_size, H = c_.num_heads, hd = c_.head_dim;
+        const std::size_t I = c_.intermediate_size;
         const std::string p = "h." + std::to_string(layer) + ".";
-        const auto get = [&](const char* name) { return w_.get(p + name); };
-        // x = ln_1(h)                                                    (n, d)
+        const auto get = [&](const std::string& name) { return w_.get(p + name); };
+        const auto conv1d = [&](const std::string& name, std::size_t in, std::size_t out) {
+            return dense(get(name + ".weight"), in, out, WeightLayout::in_out, get(name + ".bias"));
+        };
+        // qkv = ln_1(h) c_attn + b                      (n, 3d): [q | k | v], head i at i hd
         const Matrix<T> x = layer_norm(h, get("ln_1.weight"), get("ln_1.bias"), c_.norm_eps);
-        // c_attn (d, 3d) Conv1D: columns [q | k | v], head i's q columns i hd .. (i+1) hd
-        const T* qkv = get("attn.c_attn.weight");
-        const T* qkv_b = get("attn.c_attn.bias");
-        LayerWeights<T> lw;
-        for (std::size_t i = 0; i < H; ++i) {
-            const auto column = [&](std::size_t part) {
-                const std::size_t c0 = part * d + i * hd;
-                return Projection<T>{MatrixRef<T>{qkv + c0, d, hd, 3 * d}, WeightLayout::in_out,
-                                     qkv_b + c0};
-            };
-            lw.query.push_back(column(0));
-            lw.key.push_back(column(1));
-            lw.value.push_back(column(2));
-        }
-        // output = concat(heads) c_proj + b                              (n, d)
-        lw.output =
-            dense(get("attn.c_proj.weight"), d, d, WeightLayout::in_out, get("attn.c_proj.bias"));
-        LayerInput<T> in;
-        in.x = MatrixRef<T>{x.data(), x.shape(0), d, d};
-        LayerResult<T> r = forward(in, lw, this->scheme_, this->options(keep));
-        // h = h + attn(ln_1(h))
+        const Matrix<T> qkv = linear(x, conv1d("attn.c_attn", d, 3 * d));
+        // h = h + concat_i(softmax(q_i k_i^T / sqrt(hd) + causal) v_i) c_proj + b     (n, d)
+        LayerResult<T> r = this->attention({this->heads(qkv, H, 0, hd), this->heads(qkv, H, d, hd),
+                                            this->heads(qkv, H, 2 * d, hd)},
+                                           conv1d("attn.c_proj", d, d), keep);
         add(h, r.output);
         // h = h + c_proj(gelu_new(c_fc(ln_2(h))))                        (n, 4d) -> (n, d)
         const Matrix<T> x2 = layer_norm(h, get("ln_2.weight"), get("ln_2.bias"), c_.norm_eps);
-        const std::size_t I = c_.intermediate_size;
-        Matrix<T> a = linear(
-            x2, dense(get("mlp.c_fc.weight"), d, I, WeightLayout::in_out, get("mlp.c_fc.bias")));
-        activate(a, c_.activation);
-        add(h, linear(a, dense(get("mlp.c_proj.weight"), I, d, WeightLayout::in_out,
-                               get("mlp.c_proj.bias"))));
-        w_.end_layer(layer);
+        add(h,
+            feed_forward(x2, conv1d("mlp.c_fc", d, I), c_.activation, conv1d("mlp.c_proj", I, d)));
         return r;
     }
 

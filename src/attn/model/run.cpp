@@ -50,8 +50,14 @@ void ModelRun<T>::step() {
             summaries_->end_layer();
         }
         hidden_.push_back(h_);
+        // context_h = concat[:, h hd .. (h+1) hd]                         (n, hd)
+        const std::size_t hd = f_->config().head_dim, n = ids_.size();
         std::vector<Matrix<T>> ctx;
-        for (const std::size_t head : heads_) ctx.push_back(std::move(r.context[head]));
+        for (const std::size_t head : heads_) {
+            Matrix<T> m = Matrix<T>::from_shape({n, hd});
+            for (std::size_t i = 0; i < n; ++i) std::copy_n(&r.concat(i, head * hd), hd, &m(i, 0));
+            ctx.push_back(std::move(m));
+        }
         context_.push_back(std::move(ctx));
     }
     last_ = std::move(r);
