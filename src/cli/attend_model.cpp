@@ -108,6 +108,10 @@ int run_typed(const model::ModelConfig& c, const io::Checkpoint& checkpoint,
         return model::ModelRun<T>(c, source, ids, layers, heads, keep, arrays.next);
     });
     if (arrays.any_summary()) run.summarise(arrays.summaries);
+    const auto shown = [&](const char* name) {
+        return std::find(arrays.names.begin(), arrays.names.end(), name) != arrays.names.end();
+    };
+    run.record(shown("hidden"), shown("context"));
     std::vector<io::MatrixStream> streams = model_streams<T>(arrays, run, ids, tokens, spec);
     io::Output output(spec, streams.size());
     io::drive(output.sink(), streams);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace attn::model {
 
@@ -90,16 +91,22 @@ Matrix<T> FamilyForward<T>::gather(std::string_view table, std::span<const std::
 
 template <class T>
 std::vector<T> FamilyForward<T>::logits(std::string_view table, std::span<const T> h) {
-    // logits[v] = sum_j h[j] E[v, j], E (V, d) widened kBlock rows at a time.
-    constexpr std::size_t kBlock = 256;
+    // logits[v] = sum_j h[j] E[v, j], E (V, d) kBlock rows at a time: read where they lie
+    // (float32 computed in float), else widened into one block's buffer.
+    constexpr std::size_t kBlock = 4096;
     const std::size_t d = c_.hidden_size, V = c_.vocab_size;
-    std::vector<T> out(V), rows(kBlock * d);
+    const runtime::TensorView view = w_.view(table);
+    const T* in_place = nullptr;
+    if constexpr (std::is_same_v<T, float>)
+        if (view.is_f32_in_place()) in_place = view.f32().data();
+    std::vector<T> out(V), rows(in_place ? 0 : kBlock * d);
+    Matrix<T> x = Matrix<T>::from_shape({1, d});
+    std::copy(h.begin(), h.end(), x.begin());
     for (std::size_t v0 = 0; v0 < V; v0 += kBlock) {
         const std::size_t count = std::min(kBlock, V - v0);
-        w_.rows(table, v0, count, rows.data());
-        Matrix<T> x({1, d});
-        std::copy(h.begin(), h.end(), x.begin());
-        const Matrix<T> y = linear(x, dense<T>(rows.data(), count, d, WeightLayout::out_in));
+        const T* block = in_place ? in_place + v0 * d : rows.data();
+        if (!in_place) w_.rows(table, v0, count, rows.data());
+        const Matrix<T> y = linear(x, dense<T>(block, count, d, WeightLayout::out_in));
         std::copy(y.begin(), y.end(), out.begin() + static_cast<std::ptrdiff_t>(v0));
     }
     return out;

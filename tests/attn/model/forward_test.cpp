@@ -157,6 +157,24 @@ TEST_CASE("ModelRun reads no block after the last selected one and hands finishe
     CHECK(lm.next().size() == c.vocab_size);
 }
 
+TEST_CASE("ModelRun records hidden and context only when asked, the next token the same") {
+    const auto c = gpt2_config();
+    const auto ckpt =
+        attn::io::Checkpoint::open_folder(std::string(ATTN_TEST_DATA_DIR) + "/models/gpt2");
+    const std::vector<std::int64_t> ids{47, 34, 48, 83, 54};
+    Recording src(ckpt);
+    attn::model::ModelRun<float> all(c, src, ids, {0, 1}, {0}, {}, true);
+    attn::model::ModelRun<float> bare(c, src, ids, {0, 1}, {0}, {}, true);
+    bare.record(false, false);
+    all.finish();
+    bare.finish();
+    CHECK(all.hidden().size() == 3);
+    CHECK(all.context().size() == 2);
+    CHECK(bare.hidden().empty());
+    CHECK(bare.context().empty());
+    CHECK(bare.next() == all.next());
+}
+
 TEST_CASE("ModelRun: asking for an earlier layer again recomputes the same numbers") {
     const auto c = gpt2_config();
     const auto ckpt =
