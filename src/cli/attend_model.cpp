@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -98,7 +99,7 @@ void refuse_random_options(const CLI::App& attend) {
 template <class T>
 int run_typed(const model::ModelConfig& c, const io::Checkpoint& checkpoint,
               const std::vector<std::int64_t>& ids, const std::vector<std::string>& tokens,
-              const AttendModelOptions& opt, const ModelArrays& arrays,
+              const Spelling& spell, const AttendModelOptions& opt, const ModelArrays& arrays,
               const io::OutputSpec& spec) {
     const CheckpointSource source(checkpoint);
     const auto layers = parse_index_list(opt.layer, c.num_layers, "--layer");
@@ -112,7 +113,7 @@ int run_typed(const model::ModelConfig& c, const io::Checkpoint& checkpoint,
         return std::find(arrays.names.begin(), arrays.names.end(), name) != arrays.names.end();
     };
     run.record(shown("hidden"), shown("context"));
-    std::vector<io::MatrixStream> streams = model_streams<T>(arrays, run, ids, tokens, spec);
+    std::vector<io::MatrixStream> streams = model_streams<T>(arrays, run, ids, tokens, spell, spec);
     io::Output output(spec, streams.size());
     io::drive(output.sink(), streams);
     output.commit();
@@ -176,8 +177,10 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
                       [&] { return model::parse_config(read_config(folder)); });
     std::vector<std::int64_t> ids;
     std::vector<std::string> tokens;  // as the vocabulary spells them; with --ids, the ids
-    if (text) {                       // the model's own tokenizer, special tokens included
-        const auto encoding = tokenize_for_model(folder, *text);
+    std::optional<text::Tokenizer> tokenizer;
+    if (text) {  // the model's own tokenizer, special tokens included
+        tokenizer = load_tokenizer(folder);
+        const auto encoding = tokenizer->encode(*text);
         for (const auto id : encoding.ids) ids.push_back(static_cast<std::int64_t>(id));
         tokens.assign(encoding.tokens.begin(), encoding.tokens.end());
         if (ids.empty()) throw UsageError("--model: the text gives no tokens");
@@ -191,6 +194,11 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
         ids = parse_ids(opt.ids, c.vocab_size);
         for (const auto id : ids) tokens.push_back(std::to_string(id));
     }
+    // next's token column: the tokenizer's spelling of an id (with --ids, the id)
+    const Spelling spell = [&tokenizer](std::int64_t id) {
+        const auto t = tokenizer ? tokenizer->token(static_cast<text::TokenId>(id)) : std::nullopt;
+        return t ? *t : std::to_string(id);
+    };
     const ModelArrays arrays = parse_model_show(show.empty() ? "weights" : show, c);
     const bool wide = spec.dtype == io::Dtype::float64;
     runtime::reserve(model::forward_bytes(c, ids.size(), wide ? 8 : 4),
@@ -198,8 +206,8 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
     const io::Checkpoint checkpoint = io::Checkpoint::open_folder(folder);
     // Every tensor present with its shape and dtype before the first block runs.
     for (const model::TensorSpec& t : model::model_tensors(c)) checkpoint.expect(t.names, t.shape);
-    return wide ? run_typed<double>(c, checkpoint, ids, tokens, opt, arrays, spec)
-                : run_typed<float>(c, checkpoint, ids, tokens, opt, arrays, spec);
+    return wide ? run_typed<double>(c, checkpoint, ids, tokens, spell, opt, arrays, spec)
+                : run_typed<float>(c, checkpoint, ids, tokens, spell, opt, arrays, spec);
 }
 
 }  // namespace attn::cli
