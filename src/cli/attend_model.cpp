@@ -1,24 +1,21 @@
-// attn attend --model: options, the checkpoint opened (locate_model, config.json, safetensors),
-// the budget checked before anything is allocated, then the forward streamed into the writer.
+// attn attend --model: options, the checkpoint opened (model_files: folder, config.json, the
+// budget, safetensors), then the forward streamed into the writer.
 #include "cli/attend_model.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include "attn/model/config.hpp"
 #include "attn/model/tensors.hpp"
 #include "cli/arguments.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_code.hpp"
+#include "cli/model_files.hpp"
 #include "cli/tokenizer_files.hpp"
-#include "io/model_locator.hpp"
-#include "runtime/memory_budget.hpp"
 
 namespace attn::cli {
 
@@ -39,15 +36,6 @@ class CheckpointSource final : public model::TensorSource {
   private:
     const io::Checkpoint& c_;
 };
-
-std::string read_config(const std::filesystem::path& folder) {
-    const auto path = folder / "config.json";
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(fmt::format("--model: cannot read {}", path.string()));
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 std::vector<std::int64_t> parse_ids(const std::string& text, std::size_t vocab) {
     std::vector<std::int64_t> ids;
@@ -171,10 +159,11 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
     if (text && opt.ids_opt->count())
         throw UsageError("--ids: gives the tokens; it cannot be combined with a text");
     const io::OutputSpec spec = resolve_output(out);
-    const std::filesystem::path folder = io::locate_model(opt.model, opt.revision);
-    const model::ModelConfig c =
-        naming_option(fmt::format("--model: {}", (folder / "config.json").string()),
-                      [&] { return model::parse_config(read_config(folder)); });
+    OpenModel m;  // the weights are opened once the tokens are known (open_weights)
+    m.folder = model_folder({opt.model, opt.revision, opt.revision_opt->count() > 0});
+    m.config = read_model_config(m.folder);
+    const model::ModelConfig& c = m.config;
+    const std::filesystem::path& folder = m.folder;
     std::vector<std::int64_t> ids;
     std::vector<std::string> tokens;  // as the vocabulary spells them; with --ids, the ids
     std::optional<text::Tokenizer> tokenizer;
@@ -201,13 +190,10 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
     };
     const ModelArrays arrays = parse_model_show(show.empty() ? "weights" : show, c);
     const bool wide = spec.dtype == io::Dtype::float64;
-    runtime::reserve(model::forward_bytes(c, ids.size(), wide ? 8 : 4),
-                     fmt::format("the forward of {} over {} tokens", opt.model, ids.size()));
-    const io::Checkpoint checkpoint = io::Checkpoint::open_folder(folder);
-    // Every tensor present with its shape and dtype before the first block runs.
-    for (const model::TensorSpec& t : model::model_tensors(c)) checkpoint.expect(t.names, t.shape);
-    return wide ? run_typed<double>(c, checkpoint, ids, tokens, spell, opt, arrays, spec)
-                : run_typed<float>(c, checkpoint, ids, tokens, spell, opt, arrays, spec);
+    // --max-memory, then every tensor present with its shape and dtype before a block runs
+    open_weights(m, ids.size(), wide ? 8 : 4);
+    return wide ? run_typed<double>(c, m.checkpoint, ids, tokens, spell, opt, arrays, spec)
+                : run_typed<float>(c, m.checkpoint, ids, tokens, spell, opt, arrays, spec);
 }
 
 }  // namespace attn::cli
