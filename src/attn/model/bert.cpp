@@ -35,13 +35,8 @@ class Bert final : public FamilyForward<T> {
     }
 
     Matrix<T> learned_positions() override {
-        if (this->n_ > c_.max_positions)
-            throw std::invalid_argument("bert has " + std::to_string(c_.max_positions) +
-                                        " positions (max_position_embeddings); the text has " +
-                                        std::to_string(this->n_) + " tokens");
-        Matrix<T> p({this->n_, c_.hidden_size});
-        w_.rows("embeddings.position_embeddings.weight", 0, this->n_, p.data());
-        return p;
+        return this->position_rows("embeddings.position_embeddings.weight",
+                                   "max_position_embeddings");
     }
 
     LayerResult<T> steps(std::size_t layer, Matrix<T>& h, Keep keep) override {
@@ -50,7 +45,7 @@ class Bert final : public FamilyForward<T> {
         const std::string p = "encoder.layer." + std::to_string(layer) + ".";
         const auto get = [&](const std::string& name) { return w_.get(p + name); };
         const auto linear_of = [&](const std::string& name, std::size_t out, std::size_t in) {
-            return dense(get(name + ".weight"), out, in, WeightLayout::out_in, get(name + ".bias"));
+            return this->projection(p + name, out, in, WeightLayout::out_in);
         };
         // q, k, v = h W^T + b (n, H hd): nn.Linear (H hd, d); head i at i hd
         const Matrix<T> q = linear(h, linear_of("attention.self.query", H * hd, d));
@@ -71,22 +66,10 @@ class Bert final : public FamilyForward<T> {
                        c_.norm_eps);
         return r;
     }
-
-    std::vector<T> next_logits(const Matrix<T>&) override {
-        throw std::logic_error("bert has no next-token head");
-    }
 };
 
 }  // namespace
 
-template <class T>
-std::unique_ptr<FamilyForward<T>> make_bert(const ModelConfig& c, const TensorSource& s,
-                                            std::size_t n) {
-    return std::make_unique<Bert<T>>(c, s, n);
-}
-template std::unique_ptr<FamilyForward<float>> make_bert(const ModelConfig&, const TensorSource&,
-                                                         std::size_t);
-template std::unique_ptr<FamilyForward<double>> make_bert(const ModelConfig&, const TensorSource&,
-                                                          std::size_t);
+ATTN_MODEL_FAMILY(make_bert, Bert)
 
 }  // namespace attn::model

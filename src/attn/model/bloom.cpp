@@ -33,7 +33,7 @@ class Bloom final : public FamilyForward<T> {
         const std::string p = "h." + std::to_string(layer) + ".";
         const auto get = [&](const std::string& name) { return w_.get(p + name); };
         const auto linear_of = [&](const std::string& name, std::size_t out, std::size_t in) {
-            return dense(get(name + ".weight"), out, in, WeightLayout::out_in, get(name + ".bias"));
+            return this->projection(p + name, out, in, WeightLayout::out_in);
         };
         // qkv = LayerNorm(h) query_key_value^T + b     (n, 3d): head i's q, k, v at (3i + 0, 1, 2)
         // hd
@@ -56,23 +56,13 @@ class Bloom final : public FamilyForward<T> {
 
     std::vector<T> next_logits(const Matrix<T>& h) override {
         // logits = ln_f(h[n-1]) word_embeddings^T                        (V)
-        const Matrix<T> last = this->last_row(h);
-        const Matrix<T> y =
-            layer_norm(last, w_.get("ln_f.weight"), w_.get("ln_f.bias"), c_.norm_eps);
-        return this->logits("word_embeddings.weight", std::span<const T>(y.data(), y.size()));
+        return this->lm_head(h, w_.get("ln_f.weight"), w_.get("ln_f.bias"),
+                             "word_embeddings.weight");
     }
 };
 
 }  // namespace
 
-template <class T>
-std::unique_ptr<FamilyForward<T>> make_bloom(const ModelConfig& c, const TensorSource& s,
-                                             std::size_t n) {
-    return std::make_unique<Bloom<T>>(c, s, n);
-}
-template std::unique_ptr<FamilyForward<float>> make_bloom(const ModelConfig&, const TensorSource&,
-                                                          std::size_t);
-template std::unique_ptr<FamilyForward<double>> make_bloom(const ModelConfig&, const TensorSource&,
-                                                           std::size_t);
+ATTN_MODEL_FAMILY(make_bloom, Bloom)
 
 }  // namespace attn::model

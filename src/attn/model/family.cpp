@@ -1,5 +1,7 @@
 #include "attn/model/family.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -90,18 +92,41 @@ Matrix<T> FamilyForward<T>::gather(std::string_view table, std::span<const std::
 }
 
 template <class T>
-std::vector<T> FamilyForward<T>::logits(std::string_view table, std::span<const T> h) {
-    // logits[v] = sum_j h[j] E[v, j], E (V, d) kBlock rows at a time: read where they lie
-    // (float32 computed in float), else widened into one block's buffer.
+std::vector<T> FamilyForward<T>::next_logits(const Matrix<T>&) {
+    throw std::logic_error(std::string(family_name(c_.family)) + " has no next-token head");
+}
+
+template <class T>
+Projection<T> FamilyForward<T>::projection(const std::string& name, std::size_t rows,
+                                           std::size_t cols, WeightLayout layout) {
+    const std::string bias = name + ".bias";
+    return dense(w_.get(name + ".weight"), rows, cols, layout,
+                 w_.has(bias) ? w_.get(bias) : nullptr);
+}
+
+template <class T>
+Matrix<T> FamilyForward<T>::position_rows(std::string_view table, std::string_view key) {
+    if (n_ > c_.max_positions)
+        throw std::invalid_argument(fmt::format("{} has {} positions ({}); the text has {} tokens",
+                                                family_name(c_.family), c_.max_positions, key, n_));
+    Matrix<T> p = Matrix<T>::from_shape({n_, c_.hidden_size});
+    w_.rows(table, 0, n_, p.data());
+    return p;
+}
+
+template <class T>
+std::vector<T> FamilyForward<T>::lm_head(const Matrix<T>& h, const T* norm_w, const T* norm_b,
+                                         std::string_view table) {
+    // x = norm(h[n-1]) (1, d); logits[v] = sum_j x[j] E[v, j], E (V, d) kBlock rows at a time:
+    // read where they lie (float32 computed in float), else widened into one block's buffer.
     constexpr std::size_t kBlock = 4096;
-    const std::size_t d = c_.hidden_size, V = c_.vocab_size;
+    const std::size_t d = c_.hidden_size, V = c_.vocab_size, n = h.shape(0);
+    const Matrix<T> x = norm<T>(c_, xt::view(h, xt::range(n - 1, n), xt::all()), norm_w, norm_b);
     const runtime::TensorView view = w_.view(table);
     const T* in_place = nullptr;
     if constexpr (std::is_same_v<T, float>)
         if (view.is_f32_in_place()) in_place = view.f32().data();
     std::vector<T> out(V), rows(in_place ? 0 : kBlock * d);
-    Matrix<T> x = Matrix<T>::from_shape({1, d});
-    std::copy(h.begin(), h.end(), x.begin());
     for (std::size_t v0 = 0; v0 < V; v0 += kBlock) {
         const std::size_t count = std::min(kBlock, V - v0);
         const T* block = in_place ? in_place + v0 * d : rows.data();

@@ -28,13 +28,7 @@ class Gpt2 final : public FamilyForward<T> {
     }
 
     Matrix<T> learned_positions() override {
-        if (this->n_ > c_.max_positions)
-            throw std::invalid_argument("gpt2 has " + std::to_string(c_.max_positions) +
-                                        " positions (n_positions); the text has " +
-                                        std::to_string(this->n_) + " tokens");
-        Matrix<T> p({this->n_, c_.hidden_size});
-        w_.rows("wpe.weight", 0, this->n_, p.data());
-        return p;
+        return this->position_rows("wpe.weight", "n_positions");
     }
 
     LayerResult<T> steps(std::size_t layer, Matrix<T>& h, Keep keep) override {
@@ -43,7 +37,7 @@ class Gpt2 final : public FamilyForward<T> {
         const std::string p = "h." + std::to_string(layer) + ".";
         const auto get = [&](const std::string& name) { return w_.get(p + name); };
         const auto conv1d = [&](const std::string& name, std::size_t in, std::size_t out) {
-            return dense(get(name + ".weight"), in, out, WeightLayout::in_out, get(name + ".bias"));
+            return this->projection(p + name, in, out, WeightLayout::in_out);
         };
         // qkv = ln_1(h) c_attn + b                      (n, 3d): [q | k | v], head i at i hd
         const Matrix<T> x = layer_norm(h, get("ln_1.weight"), get("ln_1.bias"), c_.norm_eps);
@@ -62,23 +56,12 @@ class Gpt2 final : public FamilyForward<T> {
 
     std::vector<T> next_logits(const Matrix<T>& h) override {
         // logits = ln_f(h[n-1]) wte^T                                    (V)
-        const Matrix<T> last = this->last_row(h);
-        const Matrix<T> y =
-            layer_norm(last, w_.get("ln_f.weight"), w_.get("ln_f.bias"), c_.norm_eps);
-        return this->logits("wte.weight", std::span<const T>(y.data(), y.size()));
+        return this->lm_head(h, w_.get("ln_f.weight"), w_.get("ln_f.bias"), "wte.weight");
     }
 };
 
 }  // namespace
 
-template <class T>
-std::unique_ptr<FamilyForward<T>> make_gpt2(const ModelConfig& c, const TensorSource& s,
-                                            std::size_t n) {
-    return std::make_unique<Gpt2<T>>(c, s, n);
-}
-template std::unique_ptr<FamilyForward<float>> make_gpt2(const ModelConfig&, const TensorSource&,
-                                                         std::size_t);
-template std::unique_ptr<FamilyForward<double>> make_gpt2(const ModelConfig&, const TensorSource&,
-                                                          std::size_t);
+ATTN_MODEL_FAMILY(make_gpt2, Gpt2)
 
 }  // namespace attn::model

@@ -31,9 +31,7 @@ class Llama final : public FamilyForward<T> {
         const std::string p = "model.layers." + std::to_string(layer) + ".";
         // nn.Linear (out, in), with the bias Qwen2 gives q, k and v
         const auto linear_of = [&](const std::string& name, std::size_t out, std::size_t in) {
-            const std::string bias = p + name + ".bias";
-            return dense(w_.get(p + name + ".weight"), out, in, WeightLayout::out_in,
-                         w_.has(bias) ? w_.get(bias) : nullptr);
+            return this->projection(p + name, out, in, WeightLayout::out_in);
         };
         // q = x q_proj^T (n, H hd), k and v (n, G hd), x = RMSNorm(h); head i at i hd
         const Matrix<T> x = rms_norm(h, w_.get(p + "input_layernorm.weight"), c_.norm_eps);
@@ -57,23 +55,14 @@ class Llama final : public FamilyForward<T> {
 
     std::vector<T> next_logits(const Matrix<T>& h) override {
         // logits = RMSNorm(h[n-1]) lm_head^T (or embed_tokens^T when tied)   (V)
-        const Matrix<T> last = this->last_row(h);
-        const Matrix<T> y = rms_norm(last, w_.get("model.norm.weight"), c_.norm_eps);
-        return this->logits(c_.tie_word_embeddings ? "model.embed_tokens.weight" : "lm_head.weight",
-                            std::span<const T>(y.data(), y.size()));
+        return this->lm_head(
+            h, w_.get("model.norm.weight"), nullptr,
+            c_.tie_word_embeddings ? "model.embed_tokens.weight" : "lm_head.weight");
     }
 };
 
 }  // namespace
 
-template <class T>
-std::unique_ptr<FamilyForward<T>> make_llama(const ModelConfig& c, const TensorSource& s,
-                                             std::size_t n) {
-    return std::make_unique<Llama<T>>(c, s, n);
-}
-template std::unique_ptr<FamilyForward<float>> make_llama(const ModelConfig&, const TensorSource&,
-                                                          std::size_t);
-template std::unique_ptr<FamilyForward<double>> make_llama(const ModelConfig&, const TensorSource&,
-                                                           std::size_t);
+ATTN_MODEL_FAMILY(make_llama, Llama)
 
 }  // namespace attn::model

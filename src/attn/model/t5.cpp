@@ -44,7 +44,7 @@ class T5 final : public FamilyForward<T> {
         const std::string p = "encoder.block." + std::to_string(layer) + ".layer.";
         // nn.Linear (out, in), no biases
         const auto linear_of = [&](const std::string& name, std::size_t out, std::size_t in) {
-            return dense(w_.get(p + name + ".weight"), out, in, WeightLayout::out_in);
+            return this->projection(p + name, out, in, WeightLayout::out_in);
         };
         // q, k, v = x W^T (n, H hd), x = RMS(h) w; head i at i hd
         const Matrix<T> x = rms_norm(h, w_.get(p + "0.layer_norm.weight"), c_.norm_eps);
@@ -65,22 +65,10 @@ class T5 final : public FamilyForward<T> {
                    : feed_forward(x2, linear_of("1.DenseReluDense.wi", I, d), c_.activation, wo));
         return r;
     }
-
-    std::vector<T> next_logits(const Matrix<T>&) override {
-        throw std::logic_error("the t5 encoder has no next-token head");
-    }
 };
 
 }  // namespace
 
-template <class T>
-std::unique_ptr<FamilyForward<T>> make_t5(const ModelConfig& c, const TensorSource& s,
-                                          std::size_t n) {
-    return std::make_unique<T5<T>>(c, s, n);
-}
-template std::unique_ptr<FamilyForward<float>> make_t5(const ModelConfig&, const TensorSource&,
-                                                       std::size_t);
-template std::unique_ptr<FamilyForward<double>> make_t5(const ModelConfig&, const TensorSource&,
-                                                        std::size_t);
+ATTN_MODEL_FAMILY(make_t5, T5)
 
 }  // namespace attn::model
