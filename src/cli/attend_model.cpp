@@ -1,23 +1,21 @@
-// attn attend --model: options, the checkpoint opened (locate_model, config.json, safetensors),
-// the budget checked before anything is allocated, then the forward streamed into the writer.
+// attn attend --model: options, the checkpoint opened (model_files: folder, config.json, the
+// budget, safetensors), then the forward streamed into the writer.
 #include "cli/attend_model.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
+#include <optional>
 #include <set>
-#include <sstream>
 
 #include "attn/model/config.hpp"
 #include "attn/model/tensors.hpp"
 #include "cli/arguments.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_code.hpp"
+#include "cli/model_files.hpp"
 #include "cli/tokenizer_files.hpp"
-#include "io/model_locator.hpp"
-#include "runtime/memory_budget.hpp"
 
 namespace attn::cli {
 
@@ -38,15 +36,6 @@ class CheckpointSource final : public model::TensorSource {
   private:
     const io::Checkpoint& c_;
 };
-
-std::string read_config(const std::filesystem::path& folder) {
-    const auto path = folder / "config.json";
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(fmt::format("--model: cannot read {}", path.string()));
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 std::vector<std::int64_t> parse_ids(const std::string& text, std::size_t vocab) {
     std::vector<std::int64_t> ids;
@@ -99,7 +88,7 @@ void refuse_random_options(const CLI::App& attend) {
 template <class T>
 int run_typed(const model::ModelConfig& c, const io::Checkpoint& checkpoint,
               const std::vector<std::int64_t>& ids, const std::vector<std::string>& tokens,
-              const AttendModelOptions& opt, const ModelArrays& arrays,
+              const Spelling& spell, const AttendModelOptions& opt, const ModelArrays& arrays,
               const io::OutputSpec& spec) {
     const CheckpointSource source(checkpoint);
     const auto layers = parse_index_list(opt.layer, c.num_layers, "--layer");
@@ -109,7 +98,11 @@ int run_typed(const model::ModelConfig& c, const io::Checkpoint& checkpoint,
         return model::ModelRun<T>(c, source, ids, layers, heads, keep, arrays.next);
     });
     if (arrays.any_summary()) run.summarise(arrays.summaries);
-    std::vector<io::MatrixStream> streams = model_streams<T>(arrays, run, ids, tokens, spec);
+    const auto shown = [&](const char* name) {
+        return std::find(arrays.names.begin(), arrays.names.end(), name) != arrays.names.end();
+    };
+    run.record(shown("hidden"), shown("context"));
+    std::vector<io::MatrixStream> streams = model_streams<T>(arrays, run, ids, tokens, spell, spec);
     io::Output output(spec, streams.size());
     io::drive(output.sink(), streams);
     output.commit();
@@ -167,15 +160,18 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
     if (text && opt.ids_opt->count())
         throw UsageError("--ids: gives the tokens; it cannot be combined with a text");
     const io::OutputSpec spec = resolve_output(out);
-    const std::filesystem::path folder = io::locate_model(opt.model, opt.revision);
-    model::ModelConfig c =
-        naming_option(fmt::format("--model: {}", (folder / "config.json").string()),
-                      [&] { return model::parse_config(read_config(folder)); });
-    c.compute_dtype = io::reduced_format(spec.dtype);  // --dtype bfloat16|float16
+    OpenModel m;  // the weights are opened once the tokens are known (open_weights)
+    m.folder = model_folder({opt.model, opt.revision, opt.revision_opt->count() > 0});
+    m.config = read_model_config(m.folder);
+    m.config.compute_dtype = io::reduced_format(spec.dtype);  // --dtype bfloat16|float16
+    const model::ModelConfig& c = m.config;
+    const std::filesystem::path& folder = m.folder;
     std::vector<std::int64_t> ids;
     std::vector<std::string> tokens;  // as the vocabulary spells them; with --ids, the ids
-    if (text) {                       // the model's own tokenizer, special tokens included
-        const auto encoding = tokenize_for_model(folder, *text);
+    std::optional<text::Tokenizer> tokenizer;
+    if (text) {  // the model's own tokenizer, special tokens included
+        tokenizer = load_tokenizer(folder);
+        const auto encoding = tokenizer->encode(*text);
         for (const auto id : encoding.ids) ids.push_back(static_cast<std::int64_t>(id));
         tokens.assign(encoding.tokens.begin(), encoding.tokens.end());
         if (ids.empty()) throw UsageError("--model: the text gives no tokens");
@@ -189,15 +185,17 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
         ids = parse_ids(opt.ids, c.vocab_size);
         for (const auto id : ids) tokens.push_back(std::to_string(id));
     }
+    // next's token column: the tokenizer's spelling of an id (with --ids, the id)
+    const Spelling spell = [&tokenizer](std::int64_t id) {
+        const auto t = tokenizer ? tokenizer->token(static_cast<text::TokenId>(id)) : std::nullopt;
+        return t ? *t : std::to_string(id);
+    };
     const ModelArrays arrays = parse_model_show(show.empty() ? "weights" : show, c);
     const bool wide = spec.dtype == io::Dtype::float64;
-    runtime::reserve(model::forward_bytes(c, ids.size(), wide ? 8 : 4),
-                     fmt::format("the forward of {} over {} tokens", opt.model, ids.size()));
-    const io::Checkpoint checkpoint = io::Checkpoint::open_folder(folder);
-    // Every tensor present with its shape and dtype before the first block runs.
-    for (const model::TensorSpec& t : model::model_tensors(c)) checkpoint.expect(t.names, t.shape);
-    return wide ? run_typed<double>(c, checkpoint, ids, tokens, opt, arrays, spec)
-                : run_typed<float>(c, checkpoint, ids, tokens, opt, arrays, spec);
+    // --max-memory, then every tensor present with its shape and dtype before a block runs
+    open_weights(m, ids.size(), wide ? 8 : 4);
+    return wide ? run_typed<double>(c, m.checkpoint, ids, tokens, spell, opt, arrays, spec)
+                : run_typed<float>(c, m.checkpoint, ids, tokens, spell, opt, arrays, spec);
 }
 
 }  // namespace attn::cli

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,10 +55,15 @@ struct ModelArrays {
 };
 ModelArrays parse_model_show(const std::string& show, const model::ModelConfig& c);
 std::string model_show_names();
+/// A token id as the tokenizer spells it ("Ġis", "▁is", "##ing"), or the id in digits.
+using Spelling = std::function<std::string(std::int64_t id)>;
+/// The streams of arrays.names. tokens: the rows' tokens (n); spell: next's token column.
+/// npz and npy store `tokens` as numpy strings ('<U'), and, when the output holds several
+/// arrays, next's tokens as the member `next_tokens` beside its numbers.
 template <class T>
 std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::ModelRun<T>& run,
                                             const std::vector<std::int64_t>& ids,
                                             const std::vector<std::string>& tokens,
-                                            const io::OutputSpec& spec);
+                                            const Spelling& spell, const io::OutputSpec& spec);
 
 }  // namespace attn::cli

@@ -170,55 +170,75 @@ io::MatrixStream positions_stream(model::ModelRun<T>& run) {
     return s;
 }
 
+// The 10 likeliest next ids (ties by id) and their probabilities, computed when first asked
+// for, after the forward. Copies share them.
 template <class T>
-io::MatrixStream next_stream(model::ModelRun<T>& run, bool binary) {
-    // The 10 likeliest ids, ties by id: rank, id, token, probability.
-    auto top = std::make_shared<std::vector<std::size_t>>();
-    auto probs = std::make_shared<std::vector<double>>();
-    const auto ready = [&run, top, probs] {
-        if (!top->empty()) return;
-        run.finish();
-        *probs = run.next();
-        std::vector<std::size_t> order(probs->size());
-        std::iota(order.begin(), order.end(), 0);
-        const std::size_t k = std::min<std::size_t>(10, order.size());
-        std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k),
-                          order.end(), [&](std::size_t a, std::size_t b) {
-                              return (*probs)[a] != (*probs)[b] ? (*probs)[a] > (*probs)[b] : a < b;
-                          });
-        top->assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k));
-    };
-    const std::size_t rows = std::min<std::size_t>(10, run.family().config().vocab_size);
+class NextTop {
+  public:
+    explicit NextTop(model::ModelRun<T>& run) : run_(&run) {}
+    std::size_t rows() const {
+        return std::min<std::size_t>(10, run_->family().config().vocab_size);
+    }
+    const std::vector<std::size_t>& ids() const {
+        if (top_->empty()) {
+            run_->finish();
+            const std::vector<double>& p = run_->next();
+            std::vector<std::size_t> order(p.size());
+            std::iota(order.begin(), order.end(), 0);
+            const auto k = static_cast<std::ptrdiff_t>(rows());
+            std::partial_sort(
+                order.begin(), order.begin() + k, order.end(),
+                [&](std::size_t a, std::size_t b) { return p[a] != p[b] ? p[a] > p[b] : a < b; });
+            top_->assign(order.begin(), order.begin() + k);
+        }
+        return *top_;
+    }
+    double probability(std::size_t rank) const { return run_->next()[ids()[rank]]; }
+
+  private:
+    model::ModelRun<T>* run_;
+    std::shared_ptr<std::vector<std::size_t>> top_ = std::make_shared<std::vector<std::size_t>>();
+};
+
+template <class T>
+io::MatrixStream next_stream(NextTop<T> next, bool binary, const Spelling& spell) {
+    // rank, id, token (as the tokenizer spells it), probability
+    const auto id = [next](std::size_t r) { return next.ids()[r]; };
     std::vector<io::TableColumn> cols{
         {"rank", true, [](std::size_t r) { return std::to_string(r + 1); },
          [](std::size_t r) { return static_cast<double>(r + 1); }},
-        {"id", true,
-         [ready, top](std::size_t r) {
-             ready();
-             return std::to_string((*top)[r]);
-         },
-         [ready, top](std::size_t r) {
-             ready();
-             return static_cast<double>((*top)[r]);
-         }},
+        {"id", true, [id](std::size_t r) { return std::to_string(id(r)); },
+         [id](std::size_t r) { return static_cast<double>(id(r)); }},
         {"token",
          false,
-         [ready, top](std::size_t r) {
-             ready();
-             return std::to_string((*top)[r]);
-         },
+         [id, spell](std::size_t r) { return spell(static_cast<std::int64_t>(id(r))); },
          {}},
         {"probability", true,
-         [ready, top, probs](std::size_t r) {
-             ready();
-             return fmt::format("{}", (*probs)[(*top)[r]]);
-         },
-         [ready, top, probs](std::size_t r) {
-             ready();
-             return (*probs)[(*top)[r]];
-         }}};
-    return io::table_stream("next", "the 10 likeliest next tokens after the last position", rows,
-                            std::move(cols), binary);
+         [next](std::size_t r) { return fmt::format("{}", next.probability(r)); },
+         [next](std::size_t r) { return next.probability(r); }}};
+    return io::table_stream("next", "the 10 likeliest next tokens after the last position",
+                            next.rows(), std::move(cols), binary);
+}
+
+// next's token column as a text array, for binary formats (whose tables leave text out).
+template <class T>
+io::MatrixStream next_tokens_stream(NextTop<T> next, const Spelling& spell) {
+    io::MatrixStream s;
+    s.info.name = "next_tokens";
+    s.info.title = "the 10 likeliest next tokens, as the tokenizer spells them";
+    s.info.shape = {next.rows()};
+    s.info.dtype = io::Dtype::int64;
+    s.info.column_labels = indices(next.rows());
+    s.info.strings = [next, spell] {
+        std::vector<std::string> text;
+        for (const std::size_t id : next.ids())
+            text.push_back(spell(static_cast<std::int64_t>(id)));
+        return text;
+    };
+    s.produce = [next](std::size_t, std::size_t, double* out) {
+        for (const std::size_t id : next.ids()) *out++ = static_cast<double>(id);
+    };
+    return s;
 }
 
 io::MatrixStream id_stream(const std::vector<std::int64_t>& ids,
@@ -234,6 +254,7 @@ io::MatrixStream id_stream(const std::vector<std::int64_t>& ids,
     if (binary) {
         s.info.shape = {n};
         s.info.column_labels = indices(n);
+        if (tokens) s.info.strings = [text] { return *text; };  // numpy '<U'
     } else {
         s.info.shape = {n, 1};
         s.info.column_labels = {"id"};
@@ -363,8 +384,9 @@ template <class T>
 std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::ModelRun<T>& run,
                                             const std::vector<std::int64_t>& ids,
                                             const std::vector<std::string>& tokens,
-                                            const io::OutputSpec& spec) {
+                                            const Spelling& spell, const io::OutputSpec& spec) {
     const bool binary = spec.format == io::Format::npy || spec.format == io::Format::npz;
+    const NextTop<T> next(run);
     std::vector<io::MatrixStream> out;
     for (const std::string& name : arrays.names) {
         io::MatrixStream s = name == "tokens"      ? id_stream(ids, tokens, true, binary)
@@ -374,11 +396,13 @@ std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::Mo
                              : name == "context"   ? context_stream(run)
                              : name == "hidden"    ? hidden_stream(run)
                              : name == "positions" ? positions_stream(run)
-                             : name == "next"      ? next_stream(run, binary)
+                             : name == "next"      ? next_stream(next, binary, spell)
                                                    : summary_stream(run, name, binary);
         if (s.info.dtype != io::Dtype::int64 && name != "next" && name != "head_stats")
             s.info.dtype = spec.dtype;
         out.push_back(std::move(s));
+        if (name == "next" && binary && spec.holds_several_arrays())
+            out.push_back(next_tokens_stream(next, spell));
     }
     return out;
 }
@@ -386,10 +410,10 @@ std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::Mo
 template std::vector<io::MatrixStream> model_streams(const ModelArrays&, model::ModelRun<float>&,
                                                      const std::vector<std::int64_t>&,
                                                      const std::vector<std::string>&,
-                                                     const io::OutputSpec&);
+                                                     const Spelling&, const io::OutputSpec&);
 template std::vector<io::MatrixStream> model_streams(const ModelArrays&, model::ModelRun<double>&,
                                                      const std::vector<std::int64_t>&,
                                                      const std::vector<std::string>&,
-                                                     const io::OutputSpec&);
+                                                     const Spelling&, const io::OutputSpec&);
 
 }  // namespace attn::cli

@@ -51,6 +51,11 @@ OpenModel open_model(const ModelOptions& opt, std::uint64_t n, std::uint64_t val
     OpenModel m;
     m.folder = model_folder(opt);
     m.config = read_model_config(m.folder);
+    open_weights(m, n, value_bytes);
+    return m;
+}
+
+void open_weights(OpenModel& m, std::uint64_t n, std::uint64_t value_bytes) {
     // Sizes from config.json against --max-memory before anything is mapped or allocated.
     const std::uint64_t bytes = model::forward_bytes(m.config, n, value_bytes);
     runtime::reserve(bytes, fmt::format("--model: {}: a forward of {} over {} tokens",
@@ -61,7 +66,6 @@ OpenModel open_model(const ModelOptions& opt, std::uint64_t n, std::uint64_t val
     m.tensors.reserve(m.specs.size());
     for (const auto& spec : m.specs)
         m.tensors.push_back(m.checkpoint.expect(spec.names, spec.shape));
-    return m;
 }
 
 }  // namespace attn::cli

@@ -31,11 +31,18 @@ struct OpenModel {
     std::vector<runtime::TensorView> tensors;  // specs[i]'s tensor, mapped
 };
 
-/// The model of opt, checked for a forward over n tokens with values of value_bytes.
+/// The model of opt, checked for a forward over n tokens with values of value_bytes:
+/// model_folder, read_model_config, then open_weights.
 OpenModel open_model(const ModelOptions& opt, std::uint64_t n, std::uint64_t value_bytes);
 
-/// The folder and config only (no weights), for commands that need no tensor.
+/// The folder and config only (no weights), for commands that need no tensor, or that learn
+/// n from the config (attend's tokens) before open_weights.
 std::filesystem::path model_folder(const ModelOptions& opt);
 model::ModelConfig read_model_config(const std::filesystem::path& folder);
+
+/// Given m.folder and m.config: the bytes of a forward over n tokens with values of
+/// value_bytes checked against --max-memory before anything is mapped or allocated, then the
+/// checkpoint mapped and every tensor the family reads checked (m.checkpoint, specs, tensors).
+void open_weights(OpenModel& m, std::uint64_t n, std::uint64_t value_bytes);
 
 }  // namespace attn::cli

@@ -39,6 +39,11 @@ struct ArrayInfo {
     /// store as numpy's '<U' (npy_strings.hpp); it has no rows, and only those two writers
     /// take it.
     std::vector<std::string> text;
+    /// A 1-D array of text (shape (n), e.g. tokens): npy and npz store the n strings this
+    /// returns (called once, when the array begins) as numpy's '<U' (npy_strings.hpp) in place
+    /// of the values, which they then ignore; text formats write the rows and labels as for
+    /// any array. Empty: an array of numbers.
+    std::function<std::vector<std::string>()> strings;
 
     // For the pictures (svg, heatmap); every default draws what was drawn before they existed.
     /// Rows per panel: 0 = one panel; else the rows are split into panels of that many rows

@@ -71,6 +71,17 @@ NpyEncoder::NpyEncoder(const ArrayInfo& info)
         !checked_product({item_size(dtype_)}, data_size_, count) || !checked_product(outer, rows_))
         throw std::invalid_argument(
             fmt::format("npy: array '{}' of shape {} is too large", name_, shape_repr(info.shape)));
+    if (info.strings) {  // the whole file now; the rows that follow are not stored
+        const std::vector<std::string> text = info.strings();
+        if (info.shape.size() != 1 || info.shape[0] != text.size())
+            throw std::invalid_argument(
+                fmt::format("npy: text array '{}' of shape {} holds {} strings", name_,
+                            shape_repr(info.shape), text.size()));
+        header_ = npy_string_array(text);
+        data_size_ = 0;
+        text_ = true;
+        return;
+    }
     header_ = npy_header(dtype_, info.shape);
 }
 
@@ -81,6 +92,7 @@ void NpyEncoder::encode(std::size_t first_row, const double* values, std::size_t
             "npy: array '{}': rows {}..{} arrive out of order or beyond its {} rows (next is {})",
             name_, first_row, first_row + n_rows, rows_, next_row_));
     next_row_ += n_rows;
+    if (text_) return;
     std::size_t left = n_rows * columns_;
     const std::size_t item = item_size(dtype_);
     std::array<char, kChunkBytes> buffer;

@@ -34,7 +34,8 @@ namespace attn::io {
 std::string npy_header(Dtype dtype, const std::vector<std::size_t>& shape);
 
 /// The bytes of one .npy file for a streamed array, in order: header(), then the rows
-/// converted once to little-endian info.dtype. Used by NpyWriter and NpzWriter.
+/// converted once to little-endian info.dtype (a text array: header() is the whole file and
+/// the rows add nothing). Used by NpyWriter and NpzWriter.
 /// Throws std::invalid_argument when the array's byte size overflows 64 bits.
 class NpyEncoder {
   public:
@@ -58,7 +59,8 @@ class NpyEncoder {
     std::uint64_t rows_;
     std::uint64_t data_size_;
     std::uint64_t next_row_ = 0;
-    std::string header_;
+    std::string header_;  // for a text array (ArrayInfo::strings), the whole file
+    bool text_ = false;
 };
 
 /// An ArraySink writing one array as a .npy file. The header goes out at begin() (the

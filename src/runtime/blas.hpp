@@ -11,6 +11,9 @@
 
 namespace attn::blas {
 
+/// OpenBLAS loads with OPENBLAS_THREAD_TIMEOUT=4 unless the environment sets it: idle pool
+/// threads sleep at once instead of yielding the CPU for about 0.1 s after every product.
+///
 /// The OpenBLAS core type attn asks for when the environment does not name one:
 ///   AVX-512 F/BW/DQ/VL -> "SkylakeX",  AVX2 + FMA -> "Haswell",  otherwise "" (OpenBLAS's own
 /// choice). OPENBLAS_CORETYPE set by the user always wins.

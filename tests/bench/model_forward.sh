@@ -9,7 +9,11 @@
 #   ceiling  the machine's float32 FMA peak: a small program of independent 8-wide FMA chains
 #            per thread (compiled here, -O2 -mavx2 -mfma), GFLOP/s = threads x chains x 16 / time.
 # The forward's flops: per block 2 n d (3d + d + 8d) for the projections and MLP, plus
-# 4 n^2 d for q k^T and w v; plus 2 d V for the head. Peak RSS from /usr/bin/time.
+# 2 n (n + 1) d for q k^T and w v under the causal mask (the multiply-adds the model needs;
+# PyTorch's eager forward computes the full n x n, twice that); plus 2 d V for the head.
+# Each figure is given per wall second and per CPU second (user + system, every thread): five
+# processes sharing two cores stretch wall times, CPU seconds much less; give `uptime` with it.
+# Peak RSS from /usr/bin/time.
 # Usage: tests/bench/model_forward.sh [path/to/attn]   Environment: N=1024 THREADS=2 RUNS=3
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -61,6 +65,7 @@ IDS=$("$PY" -c "import numpy as np; print(','.join(map(str, np.random.default_rn
 cat >"$WORK/fma.cpp" <<'CPP'
 #include <immintrin.h>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
@@ -81,11 +86,14 @@ int main(int argc, char** argv) {
     };
     std::vector<float> sinks(threads);
     const auto t0 = std::chrono::steady_clock::now();
+    const std::clock_t c0 = std::clock();
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t) pool.emplace_back(work, &sinks[t]);
     for (auto& t : pool) t.join();
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("%.1f\n", threads * iters * 10.0 * 16.0 / s / 1e9);
+    const double cpu = double(std::clock() - c0) / CLOCKS_PER_SEC;
+    const double flop = threads * iters * 10.0 * 16.0;
+    std::printf("%.1f %.1f\n", flop / s / 1e9, flop / cpu / 1e9);  // per wall, per CPU second
 }
 CPP
 g++ -O2 -mavx2 -mfma -pthread "$WORK/fma.cpp" -o "$WORK/fma"
@@ -93,19 +101,20 @@ CEILING=$("$WORK/fma" "$THREADS")
 
 median() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 for _ in $(seq "$RUNS"); do
-    /usr/bin/time -f "%e %M" -o "$WORK/t" "$ATTN" attend --model "$WORK" --ids "$IDS" --show next \
-        --threads "$THREADS" -f csv >/dev/null
-    cat "$WORK/t"
+    /usr/bin/time -f "%e %M %U %S" -o "$WORK/t" "$ATTN" attend --model "$WORK" --ids "$IDS" \
+        --show next --threads "$THREADS" -f csv >/dev/null
+    awk '{print $1, $2, $3 + $4}' "$WORK/t"
 done >"$WORK/attn_times"
 ATTN_S=$(cut -d' ' -f1 "$WORK/attn_times" | median)
 ATTN_RSS=$(cut -d' ' -f2 "$WORK/attn_times" | sort -g | tail -1)
+ATTN_CPU=$(cut -d' ' -f3 "$WORK/attn_times" | median)
 
 TORCH_S=$("$PY" - "$WORK" "$IDS" "$THREADS" "$RUNS" <<'PY'
 import json, math, struct, sys, time
 import numpy as np, torch
 folder, ids, threads, runs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 torch.set_num_threads(threads)
-blob = open(f"{folder}/model.safetensors", "rb").read()
+blob = bytearray(open(f"{folder}/model.safetensors", "rb").read())  # writable: no warning
 size = struct.unpack("<Q", blob[:8])[0]
 header = json.loads(blob[8:8 + size])
 W = {k: torch.from_numpy(np.frombuffer(blob, np.float32, int(np.prod(v["shape"])), 8 + size + v["data_offsets"][0]).reshape(v["shape"]))
@@ -131,21 +140,31 @@ def forward():
         h = h + gelu_new(x @ W[p + "mlp.c_fc.weight"] + W[p + "mlp.c_fc.bias"]) @ W[p + "mlp.c_proj.weight"] + W[p + "mlp.c_proj.bias"]
     y = torch.nn.functional.layer_norm(h[-1:], (d,), W["ln_f.weight"], W["ln_f.bias"])
     return torch.softmax(y @ W["wte.weight"].T, -1).topk(10)
-times = []
+times, cpus = [], []
 with torch.no_grad():
     for _ in range(runs):
-        t0 = time.perf_counter(); forward(); times.append(time.perf_counter() - t0)
-print(sorted(times)[len(times) // 2])
+        t0, c0 = time.perf_counter(), time.process_time()
+        forward()
+        times.append(time.perf_counter() - t0); cpus.append(time.process_time() - c0)
+print(sorted(times)[len(times) // 2], sorted(cpus)[len(cpus) // 2])
 PY
 )
-"$PY" - "$N" "$ATTN_S" "$TORCH_S" "$CEILING" "$ATTN_RSS" "$THREADS" <<'PY'
+LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
+"$PY" - "$N" "$THREADS" "$LOAD" "$ATTN_S" "$ATTN_CPU" $TORCH_S $CEILING "$ATTN_RSS" <<'PY'
 import sys
-n, attn_s, torch_s, ceiling, rss, threads = int(sys.argv[1]), *map(float, sys.argv[2:6]), sys.argv[6]
+n, threads, load = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+attn_s, attn_cpu, torch_s, torch_cpu, ceil_wall, ceil_cpu, rss = map(float, sys.argv[4:11])
 d, L, V = 768, 12, 50257
-flops = L * (2 * n * d * 12 * d + 4 * n * n * d) + 2 * d * V
-print(f"GPT-2-small shape, n = {n}, {threads} threads; FMA ceiling {ceiling:.1f} GFLOP/s")
-for name, s in (("attn (whole process)", attn_s), ("PyTorch 1.13 (compute only)", torch_s)):
-    g = flops / s / 1e9
-    print(f"{name:30s} {s:7.3f} s  {g:7.1f} GFLOP/s  {100 * g / ceiling:5.1f}% of the ceiling")
-print(f"attn / PyTorch time: {attn_s / torch_s:.2f}; attn peak RSS {rss / 1024:.0f} MiB")
+flops = L * (2 * n * d * 12 * d + 2 * n * (n + 1) * d) + 2 * d * V
+print(f"GPT-2-small shape, n = {n}, {threads} threads, load average {load}")
+print(f"forward: {flops / 1e9:.1f} GFLOP; FMA ceiling {ceil_wall:.1f} GFLOP/s, "
+      f"{ceil_cpu:.1f} GFLOP per CPU second")
+print(f"{'':30s} {'wall s':>7s} {'GFLOP/s':>8s} {'ceiling':>8s} {'CPU s':>7s} {'GFLOP/CPU s':>12s} {'ceiling':>8s}")
+for name, s, c in (("attn (whole process)", attn_s, attn_cpu),
+                   ("PyTorch 1.13 (compute only)", torch_s, torch_cpu)):
+    g, gc = flops / s / 1e9, flops / c / 1e9
+    print(f"{name:30s} {s:7.3f} {g:8.1f} {100 * g / ceil_wall:7.1f}% {c:7.3f} {gc:12.1f} "
+          f"{100 * gc / ceil_cpu:7.1f}%")
+print(f"attn / PyTorch: {attn_s / torch_s:.2f} wall, {attn_cpu / torch_cpu:.2f} CPU; "
+      f"attn peak RSS {rss / 1024:.0f} MiB")
 PY

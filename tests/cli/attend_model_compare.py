@@ -1,6 +1,7 @@
 """Compares `attn attend --model` on the tiny checkpoints of tests/data/models with the
 expected values stored beside them (made by make_references.py from PyTorch code written from
-each family's published definition). Usage: attend_model_compare.py ATTN MODELS_DIR TMPDIR.
+each family's published definition), once keeping the n x n arrays (the direct path) and once
+without them (the fused kernel). Usage: attend_model_compare.py ATTN MODELS_DIR TMPDIR.
 
 Bounds (per layer, relative to max(1, max |reference|)): weights 1e-5, scores 1e-5, hidden and
 context 1e-4, positions 1e-5; `next` top ids equal (ties of equal probability excepted)."""
@@ -27,6 +28,45 @@ def rel_err(got, ref):
     return worst, ""
 
 
+def compare(folder, entry, ref, shows):
+    global checked
+    label = f"{folder} {entry['file']} ({shows})"
+    out = os.path.join(tmp, "out.npz")
+    cmd = [attn, "attend", "--model", os.path.join(models, folder), "--ids",
+           ",".join(str(i) for i in entry["ids"]), "--show", shows, "--dtype", entry["dtype"],
+           "-o", out]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    if run.returncode != 0:
+        failures.append(f"{label}: exit {run.returncode}: {run.stderr}")
+        return
+    got = np.load(out)
+    os.remove(out)
+    checked += 1
+    if not np.array_equal(got["ids"], ref["ids"]) or got["ids"].dtype != np.int64:
+        failures.append(f"{label}: ids differ")
+    for name, bound in BOUNDS.items():
+        if name not in shows.split(","):
+            continue
+        g = got[name]
+        if g.dtype != np.dtype(entry["dtype"]):
+            failures.append(f"{label}: {name} is {g.dtype}")
+        err, why = rel_err(g, ref[name])
+        if not err <= bound:
+            failures.append(f"{label}: {name} off by {err:.3g} {why}")
+    if "next_ids" in ref:
+        nxt = got["next"]  # rank, id, probability
+        ids, probs = nxt[:, 1].astype(np.int64), nxt[:, 2]
+        if not np.array_equal(ids, ref["next_ids"]):
+            # equal probabilities may come in either order
+            same = np.allclose(np.sort(probs)[::-1], np.sort(ref["next_probs"])[::-1],
+                               rtol=1e-5, atol=1e-7)
+            if not same or set(ids) != set(ref["next_ids"]):
+                failures.append(f"{label}: next ids {ids} != {ref['next_ids']}")
+        err, _ = rel_err(probs[None], ref["next_probs"][None])
+        if not err <= 1e-5:
+            failures.append(f"{label}: next probabilities off by {err:.3g}")
+
+
 for folder in sorted(os.listdir(models)):
     manifest_path = os.path.join(models, folder, "manifest.json")
     if not os.path.exists(manifest_path):
@@ -34,42 +74,13 @@ for folder in sorted(os.listdir(models)):
     manifest = json.load(open(manifest_path))
     for entry in manifest["expected"]:
         ref = np.load(os.path.join(models, folder, entry["file"]))
-        out = os.path.join(tmp, "out.npz")
-        shows = "ids,scores,weights,context,hidden,positions"
-        if "next_ids" in ref:
-            shows += ",next"
-        cmd = [attn, "attend", "--model", os.path.join(models, folder), "--ids",
-               ",".join(str(i) for i in entry["ids"]), "--show", shows, "--dtype", entry["dtype"],
-               "-o", out]
-        run = subprocess.run(cmd, capture_output=True, text=True)
-        if run.returncode != 0:
-            failures.append(f"{folder} {entry['file']}: exit {run.returncode}: {run.stderr}")
-            continue
-        got = np.load(out)
-        os.remove(out)
-        checked += 1
-        if not np.array_equal(got["ids"], ref["ids"]) or got["ids"].dtype != np.int64:
-            failures.append(f"{folder} {entry['file']}: ids differ")
-        for name, bound in BOUNDS.items():
-            g = got[name]
-            if g.dtype != np.dtype(entry["dtype"]):
-                failures.append(f"{folder} {entry['file']}: {name} is {g.dtype}")
-            err, why = rel_err(g, ref[name])
-            if not err <= bound:
-                failures.append(f"{folder} {entry['file']}: {name} off by {err:.3g} {why}")
-        if "next_ids" in ref:
-            nxt = got["next"]  # rank, id, probability
-            ids, probs = nxt[:, 1].astype(np.int64), nxt[:, 2]
-            if not np.array_equal(ids, ref["next_ids"]):
-                # equal probabilities may come in either order
-                same = np.allclose(np.sort(probs)[::-1], np.sort(ref["next_probs"])[::-1],
-                                   rtol=1e-5, atol=1e-7)
-                if not same or set(ids) != set(ref["next_ids"]):
-                    failures.append(f"{folder} {entry['file']}: next ids {ids} != "
-                                    f"{ref['next_ids']}")
-            err, _ = rel_err(probs[None], ref["next_probs"][None])
-            if not err <= 1e-5:
-                failures.append(f"{folder} {entry['file']}: next probabilities off by {err:.3g}")
+        # The first run keeps the n x n arrays (the direct path); the second asks for none,
+        # so attention runs on the fused kernel: both against the same references.
+        full = "ids,scores,weights,context,hidden,positions"
+        for shows in (full, "ids,context,hidden"):
+            if "next_ids" in ref:
+                shows += ",next"
+            compare(folder, entry, ref, shows)
 
 if checked == 0:
     failures.append("no expected files found under " + models)

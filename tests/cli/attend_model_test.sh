@@ -27,7 +27,8 @@ assert z["hidden"].shape == (3, 16, 32)
 assert np.abs(z["hidden"] - ref["hidden"][1:4]).max() < 1e-4 * max(1, np.abs(ref["hidden"]).max())
 o = np.load(f"{work}/one.npz")
 assert o["weights"].shape == (1, 1, 16, 16) and o["scores"].shape == (1, 1, 16, 16)
-assert np.abs(o["scores"][0, 0] - ref["scores"][2, 2]).max() < 1e-5
+# scores: within 1e-5 relative to max(1, max |reference|), as the contract bounds them
+assert np.abs(o["scores"][0, 0] - ref["scores"][2, 2]).max() < 1e-5 * max(1, np.abs(ref["scores"][2, 2]).max())
 PY
 checks=$((checks + 1))
 
@@ -73,6 +74,40 @@ expect_grep '^1,3,3,' "$OUT"
 expect_status 0 "$ATTN" attend --model "$M/llama" --ids 1,5,9 --show next -f csv
 expect_grep '^rank,id,token,probability$' "$OUT"
 [ "$(wc -l <"$OUT")" -eq 11 ] || fail "next: want 10 rows"
+
+# Token text: the tiny GPT-2 beside a byte-level vocabulary of its 96 ids (the printable ASCII
+# characters, Ġ for the space, <|endoftext|>). tokens is numpy's '<U' in npz and npy; next
+# spells its ids as the vocabulary does, in csv and as the npz member next_tokens.
+mkdir -p "$WORK/spelled"
+ln -s "$M/gpt2/config.json" "$M/gpt2/model.safetensors" "$WORK/spelled/"
+"$PYTHON" - "$WORK/spelled" <<'PY'
+import json, sys
+vocab = {chr(c): c - 33 for c in range(33, 127)}
+vocab.update({"\u0120": 94, "<|endoftext|>": 95})
+json.dump(vocab, open(sys.argv[1] + "/vocab.json", "w"))
+open(sys.argv[1] + "/merges.txt", "w").write("#version: 0.2\n")
+PY
+expect_status 0 "$ATTN" attend --model "$WORK/spelled" "Life is short" --show tokens,ids,next \
+    -o "$WORK/spelled.npz"
+expect_status 0 "$ATTN" attend --model "$WORK/spelled" "Life is short" --show tokens \
+    -o "$WORK/tokens.npy"
+expect_status 0 "$ATTN" attend --model "$WORK/spelled" "Life is short" --show next -f csv
+cp "$OUT" "$WORK/next.csv"
+"$PYTHON" - "$WORK" <<'PY' || fail "token text in npz, npy and csv"
+import csv, json, sys, numpy as np
+w = sys.argv[1]
+vocab = {i: t for t, i in json.load(open(w + "/spelled/vocab.json")).items()}
+z = np.load(w + "/spelled.npz")
+want = ["L", "i", "f", "e", "\u0120", "i", "s", "\u0120", "s", "h", "o", "r", "t"]
+assert z["tokens"].dtype == np.dtype("<U1") and list(z["tokens"]) == want, z["tokens"]
+assert list(np.load(w + "/tokens.npy")) == want
+assert [vocab[i] for i in z["ids"]] == want
+ids = z["next"][:, 1].astype(int)
+assert z["next_tokens"].dtype.kind == "U" and list(z["next_tokens"]) == [vocab[i] for i in ids]
+rows = list(csv.DictReader(open(w + "/next.csv")))
+assert [r["token"] for r in rows] == [vocab[int(r["id"])] for r in rows] == list(z["next_tokens"])
+PY
+checks=$((checks + 1))
 
 # Refusals: exit 2, one line naming the option, nothing written.
 expect_usage_error --ids "$ATTN" attend --model "$M/gpt2" --ids 1,96

@@ -65,22 +65,26 @@ folder("model-type", blob, dict(cfg, model_type="gptj"))
 folder("huge", blob, dict(cfg, n_embd=65536, n_head=64))
 PY
 
-# check NAME STATUS WORDS...: encode --model W/NAME exits STATUS within 10 s, one or two lines
-# on stderr containing each of WORDS, nothing on stdout, no output file.
+# check NAME STATUS WORDS...: encode --model W/NAME, and attend --model W/NAME (which opens
+# its model by the same code), exit STATUS within 10 s, one or two lines on stderr containing
+# each of WORDS, nothing on stdout, no output file.
 check() {
     local name=$1 status=$2 spec=$W/$1
     shift 2
     [[ $name == */* ]] && spec=$name  # ORG/NAME: looked up in the cache
-    rm -f "$W/out.npy"
-    expect_status "$status" timeout 10 "$ATTN" encode --model "$spec" -n 8 -o "$W/out.npy"
-    for words in "$@"; do
-        checks=$((checks + 1))
-        grep -qF -- "$words" "$ERR" || fail "$name: stderr lacks '$words': $(cat "$ERR")"
+    for cmd in "encode --model $spec -n 8" "attend --model $spec --ids 1"; do
+        rm -f "$W/out.npy"
+        # shellcheck disable=SC2086 # cmd is split into words on purpose
+        expect_status "$status" timeout 10 "$ATTN" $cmd -o "$W/out.npy"
+        for words in "$@"; do
+            checks=$((checks + 1))
+            grep -qF -- "$words" "$ERR" || fail "$name ($cmd): stderr lacks '$words': $(cat "$ERR")"
+        done
+        checks=$((checks + 3))
+        [ "$(wc -l <"$ERR")" -le 2 ] || fail "$name ($cmd): more than two lines: $(cat "$ERR")"
+        [ ! -e "$W/out.npy" ] || fail "$name ($cmd): left an output file"
+        [ "$(ls "$W" | grep -c 'out\.npy')" -eq 0 ] || fail "$name ($cmd): left a temporary file"
     done
-    checks=$((checks + 3))
-    [ "$(wc -l <"$ERR")" -le 2 ] || fail "$name: more than two lines: $(cat "$ERR")"
-    [ ! -e "$W/out.npy" ] || fail "$name: left an output file"
-    [ "$(ls "$W" | grep -c 'out\.npy')" -eq 0 ] || fail "$name: left a temporary file"
 }
 
 expect_status 0 "$ATTN" encode --model "$W/good" -n 8 -o "$W/out.npy"

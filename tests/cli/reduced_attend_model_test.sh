@@ -3,7 +3,8 @@
 # the ulps of the dtype counted exactly per layer for weights, scores and hidden.
 # Measured (OpenBLAS 0.3.21, x86-64): bfloat16 0 ulp everywhere for all ten checkpoints but one
 # value of BERT's hidden[1] (1 ulp); float16 0 ulp for llama, llama-bf16, llama-plain, mistral,
-# qwen2 and t5, at most 1 for BLOOM (hidden[2]: 2), and for GPT-2 and BERT the first rounding
+# qwen2, and t5 (its last layer 4 ulps of weights, hidden[3] 32, since q, k and v of all heads
+# are one float32 product per matrix, summed in another order), at most 1 for BLOOM (hidden[2]: 2), and for GPT-2 and BERT the first rounding
 # that falls differently (float32 sums in another order landing on the other side of a float16
 # midpoint, float16 having three more bits than bfloat16) grows through the layers: GPT-2's
 # weights 0, 5, 21 ulps in layers 0, 1, 2 (hidden[3] 384); BERT's weights 7 and 15 (hidden[2]

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "io/npy.hpp"
 #include "io/npz.hpp"
 #include "io/output_file.hpp"
 #include "support/python.hpp"
@@ -52,4 +53,21 @@ open("strings.txt", "w", encoding="utf-8").write("|".join(a.tolist()))
 )") == 0);
     CHECK(attn::test::read_file(attn::test::tmp_path("strings.txt")) ==
           "Life|is|short,||dessert|café");
+}
+
+TEST_CASE("npy_strings: an array with ArrayInfo::strings is written as '<U' by npy and npz") {
+    attn::io::ArrayInfo info;
+    info.name = "tokens";
+    info.shape = {2};
+    info.dtype = attn::io::Dtype::int64;
+    info.strings = [] { return std::vector<std::string>{"is", "Life"}; };
+    attn::io::NpyEncoder encoder(info);
+    CHECK(encoder.header() == npy_string_array({"is", "Life"}));
+    std::string written;
+    const double values[] = {7, 8};  // the ids the text formats print: not stored
+    encoder.encode(0, values, 1, [&](const char* d, std::size_t n) { written.append(d, n); });
+    CHECK(written.empty());
+    CHECK_NOTHROW(encoder.check_complete());
+    info.shape = {3};  // three elements, two strings
+    CHECK_THROWS_AS(attn::io::NpyEncoder{info}, std::invalid_argument);
 }

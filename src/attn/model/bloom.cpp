@@ -15,6 +15,7 @@ template <class T>
 class Bloom final : public FamilyForward<T> {
     using B = FamilyForward<T>;
     using B::add, B::activate, B::gate, B::layer_norm, B::linear, B::rms_norm;  // compute_dtype
+    using B::feed_forward, B::gated_feed_forward;
     using B::c_;
     using B::w_;
 
@@ -28,64 +29,42 @@ class Bloom final : public FamilyForward<T> {
                           w_.get("word_embeddings_layernorm.bias"), c_.norm_eps);
     }
 
-    LayerResult<T> block(std::size_t layer, Matrix<T>& h, Keep keep) override {
+    LayerResult<T> steps(std::size_t layer, Matrix<T>& h, Keep keep) override {
         const std::size_t d = c_.hidden_size, H = c_.num_heads, hd = c_.head_dim;
         const std::size_t I = c_.intermediate_size;
         const std::string p = "h." + std::to_string(layer) + ".";
         const auto get = [&](const std::string& name) { return w_.get(p + name); };
+        const auto linear_of = [&](const std::string& name, std::size_t out, std::size_t in) {
+            return this->projection(p + name, out, in, WeightLayout::out_in);
+        };
+        // qkv = LayerNorm(h) query_key_value^T + b     (n, 3d): head i's q, k, v at (3i + 0, 1, 2)
+        // hd
         const Matrix<T> x =
             layer_norm(h, get("input_layernorm.weight"), get("input_layernorm.bias"), c_.norm_eps);
-        const T* qkv = get("self_attention.query_key_value.weight");
-        const T* qkv_b = get("self_attention.query_key_value.bias");
-        LayerWeights<T> lw;
-        for (std::size_t i = 0; i < H; ++i) {
-            const auto rows = [&](std::size_t part) {
-                const std::size_t r0 = (3 * i + part) * hd;
-                return Projection<T>{MatrixRef<T>{qkv + r0 * d, hd, d, d}, WeightLayout::out_in,
-                                     qkv_b + r0};
-            };
-            lw.query.push_back(rows(0));
-            lw.key.push_back(rows(1));
-            lw.value.push_back(rows(2));
-        }
-        lw.output = dense(get("self_attention.dense.weight"), d, d, WeightLayout::out_in,
-                          get("self_attention.dense.bias"));
-        LayerInput<T> in;
-        in.x = MatrixRef<T>{x.data(), x.shape(0), d, d};
-        // scores_h = q_h k_h^T / sqrt(hd) + m_h j                        (n, n)
-        LayerResult<T> r = forward(in, lw, this->scheme_, this->options(keep));
+        const Matrix<T> qkv = linear(x, linear_of("self_attention.query_key_value", 3 * d, d));
+        // scores_h = q_h k_h^T / sqrt(hd) + m_h j, causal; h = h + concat dense^T   (n, d)
+        LayerResult<T> r =
+            this->attention({this->heads(qkv, H, 0, 3 * hd), this->heads(qkv, H, hd, 3 * hd),
+                             this->heads(qkv, H, 2 * hd, 3 * hd)},
+                            linear_of("self_attention.dense", d, d), keep);
         add(h, r.output);
         // h = h + dense_4h_to_h(gelu_tanh(dense_h_to_4h(LayerNorm(h))))  (n, I) -> (n, d)
         const Matrix<T> x2 = layer_norm(h, get("post_attention_layernorm.weight"),
                                         get("post_attention_layernorm.bias"), c_.norm_eps);
-        Matrix<T> a = linear(x2, dense(get("mlp.dense_h_to_4h.weight"), I, d, WeightLayout::out_in,
-                                       get("mlp.dense_h_to_4h.bias")));
-        activate(a, c_.activation);
-        add(h, linear(a, dense(get("mlp.dense_4h_to_h.weight"), d, I, WeightLayout::out_in,
-                               get("mlp.dense_4h_to_h.bias"))));
-        w_.end_layer(layer);
+        add(h, feed_forward(x2, linear_of("mlp.dense_h_to_4h", I, d), c_.activation,
+                            linear_of("mlp.dense_4h_to_h", d, I)));
         return r;
     }
 
     std::vector<T> next_logits(const Matrix<T>& h) override {
         // logits = ln_f(h[n-1]) word_embeddings^T                        (V)
-        const Matrix<T> last = this->last_row(h);
-        const Matrix<T> y =
-            layer_norm(last, w_.get("ln_f.weight"), w_.get("ln_f.bias"), c_.norm_eps);
-        return this->logits("word_embeddings.weight", std::span<const T>(y.data(), y.size()));
+        return this->lm_head(h, w_.get("ln_f.weight"), w_.get("ln_f.bias"),
+                             "word_embeddings.weight");
     }
 };
 
 }  // namespace
 
-template <class T>
-std::unique_ptr<FamilyForward<T>> make_bloom(const ModelConfig& c, const TensorSource& s,
-                                             std::size_t n) {
-    return std::make_unique<Bloom<T>>(c, s, n);
-}
-template std::unique_ptr<FamilyForward<float>> make_bloom(const ModelConfig&, const TensorSource&,
-                                                          std::size_t);
-template std::unique_ptr<FamilyForward<double>> make_bloom(const ModelConfig&, const TensorSource&,
-                                                           std::size_t);
+ATTN_MODEL_FAMILY(make_bloom, Bloom)
 
 }  // namespace attn::model

@@ -1,9 +1,12 @@
 #include "attn/model/family.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace attn::model {
 
@@ -44,7 +47,9 @@ LayerOptions FamilyForward<T>::options(Keep keep) const {
     o.mask.causal = c_.causal;
     o.mask.sliding_window = c_.sliding_window;
     if (!c_.scale_scores) o.scale = 1.0;
-    o.path = AttentionPath::direct;
+    // the fused kernel when no n x n array is kept, but a compute dtype is the direct path's
+    const bool direct = keep.scores || keep.weights || c_.compute_dtype;
+    o.path = direct ? AttentionPath::direct : AttentionPath::tiled;
     o.keep_scores = false;
     o.keep_masked = false;
     o.keep_scaled = keep.scores;
@@ -115,6 +120,47 @@ void FamilyForward<T>::add(Matrix<T>& a, const Matrix<T>& b) const {
 }
 
 template <class T>
+Matrix<T> FamilyForward<T>::feed_forward(const Matrix<T>& x, const Projection<T>& up,
+                                         Activation act, const Projection<T>& down) const {
+    if (!c_.compute_dtype) return model::feed_forward(x, up, act, down);
+    Matrix<T> a = linear(x, up);  // (n, I)
+    activate(a, act);
+    return linear(a, down);  // (n, d)
+}
+
+template <class T>
+Matrix<T> FamilyForward<T>::gated_feed_forward(const Matrix<T>& x, const Projection<T>& gate_w,
+                                               const Projection<T>& up, Activation act,
+                                               const Projection<T>& down) const {
+    if (!c_.compute_dtype) return model::gated_feed_forward(x, gate_w, up, act, down);
+    Matrix<T> a = linear(x, gate_w);  // (n, I)
+    gate(a, linear(x, up), act);
+    return linear(a, down);  // (n, d)
+}
+
+template <class T>
+std::vector<MatrixRef<T>> FamilyForward<T>::heads(const Matrix<T>& y, std::size_t count,
+                                                  std::size_t first, std::size_t step) const {
+    std::vector<MatrixRef<T>> out;
+    for (std::size_t i = 0; i < count; ++i)
+        out.push_back(
+            MatrixRef<T>{y.data() + first + i * step, y.shape(0), c_.head_dim, y.shape(1)});
+    return out;
+}
+
+template <class T>
+LayerResult<T> FamilyForward<T>::attention(const QkvHeads<T>& heads, const Projection<T>& output,
+                                           Keep keep) {
+    LayerInput<T> in;  // q, k, v given: no projection inside forward()
+    in.q = heads.q;
+    in.k = heads.k;
+    in.v = heads.v;
+    LayerResult<T> r = forward(in, LayerWeights<T>{}, scheme_, options(keep));
+    r.output = linear(r.concat, output);  // (n, H hd) -> (n, d)
+    return r;
+}
+
+template <class T>
 Matrix<T> FamilyForward<T>::gather(std::string_view table, std::span<const std::int64_t> ids) {
     const std::size_t d = c_.hidden_size;
     Matrix<T> x({ids.size(), d});
@@ -130,17 +176,46 @@ Matrix<T> FamilyForward<T>::gather(std::string_view table, std::span<const std::
 }
 
 template <class T>
-std::vector<T> FamilyForward<T>::logits(std::string_view table, std::span<const T> h) {
-    // logits[v] = sum_j h[j] E[v, j], E (V, d) widened kBlock rows at a time.
-    constexpr std::size_t kBlock = 256;
-    const std::size_t d = c_.hidden_size, V = c_.vocab_size;
-    std::vector<T> out(V), rows(kBlock * d);
+std::vector<T> FamilyForward<T>::next_logits(const Matrix<T>&) {
+    throw std::logic_error(std::string(family_name(c_.family)) + " has no next-token head");
+}
+
+template <class T>
+Projection<T> FamilyForward<T>::projection(const std::string& name, std::size_t rows,
+                                           std::size_t cols, WeightLayout layout) {
+    const std::string bias = name + ".bias";
+    return dense(w_.get(name + ".weight"), rows, cols, layout,
+                 w_.has(bias) ? w_.get(bias) : nullptr);
+}
+
+template <class T>
+Matrix<T> FamilyForward<T>::position_rows(std::string_view table, std::string_view key) {
+    if (n_ > c_.max_positions)
+        throw std::invalid_argument(fmt::format("{} has {} positions ({}); the text has {} tokens",
+                                                family_name(c_.family), c_.max_positions, key, n_));
+    Matrix<T> p = Matrix<T>::from_shape({n_, c_.hidden_size});
+    w_.rows(table, 0, n_, p.data());
+    return p;
+}
+
+template <class T>
+std::vector<T> FamilyForward<T>::lm_head(const Matrix<T>& h, const T* norm_w, const T* norm_b,
+                                         std::string_view table) {
+    // x = norm(h[n-1]) (1, d); logits[v] = sum_j x[j] E[v, j], E (V, d) kBlock rows at a time:
+    // read where they lie (float32 computed in float), else widened into one block's buffer.
+    constexpr std::size_t kBlock = 4096;
+    const std::size_t d = c_.hidden_size, V = c_.vocab_size, n = h.shape(0);
+    const Matrix<T> x = norm<T>(c_, xt::view(h, xt::range(n - 1, n), xt::all()), norm_w, norm_b);
+    const runtime::TensorView view = w_.view(table);
+    const T* in_place = nullptr;
+    if constexpr (std::is_same_v<T, float>)
+        if (view.is_f32_in_place()) in_place = view.f32().data();
+    std::vector<T> out(V), rows(in_place ? 0 : kBlock * d);
     for (std::size_t v0 = 0; v0 < V; v0 += kBlock) {
         const std::size_t count = std::min(kBlock, V - v0);
-        w_.rows(table, v0, count, rows.data());
-        Matrix<T> x({1, d});
-        std::copy(h.begin(), h.end(), x.begin());
-        const Matrix<T> y = linear(x, dense<T>(rows.data(), count, d, WeightLayout::out_in));
+        const T* block = in_place ? in_place + v0 * d : rows.data();
+        if (!in_place) w_.rows(table, v0, count, rows.data());
+        const Matrix<T> y = linear(x, dense<T>(block, count, d, WeightLayout::out_in));
         std::copy(y.begin(), y.end(), out.begin() + static_cast<std::ptrdiff_t>(v0));
     }
     return out;

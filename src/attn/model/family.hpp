@@ -23,10 +23,19 @@
 
 namespace attn::model {
 
-/// Which of a layer's n x n arrays the caller reads (nothing else is kept).
+/// Which of a layer's n x n arrays the caller reads (nothing else is kept). With neither,
+/// attention runs on the fused kernel (tiled.hpp), which holds no n x n array and skips the
+/// key tiles a causal mask hides.
 struct Keep {
     bool scores = false;   // scaled scores plus the position bias, before masks
     bool weights = false;  // softmax of the masked scores
+};
+
+/// A block's attention heads as views (n, hd) on projections computed once for all heads:
+/// q H views, k and v G views (grouped K/V: query head h reads k[h / (H / G)]).
+template <class T>
+struct QkvHeads {
+    std::vector<MatrixRef<T>> q, k, v;
 };
 
 template <class T>
@@ -42,11 +51,17 @@ class FamilyForward {
 
     /// hidden[0] (n, d): what the first block receives.
     virtual Matrix<T> embed(std::span<const std::int64_t> ids) = 0;
-    /// Block `layer`: h (n, d) becomes the block's output; returns its attention layer.
-    virtual LayerResult<T> block(std::size_t layer, Matrix<T>& h, Keep keep) = 0;
+    /// Block `layer`: h (n, d) becomes the block's output; returns its attention layer. The
+    /// block's widened tensors and mapped pages are handed back when it returns.
+    LayerResult<T> block(std::size_t layer, Matrix<T>& h, Keep keep) {
+        LayerResult<T> r = steps(layer, h, keep);
+        w_.end_layer(layer);
+        return r;
+    }
     /// Logits (V) of the last row of h (the last block's output): the final norm, then the LM
-    /// head or the tied embedding. std::logic_error for families without one (bert, t5).
-    virtual std::vector<T> next_logits(const Matrix<T>& h) = 0;
+    /// head or the tied embedding (lm_head). std::logic_error for families without one (bert,
+    /// t5), which do not override it.
+    virtual std::vector<T> next_logits(const Matrix<T>& h);
     /// --show positions of a learned table: rows 0..n-1 (n, d); empty for the other schemes
     /// (scheme().positions_rows gives theirs).
     virtual Matrix<T> learned_positions() { return {}; }
@@ -63,19 +78,39 @@ class FamilyForward {
     void activate(Matrix<T>& x, Activation act) const;
     void gate(Matrix<T>& a, const Matrix<T>& b, Activation act) const;
     void add(Matrix<T>& a, const Matrix<T>& b) const;
+    /// ops.hpp's feed_forward and gated_feed_forward over the ops above.
+    Matrix<T> feed_forward(const Matrix<T>& x, const Projection<T>& up, Activation act,
+                           const Projection<T>& down) const;
+    Matrix<T> gated_feed_forward(const Matrix<T>& x, const Projection<T>& gate_w,
+                                 const Projection<T>& up, Activation act,
+                                 const Projection<T>& down) const;
     /// m rounded to the compute_dtype, if any.
     void round(Matrix<T>& m) const;
 
+    /// The family's block: its named steps (see block()).
+    virtual LayerResult<T> steps(std::size_t layer, Matrix<T>& h, Keep keep) = 0;
     /// The attention layer's options for this family and what the caller keeps.
     LayerOptions options(Keep keep) const;
+    /// Views (n, hd) of y's columns [first + i step, first + i step + hd) for i < count: the
+    /// heads of a projection y (n, *) computed for all of them at once.
+    std::vector<MatrixRef<T>> heads(const Matrix<T>& y, std::size_t count, std::size_t first,
+                                    std::size_t step) const;
+    /// The attention of the heads (the family's mask, scale and positions), then
+    /// output = concat (n, H hd) W_o + b_o (n, d) into the result's output.
+    LayerResult<T> attention(const QkvHeads<T>& heads, const Projection<T>& output, Keep keep);
+    /// The (rows, cols) matrix `name`.weight stored as layout, with `name`.bias when the
+    /// family reads one (Qwen2's q/k/v; none in T5).
+    Projection<T> projection(const std::string& name, std::size_t rows, std::size_t cols,
+                             WeightLayout layout);
     /// Rows of table (a 2-D tensor) at ids, widened: the embedding lookup (n, d).
     Matrix<T> gather(std::string_view table, std::span<const std::int64_t> ids);
-    /// h_last (d) . E[v] for every row v of a (V, d) tensor, streamed in blocks of rows.
-    std::vector<T> logits(std::string_view table, std::span<const T> h_last);
-    /// h[n-1]: the last position's residual, (1, d), whose next token the LM head scores.
-    static Matrix<T> last_row(const Matrix<T>& h) {
-        return xt::view(h, xt::range(h.shape(0) - 1, h.shape(0)), xt::all());
-    }
+    /// Rows 0..n-1 of a learned position table (n, d); std::invalid_argument naming the
+    /// config's key when the model has fewer than n positions.
+    Matrix<T> position_rows(std::string_view table, std::string_view key);
+    /// logits[v] = norm(h[n-1]) . E[v] for every row v of table (V, d), streamed in blocks
+    /// of rows: the last position's next token (norm_b null for RMSNorm).
+    std::vector<T> lm_head(const Matrix<T>& h, const T* norm_w, const T* norm_b,
+                           std::string_view table);
 
     ModelConfig c_;
     std::size_t n_;
@@ -88,6 +123,18 @@ class FamilyForward {
 template <class T>
 std::unique_ptr<FamilyForward<T>> make_forward(const ModelConfig& c, const TensorSource& source,
                                                std::size_t n);
+
+// Defines make_<family> for the family class F<T> and instantiates it for float and double.
+#define ATTN_MODEL_FAMILY(make, F)                                                                \
+    template <class T>                                                                            \
+    std::unique_ptr<FamilyForward<T>> make(const ModelConfig& c, const TensorSource& s,           \
+                                           std::size_t n) {                                       \
+        return std::make_unique<F<T>>(c, s, n);                                                   \
+    }                                                                                             \
+    template std::unique_ptr<FamilyForward<float>> make(const ModelConfig&, const TensorSource&,  \
+                                                        std::size_t);                             \
+    template std::unique_ptr<FamilyForward<double>> make(const ModelConfig&, const TensorSource&, \
+                                                         std::size_t);
 
 template <class T>
 std::unique_ptr<FamilyForward<T>> make_gpt2(const ModelConfig&, const TensorSource&, std::size_t);

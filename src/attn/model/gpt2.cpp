@@ -15,6 +15,7 @@ template <class T>
 class Gpt2 final : public FamilyForward<T> {
     using B = FamilyForward<T>;
     using B::add, B::activate, B::gate, B::layer_norm, B::linear, B::rms_norm;  // compute_dtype
+    using B::feed_forward, B::gated_feed_forward;
     using B::c_;
     using B::w_;
 
@@ -29,74 +30,40 @@ class Gpt2 final : public FamilyForward<T> {
     }
 
     Matrix<T> learned_positions() override {
-        if (this->n_ > c_.max_positions)
-            throw std::invalid_argument("gpt2 has " + std::to_string(c_.max_positions) +
-                                        " positions (n_positions); the text has " +
-                                        std::to_string(this->n_) + " tokens");
-        Matrix<T> p({this->n_, c_.hidden_size});
-        w_.rows("wpe.weight", 0, this->n_, p.data());
-        return p;
+        return this->position_rows("wpe.weight", "n_positions");
     }
 
-    LayerResult<T> block(std::size_t layer, Matrix<T>& h, Keep keep) override {
+    LayerResult<T> steps(std::size_t layer, Matrix<T>& h, Keep keep) override {
         const std::size_t d = c_.hidden_size, H = c_.num_heads, hd = c_.head_dim;
+        const std::size_t I = c_.intermediate_size;
         const std::string p = "h." + std::to_string(layer) + ".";
-        const auto get = [&](const char* name) { return w_.get(p + name); };
-        // x = ln_1(h)                                                    (n, d)
+        const auto get = [&](const std::string& name) { return w_.get(p + name); };
+        const auto conv1d = [&](const std::string& name, std::size_t in, std::size_t out) {
+            return this->projection(p + name, in, out, WeightLayout::in_out);
+        };
+        // qkv = ln_1(h) c_attn + b                      (n, 3d): [q | k | v], head i at i hd
         const Matrix<T> x = layer_norm(h, get("ln_1.weight"), get("ln_1.bias"), c_.norm_eps);
-        // c_attn (d, 3d) Conv1D: columns [q | k | v], head i's q columns i hd .. (i+1) hd
-        const T* qkv = get("attn.c_attn.weight");
-        const T* qkv_b = get("attn.c_attn.bias");
-        LayerWeights<T> lw;
-        for (std::size_t i = 0; i < H; ++i) {
-            const auto column = [&](std::size_t part) {
-                const std::size_t c0 = part * d + i * hd;
-                return Projection<T>{MatrixRef<T>{qkv + c0, d, hd, 3 * d}, WeightLayout::in_out,
-                                     qkv_b + c0};
-            };
-            lw.query.push_back(column(0));
-            lw.key.push_back(column(1));
-            lw.value.push_back(column(2));
-        }
-        // output = concat(heads) c_proj + b                              (n, d)
-        lw.output =
-            dense(get("attn.c_proj.weight"), d, d, WeightLayout::in_out, get("attn.c_proj.bias"));
-        LayerInput<T> in;
-        in.x = MatrixRef<T>{x.data(), x.shape(0), d, d};
-        LayerResult<T> r = forward(in, lw, this->scheme_, this->options(keep));
-        // h = h + attn(ln_1(h))
+        const Matrix<T> qkv = linear(x, conv1d("attn.c_attn", d, 3 * d));
+        // h = h + concat_i(softmax(q_i k_i^T / sqrt(hd) + causal) v_i) c_proj + b     (n, d)
+        LayerResult<T> r = this->attention({this->heads(qkv, H, 0, hd), this->heads(qkv, H, d, hd),
+                                            this->heads(qkv, H, 2 * d, hd)},
+                                           conv1d("attn.c_proj", d, d), keep);
         add(h, r.output);
         // h = h + c_proj(gelu_new(c_fc(ln_2(h))))                        (n, 4d) -> (n, d)
         const Matrix<T> x2 = layer_norm(h, get("ln_2.weight"), get("ln_2.bias"), c_.norm_eps);
-        const std::size_t I = c_.intermediate_size;
-        Matrix<T> a = linear(
-            x2, dense(get("mlp.c_fc.weight"), d, I, WeightLayout::in_out, get("mlp.c_fc.bias")));
-        activate(a, c_.activation);
-        add(h, linear(a, dense(get("mlp.c_proj.weight"), I, d, WeightLayout::in_out,
-                               get("mlp.c_proj.bias"))));
-        w_.end_layer(layer);
+        add(h,
+            feed_forward(x2, conv1d("mlp.c_fc", d, I), c_.activation, conv1d("mlp.c_proj", I, d)));
         return r;
     }
 
     std::vector<T> next_logits(const Matrix<T>& h) override {
         // logits = ln_f(h[n-1]) wte^T                                    (V)
-        const Matrix<T> last = this->last_row(h);
-        const Matrix<T> y =
-            layer_norm(last, w_.get("ln_f.weight"), w_.get("ln_f.bias"), c_.norm_eps);
-        return this->logits("wte.weight", std::span<const T>(y.data(), y.size()));
+        return this->lm_head(h, w_.get("ln_f.weight"), w_.get("ln_f.bias"), "wte.weight");
     }
 };
 
 }  // namespace
 
-template <class T>
-std::unique_ptr<FamilyForward<T>> make_gpt2(const ModelConfig& c, const TensorSource& s,
-                                            std::size_t n) {
-    return std::make_unique<Gpt2<T>>(c, s, n);
-}
-template std::unique_ptr<FamilyForward<float>> make_gpt2(const ModelConfig&, const TensorSource&,
-                                                         std::size_t);
-template std::unique_ptr<FamilyForward<double>> make_gpt2(const ModelConfig&, const TensorSource&,
-                                                          std::size_t);
+ATTN_MODEL_FAMILY(make_gpt2, Gpt2)
 
 }  // namespace attn::model

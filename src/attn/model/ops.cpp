@@ -7,41 +7,55 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "attn/attention/tiled.hpp"
+
 namespace attn::model {
 
 namespace {
 
-// C (m, n) = A (m, k) op(B): B (k, n) when !trans_b, else B (n, k) used transposed.
+// C (m, n) = A (m, k) op(B) + beta C: B (k, n) when !trans_b, else B (n, k) used transposed.
 void gemm(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda,
-          const float* b, std::size_t ldb, bool trans_b, float* c) {
+          const float* b, std::size_t ldb, bool trans_b, float beta, float* c) {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
                 static_cast<CBLAS_INT>(m), static_cast<CBLAS_INT>(n), static_cast<CBLAS_INT>(k),
-                1.0f, a, static_cast<CBLAS_INT>(lda), b, static_cast<CBLAS_INT>(ldb), 0.0f, c,
+                1.0f, a, static_cast<CBLAS_INT>(lda), b, static_cast<CBLAS_INT>(ldb), beta, c,
                 static_cast<CBLAS_INT>(n));
 }
 void gemm(std::size_t m, std::size_t n, std::size_t k, const double* a, std::size_t lda,
-          const double* b, std::size_t ldb, bool trans_b, double* c) {
+          const double* b, std::size_t ldb, bool trans_b, double beta, double* c) {
     cblas_dgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
                 static_cast<CBLAS_INT>(m), static_cast<CBLAS_INT>(n), static_cast<CBLAS_INT>(k),
-                1.0, a, static_cast<CBLAS_INT>(lda), b, static_cast<CBLAS_INT>(ldb), 0.0, c,
+                1.0, a, static_cast<CBLAS_INT>(lda), b, static_cast<CBLAS_INT>(ldb), beta, c,
                 static_cast<CBLAS_INT>(n));
 }
 
+// x[i] = act(x[i]) for the activations that are x times a logistic function,
+//   gelu_tanh  x / (1 + exp(-2 sqrt(2/pi) (x + 0.044715 x^3)))   = 0.5 x (1 + tanh(u))
+//   silu       x / (1 + exp(-x))
+// with the fused kernel's vector exp (tiled_exp, about 1 ulp), kBlock values at a time.
+template <class T>
+void logistic_times_x(T* x, std::size_t n, Activation act) {
+    constexpr std::size_t kBlock = 1024;
+    const T k = -2 * std::sqrt(T(2) / T(M_PI));
+    T e[kBlock];
+    for (std::size_t i0 = 0; i0 < n; i0 += kBlock) {
+        const std::size_t len = std::min(kBlock, n - i0);
+        T* v = x + i0;
+        if (act == Activation::silu)
+            for (std::size_t i = 0; i < len; ++i) e[i] = -v[i];
+        else
+            for (std::size_t i = 0; i < len; ++i)
+                e[i] = k * (v[i] + T(0.044715) * v[i] * v[i] * v[i]);
+        tiled_exp(e, len);
+        for (std::size_t i = 0; i < len; ++i) v[i] = v[i] / (T(1) + e[i]);
+    }
+}
+
+// relu and erf gelu, one value at a time (the others: logistic_times_x)
 template <class T>
 T apply(T x, Activation act) {
-    switch (act) {
-        case Activation::relu:
-            return std::max(x, T(0));
-        case Activation::gelu:
-            return T(0.5) * x * (T(1) + std::erf(x * T(M_SQRT1_2)));
-        case Activation::gelu_tanh: {
-            const T k = std::sqrt(T(2) / T(M_PI));
-            return T(0.5) * x * (T(1) + std::tanh(k * (x + T(0.044715) * x * x * x)));
-        }
-        case Activation::silu:
-            return x / (T(1) + std::exp(-x));
-    }
-    return x;
+    return act == Activation::relu ? std::max(x, T(0))
+                                   : T(0.5) * x * (T(1) + std::erf(x * T(M_SQRT1_2)));
 }
 
 }  // namespace
@@ -95,25 +109,44 @@ template <class T>
 Matrix<T> linear(const Matrix<T>& x, const Projection<T>& p) {
     const std::size_t n = x.shape(0), in = p.in(), out = p.out();
     if (x.shape(1) != in) throw std::invalid_argument("linear: input width differs from weight");
-    Matrix<T> y({n, out});
+    Matrix<T> y = Matrix<T>::from_shape({n, out});
     if (n == 0) return y;
-    gemm(n, out, in, x.data(), in, p.weight.data, p.weight.stride, p.layout == WeightLayout::out_in,
-         y.data());
+    // y = b (each row), then y = x W + y in the one pass of the product
     if (p.bias)
-        for (std::size_t i = 0; i < n; ++i)
-            for (std::size_t j = 0; j < out; ++j) y(i, j) += p.bias[j];
+        for (std::size_t i = 0; i < n; ++i) std::copy_n(p.bias, out, &y(i, 0));
+    gemm(n, out, in, x.data(), in, p.weight.data, p.weight.stride, p.layout == WeightLayout::out_in,
+         p.bias ? T(1) : T(0), y.data());
     return y;
 }
 
 template <class T>
 void activate(Matrix<T>& x, Activation act) {
+    if (act == Activation::gelu_tanh || act == Activation::silu)
+        return logistic_times_x(x.data(), x.size(), act);
     for (T& v : x) v = apply(v, act);
 }
 
 template <class T>
 void gate(Matrix<T>& a, const Matrix<T>& b, Activation act) {
+    activate(a, act);
     auto ia = a.begin();
-    for (auto ib = b.begin(); ib != b.end(); ++ia, ++ib) *ia = apply(*ia, act) * *ib;
+    for (auto ib = b.begin(); ib != b.end(); ++ia, ++ib) *ia *= *ib;
+}
+
+template <class T>
+Matrix<T> feed_forward(const Matrix<T>& x, const Projection<T>& up, Activation act,
+                       const Projection<T>& down) {
+    Matrix<T> a = linear(x, up);  // (n, I)
+    activate(a, act);
+    return linear(a, down);  // (n, d)
+}
+
+template <class T>
+Matrix<T> gated_feed_forward(const Matrix<T>& x, const Projection<T>& gate_w,
+                             const Projection<T>& up, Activation act, const Projection<T>& down) {
+    Matrix<T> a = linear(x, gate_w);  // (n, I)
+    gate(a, linear(x, up), act);
+    return linear(a, down);  // (n, d)
 }
 
 template <class T>
@@ -122,14 +155,18 @@ void add(Matrix<T>& a, const Matrix<T>& b) {
     for (auto ib = b.begin(); ib != b.end(); ++ia, ++ib) *ia += *ib;
 }
 
-#define ATTN_MODEL_OPS(T)                                                                     \
-    template Matrix<T> layer_norm(const Matrix<T>&, const T*, const T*, double);              \
-    template Matrix<T> rms_norm(const Matrix<T>&, const T*, double);                          \
-    template Matrix<T> norm(const ModelConfig&, const Matrix<T>&, const T*, const T*);        \
-    template Projection<T> dense(const T*, std::size_t, std::size_t, WeightLayout, const T*); \
-    template Matrix<T> linear(const Matrix<T>&, const Projection<T>&);                        \
-    template void activate(Matrix<T>&, Activation);                                           \
-    template void gate(Matrix<T>&, const Matrix<T>&, Activation);                             \
+#define ATTN_MODEL_OPS(T)                                                                          \
+    template Matrix<T> layer_norm(const Matrix<T>&, const T*, const T*, double);                   \
+    template Matrix<T> rms_norm(const Matrix<T>&, const T*, double);                               \
+    template Matrix<T> norm(const ModelConfig&, const Matrix<T>&, const T*, const T*);             \
+    template Projection<T> dense(const T*, std::size_t, std::size_t, WeightLayout, const T*);      \
+    template Matrix<T> linear(const Matrix<T>&, const Projection<T>&);                             \
+    template void activate(Matrix<T>&, Activation);                                                \
+    template void gate(Matrix<T>&, const Matrix<T>&, Activation);                                  \
+    template Matrix<T> feed_forward(const Matrix<T>&, const Projection<T>&, Activation,            \
+                                    const Projection<T>&);                                         \
+    template Matrix<T> gated_feed_forward(const Matrix<T>&, const Projection<T>&,                  \
+                                          const Projection<T>&, Activation, const Projection<T>&); \
     template void add(Matrix<T>&, const Matrix<T>&);
 ATTN_MODEL_OPS(float)
 ATTN_MODEL_OPS(double)

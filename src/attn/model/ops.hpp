@@ -7,6 +7,7 @@
 //   silu        x / (1 + exp(-x))                            Llama's SwiGLU gate
 //   relu        max(x, 0)                                    T5's DenseReluDense
 //   linear      y = x W + b (W (in, out), Conv1D) or x W^T + b (W (out, in), nn.Linear)
+//   feed_forward  down(act(up x)); gated: down(act(gate x) * up x) (SwiGLU, T5's gated-gelu)
 #pragma once
 
 #include <cstddef>
@@ -44,6 +45,14 @@ void activate(Matrix<T>& x, Activation act);
 /// a = act(a) * b element-wise (SwiGLU, T5's gated-gelu), in place.
 template <class T>
 void gate(Matrix<T>& a, const Matrix<T>& b, Activation act);
+/// The MLP of a block: x (n, d) -> up (n, I) -> act -> down (n, d).
+template <class T>
+Matrix<T> feed_forward(const Matrix<T>& x, const Projection<T>& up, Activation act,
+                       const Projection<T>& down);
+/// The gated MLP: act(x gate) * (x up) (n, I) -> down (n, d).
+template <class T>
+Matrix<T> gated_feed_forward(const Matrix<T>& x, const Projection<T>& gate, const Projection<T>& up,
+                             Activation act, const Projection<T>& down);
 /// a += b (the residual connection).
 template <class T>
 void add(Matrix<T>& a, const Matrix<T>& b);

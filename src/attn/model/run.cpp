@@ -31,13 +31,14 @@ void ModelRun<T>::restart() {
     hidden_.clear();
     context_.clear();
     if (choice_) summaries_ = std::make_unique<AttentionSummaries>(ids_.size(), *choice_);
-    if (layers_.front() == 0) hidden_.push_back(h_);
+    if (layers_.front() == 0 && record_hidden_) hidden_.push_back(h_);
 }
 
 template <class T>
 void ModelRun<T>::step() {
     const bool chosen = selected_ < layers_.size() && layers_[selected_] == block_;
-    if (!recorded_ && selected_ == 0 && chosen && block_ > 0) hidden_.push_back(h_);
+    if (!recorded_ && record_hidden_ && selected_ == 0 && chosen && block_ > 0)
+        hidden_.push_back(h_);
     LayerResult<T> r = f_->block(block_, h_, chosen ? keep_ : Keep{});
     ++block_;
     if (!chosen) return;
@@ -49,10 +50,19 @@ void ModelRun<T>::step() {
                     std::span<const T>(r.weights[head].data(), r.weights[head].size()));
             summaries_->end_layer();
         }
-        hidden_.push_back(h_);
-        std::vector<Matrix<T>> ctx;
-        for (const std::size_t head : heads_) ctx.push_back(std::move(r.context[head]));
-        context_.push_back(std::move(ctx));
+        if (record_hidden_) hidden_.push_back(h_);
+        if (record_context_) {
+            // context_h = concat[:, h hd .. (h+1) hd]                     (n, hd)
+            const std::size_t hd = f_->config().head_dim, n = ids_.size();
+            std::vector<Matrix<T>> ctx;
+            for (const std::size_t head : heads_) {
+                Matrix<T> m = Matrix<T>::from_shape({n, hd});
+                for (std::size_t i = 0; i < n; ++i)
+                    std::copy_n(&r.concat(i, head * hd), hd, &m(i, 0));
+                ctx.push_back(std::move(m));
+            }
+            context_.push_back(std::move(ctx));
+        }
     }
     last_ = std::move(r);
     if (++selected_ == layers_.size()) recorded_ = true;
@@ -63,6 +73,13 @@ void ModelRun<T>::summarise(SummaryChoice choice) {
     choice_ = choice;
     keep_.weights = true;
     summaries_ = std::make_unique<AttentionSummaries>(ids_.size(), choice);
+}
+
+template <class T>
+void ModelRun<T>::record(bool hidden, bool context) {
+    record_hidden_ = hidden;
+    record_context_ = context;
+    if (!hidden) hidden_.clear();
 }
 
 template <class T>

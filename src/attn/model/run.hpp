@@ -39,15 +39,20 @@ class ModelRun {
     /// Reduces the selected heads' weights into summaries during the first pass (head_stats,
     /// offsets, mean_weights, rollout); call before layer() or finish().
     void summarise(SummaryChoice choice);
+    /// Whether the first pass records hidden() and context() (both by default); a caller that
+    /// shows neither saves their (layers + 1) n d + layers heads n hd values. Call before
+    /// layer() or finish().
+    void record(bool hidden, bool context);
     /// After finish(): the summaries chosen (null when none).
     const AttentionSummaries* summaries() const { return summaries_.get(); }
 
     /// Runs whatever of the first pass is left (the remaining blocks, the LM head).
     void finish();
 
-    /// After finish(): hidden[k] (n, d), k = 0 .. layers().size().
+    /// After finish(): hidden[k] (n, d), k = 0 .. layers().size() (empty unless recorded).
     const std::vector<Matrix<T>>& hidden() const { return hidden_; }
-    /// After finish(): context[k][h] (n, hd) for the k-th layer and h-th selected head.
+    /// After finish(): context[k][h] (n, hd) for the k-th layer and h-th selected head (empty
+    /// unless recorded).
     const std::vector<std::vector<Matrix<T>>>& context() const { return context_; }
     /// After finish(), with next: probabilities over the vocabulary (V).
     const std::vector<double>& next() const { return next_; }
@@ -61,6 +66,7 @@ class ModelRun {
     std::vector<std::size_t> layers_, heads_;
     Keep keep_;
     bool want_next_;
+    bool record_hidden_ = true, record_context_ = true;
     bool recorded_ = false;     // hidden_ and context_ complete
     std::size_t block_ = 0;     // next block to compute
     std::size_t selected_ = 0;  // selected layers computed in this pass

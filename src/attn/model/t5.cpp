@@ -18,6 +18,7 @@ template <class T>
 class T5 final : public FamilyForward<T> {
     using B = FamilyForward<T>;
     using B::add, B::activate, B::gate, B::layer_norm, B::linear, B::rms_norm;  // compute_dtype
+    using B::feed_forward, B::gated_feed_forward;
     using B::c_;
     using B::w_;
 
@@ -41,59 +42,37 @@ class T5 final : public FamilyForward<T> {
         return this->gather("encoder.embed_tokens.weight", ids);
     }
 
-    LayerResult<T> block(std::size_t layer, Matrix<T>& h, Keep keep) override {
+    LayerResult<T> steps(std::size_t layer, Matrix<T>& h, Keep keep) override {
         const std::size_t d = c_.hidden_size, H = c_.num_heads, hd = c_.head_dim;
         const std::size_t I = c_.intermediate_size;
         const std::string p = "encoder.block." + std::to_string(layer) + ".layer.";
-        const auto get = [&](const std::string& name) { return w_.get(p + name); };
-        // x = RMS(h) w                                                   (n, d)
-        const Matrix<T> x = rms_norm(h, get("0.layer_norm.weight"), c_.norm_eps);
-        LayerWeights<T> lw;
-        for (const char* part : {"q", "k", "v"}) {
-            const T* w = get(std::string("0.SelfAttention.") + part + ".weight");
-            auto& heads = part[0] == 'q' ? lw.query : part[0] == 'k' ? lw.key : lw.value;
-            for (std::size_t i = 0; i < H; ++i)
-                heads.push_back(
-                    Projection<T>{MatrixRef<T>{w + i * hd * d, hd, d, d}, WeightLayout::out_in});
-        }
-        lw.output = dense(get("0.SelfAttention.o.weight"), d, H * hd, WeightLayout::out_in);
-        LayerInput<T> in;
-        in.x = MatrixRef<T>{x.data(), x.shape(0), d, d};
-        // scores_h = q_h k_h^T + table[bucket(j - i), h]  (unscaled)     (n, n)
-        LayerResult<T> r = forward(in, lw, this->scheme_, this->options(keep));
+        // nn.Linear (out, in), no biases
+        const auto linear_of = [&](const std::string& name, std::size_t out, std::size_t in) {
+            return this->projection(p + name, out, in, WeightLayout::out_in);
+        };
+        // q, k, v = x W^T (n, H hd), x = RMS(h) w; head i at i hd
+        const Matrix<T> x = rms_norm(h, w_.get(p + "0.layer_norm.weight"), c_.norm_eps);
+        const Matrix<T> q = linear(x, linear_of("0.SelfAttention.q", H * hd, d));
+        const Matrix<T> k = linear(x, linear_of("0.SelfAttention.k", H * hd, d));
+        const Matrix<T> v = linear(x, linear_of("0.SelfAttention.v", H * hd, d));
+        // scores_h = q_h k_h^T + table[bucket(j - i), h]  (unscaled); h = h + concat o^T
+        LayerResult<T> r = this->attention(
+            {this->heads(q, H, 0, hd), this->heads(k, H, 0, hd), this->heads(v, H, 0, hd)},
+            linear_of("0.SelfAttention.o", d, H * hd), keep);
         add(h, r.output);
         // h = h + wo(relu(wi x2)) or wo(gelu_tanh(wi_0 x2) * wi_1 x2), x2 = RMS(h) w
-        const Matrix<T> x2 = rms_norm(h, get("1.layer_norm.weight"), c_.norm_eps);
-        Matrix<T> a;
-        if (c_.gated_mlp) {
-            a = linear(x2, dense(get("1.DenseReluDense.wi_0.weight"), I, d, WeightLayout::out_in));
-            gate(a,
-                 linear(x2, dense(get("1.DenseReluDense.wi_1.weight"), I, d, WeightLayout::out_in)),
-                 c_.activation);
-        } else {
-            a = linear(x2, dense(get("1.DenseReluDense.wi.weight"), I, d, WeightLayout::out_in));
-            activate(a, c_.activation);
-        }
-        add(h, linear(a, dense(get("1.DenseReluDense.wo.weight"), d, I, WeightLayout::out_in)));
-        w_.end_layer(layer);
+        const Matrix<T> x2 = rms_norm(h, w_.get(p + "1.layer_norm.weight"), c_.norm_eps);
+        const auto wo = linear_of("1.DenseReluDense.wo", d, I);
+        add(h, c_.gated_mlp
+                   ? gated_feed_forward(x2, linear_of("1.DenseReluDense.wi_0", I, d),
+                                        linear_of("1.DenseReluDense.wi_1", I, d), c_.activation, wo)
+                   : feed_forward(x2, linear_of("1.DenseReluDense.wi", I, d), c_.activation, wo));
         return r;
-    }
-
-    std::vector<T> next_logits(const Matrix<T>&) override {
-        throw std::logic_error("the t5 encoder has no next-token head");
     }
 };
 
 }  // namespace
 
-template <class T>
-std::unique_ptr<FamilyForward<T>> make_t5(const ModelConfig& c, const TensorSource& s,
-                                          std::size_t n) {
-    return std::make_unique<T5<T>>(c, s, n);
-}
-template std::unique_ptr<FamilyForward<float>> make_t5(const ModelConfig&, const TensorSource&,
-                                                       std::size_t);
-template std::unique_ptr<FamilyForward<double>> make_t5(const ModelConfig&, const TensorSource&,
-                                                        std::size_t);
+ATTN_MODEL_FAMILY(make_t5, T5)
 
 }  // namespace attn::model

@@ -89,6 +89,38 @@ TEST_CASE("activations: erf and tanh GELU, SiLU, ReLU at known points") {
     CHECK(a(0, 0) == doctest::Approx(3 * 0.7310585786300049).epsilon(1e-15));
 }
 
+TEST_CASE("tanh GELU and SiLU in float over the range a block sees, against their definitions") {
+    // x / (1 + exp(-2u)) with the vector exp equals 0.5 x (1 + tanh(u)) to float rounding,
+    // including where tanh saturates (x = -12: about -1e-32; x = 30: x itself)
+    Matrix<float> t = Matrix<float>::from_shape({1, 4201}), s = t;
+    for (std::size_t i = 0; i < t.size(); ++i) t(0, i) = s(0, i) = -12.0f + 0.01f * i;
+    attn::model::activate(t, Activation::gelu_tanh);
+    attn::model::activate(s, Activation::silu);
+    double worst_t = 0, worst_s = 0;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        const double x = -12.0f + 0.01f * i, u = std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x);
+        const double gt = x / (1 + std::exp(-2 * u)), gs = x / (1 + std::exp(-x));
+        worst_t = std::max(worst_t, std::abs(t(0, i) - gt) / std::max(1.0, std::abs(gt)));
+        worst_s = std::max(worst_s, std::abs(s(0, i) - gs) / std::max(1.0, std::abs(gs)));
+    }
+    CHECK(worst_t < 4e-7);
+    CHECK(worst_s < 4e-7);
+}
+
+TEST_CASE("feed_forward and gated_feed_forward: down(act(up x)) and down(act(gate x) * up x)") {
+    const Matrix<double> x{{1.0, -1.0}};
+    const double up[] = {1, 0, 0, 1}, gate_w[] = {2, 0, 0, 2}, down[] = {1, 1};  // (2,2) (1,2)
+    using attn::model::dense;
+    const auto plain =
+        attn::model::feed_forward(x, dense(up, 2, 2, WeightLayout::out_in), Activation::relu,
+                                  dense(down, 1, 2, WeightLayout::out_in));
+    CHECK(plain(0, 0) == 1.0);  // relu(1) + relu(-1)
+    const auto gated = attn::model::gated_feed_forward(
+        x, dense(gate_w, 2, 2, WeightLayout::out_in), dense(up, 2, 2, WeightLayout::out_in),
+        Activation::relu, dense(down, 1, 2, WeightLayout::out_in));
+    CHECK(gated(0, 0) == 2.0);  // relu(2) * 1 + relu(-2) * -1
+}
+
 TEST_CASE("linear reads Conv1D (in, out) and nn.Linear (out, in) weights alike") {
     const Matrix<double> x{{1.0, 2.0}, {3.0, 4.0}};
     const double in_out[] = {1, 2, 3, 4, 5, 6};  // (2, 3)
@@ -123,6 +155,24 @@ TEST_CASE("ModelRun reads no block after the last selected one and hands finishe
     lm.finish();
     CHECK(reads_layer(all.read, 2));
     CHECK(lm.next().size() == c.vocab_size);
+}
+
+TEST_CASE("ModelRun records hidden and context only when asked, the next token the same") {
+    const auto c = gpt2_config();
+    const auto ckpt =
+        attn::io::Checkpoint::open_folder(std::string(ATTN_TEST_DATA_DIR) + "/models/gpt2");
+    const std::vector<std::int64_t> ids{47, 34, 48, 83, 54};
+    Recording src(ckpt);
+    attn::model::ModelRun<float> all(c, src, ids, {0, 1}, {0}, {}, true);
+    attn::model::ModelRun<float> bare(c, src, ids, {0, 1}, {0}, {}, true);
+    bare.record(false, false);
+    all.finish();
+    bare.finish();
+    CHECK(all.hidden().size() == 3);
+    CHECK(all.context().size() == 2);
+    CHECK(bare.hidden().empty());
+    CHECK(bare.context().empty());
+    CHECK(bare.next() == all.next());
 }
 
 TEST_CASE("ModelRun: asking for an earlier layer again recomputes the same numbers") {
