@@ -73,11 +73,13 @@ struct Portable {
     static reg round(reg x) {
         return map([&](std::size_t i) { return std::nearbyint(x.v[i]); });
     }
-    static reg pow2(reg n) {
-        return map([&](std::size_t i) { return std::ldexp(T(1), static_cast<int>(n.v[i])); });
-    }
-    static reg zero_below(reg x, reg lo, reg y) {
-        return map([&](std::size_t i) { return x.v[i] < lo.v[i] ? T(0) : y.v[i]; });
+    // n is converted only where x is in range (elsewhere it may be infinite or NaN).
+    static reg ldexp_or_zero(reg x, reg lo, reg y, reg n) {
+        return map([&](std::size_t i) {
+            return x.v[i] < lo.v[i]   ? T(0)
+                   : x.v[i] != x.v[i] ? x.v[i]
+                                      : std::ldexp(y.v[i], static_cast<int>(n.v[i]));
+        });
     }
 };
 

@@ -50,6 +50,9 @@ struct F256 {
     static reg zero_below(reg x, reg lo, reg y) {
         return _mm256_blendv_ps(y, zero(), _mm256_cmp_ps(x, lo, _CMP_LT_OQ));
     }
+    static reg ldexp_or_zero(reg x, reg lo, reg y, reg n) {
+        return zero_below(x, lo, mul(y, pow2(n)));
+    }
 };
 
 struct D256 {
@@ -88,6 +91,9 @@ struct D256 {
     }
     static reg zero_below(reg x, reg lo, reg y) {
         return _mm256_blendv_pd(y, zero(), _mm256_cmp_pd(x, lo, _CMP_LT_OQ));
+    }
+    static reg ldexp_or_zero(reg x, reg lo, reg y, reg n) {
+        return zero_below(x, lo, mul(y, pow2(n)));
     }
 };
 
