@@ -86,10 +86,10 @@ struct Portable {
 #include "attn/attention/tiled_kernel.inc"
 
 const Kernels<float>* portable_float() {
-    return Kernel<Portable<float, 8>>::table("portable", 64, 128);
+    return Kernel<Portable<float, 8>>::table("portable", 256, 128);
 }
 const Kernels<double>* portable_double() {
-    return Kernel<Portable<double, 4>>::table("portable", 64, 128);
+    return Kernel<Portable<double, 4>>::table("portable", 256, 128);
 }
 
 bool cpu_has(const std::string& name) {
@@ -185,7 +185,10 @@ void pack(const Kernels<T>& ker, MatrixRef<T> q, MatrixRef<T> k, const MatrixRef
     p.v = copy_v ? out.v.data() : v ? v->data : nullptr;
     p.v_stride = copy_v ? dv_pad : v ? v->stride : 0;
     p.n_q = q.rows, p.n_k = n_k, p.d_k = d_k, p.d_v = d_v, p.dv_pad = dv_pad;
-    p.bq = ker.bq, p.bk = bk;
+    // Tall query tiles read each key tile from L1 (or L2) for more query rows; below 16 of them
+    // a quarter as tall, so that threads still have tiles to share. A row's bits do not depend
+    // on the tile height.
+    p.bq = q.rows >= 16 * ker.bq ? ker.bq : ker.bq / 4, p.bk = bk;
     p.scale = static_cast<T>(opt.scale ? *opt.scale : 1.0 / std::sqrt(static_cast<double>(d_k)));
     p.causal = opt.causal;
     p.valid_len = opt.valid_len ? std::min(*opt.valid_len, n_k) : n_k;

@@ -102,10 +102,10 @@ struct D256 {
 }  // namespace
 
 const Kernels<float>* avx2_float() {
-    return Kernel<F256>::table("avx2", 96, 256);
+    return Kernel<F256>::table("avx2", 384, 256);
 }
 const Kernels<double>* avx2_double() {
-    return Kernel<D256>::table("avx2", 96, 128);
+    return Kernel<D256>::table("avx2", 384, 128);
 }
 
 }  // namespace attn::tiled_detail

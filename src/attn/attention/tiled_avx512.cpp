@@ -12,6 +12,7 @@
 // -Wmaybe-uninitialized reports in every caller (GCC bug 105593).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 
 namespace attn::tiled_detail {
@@ -75,10 +76,10 @@ struct D512 {
 }  // namespace
 
 const Kernels<float>* avx512_float() {
-    return Kernel<F512>::table("avx512", 96, 64);
+    return Kernel<F512>::table("avx512", 384, 64);
 }
 const Kernels<double>* avx512_double() {
-    return Kernel<D512>::table("avx512", 96, 128);
+    return Kernel<D512>::table("avx512", 384, 128);
 }
 
 }  // namespace attn::tiled_detail
