@@ -169,8 +169,11 @@ void pack(const Kernels<T>& ker, MatrixRef<T> q, MatrixRef<T> k, const MatrixRef
     parallel_for(tiles, 4, [&](std::size_t b, std::size_t e) {
         for (std::size_t t = b; t < e; ++t)
             for (std::size_t j = t * bk; j < std::min(n_k, (t + 1) * bk); ++j)
-                for (std::size_t c = 0; c < d_k; ++c)
-                    out.kt[t * d_k * bk + c * bk + (j - t * bk)] = k.data[j * k.stride + c];
+                for (std::size_t c = 0; c < d_k; ++c) {
+                    const std::size_t jt = j - t * bk, panel = jt / ker.panel;
+                    out.kt[t * d_k * bk + panel * d_k * ker.panel + c * ker.panel +
+                           jt % ker.panel] = k.data[j * k.stride + c];
+                }
     });
     const bool copy_v = v && dv_pad != d_v;
     if (copy_v) {

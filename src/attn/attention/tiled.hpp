@@ -153,7 +153,9 @@ template <class T>
 struct Problem {
     const T* q;  // (n_q, d_k), row stride q_stride
     std::size_t q_stride;
-    const T* kt;  // key tile t at kt + t * d_k * bk: K^T (d_k, bk), zero padded
+    const T* kt;  // key tile t at kt + t * d_k * bk: K^T (d_k, bk), zero padded, stored as
+                  // bk / panel column panels (d_k, panel), each contiguous (no cache-set
+                  // conflicts between its rows)
     const T* v;   // (n_k, dv_pad) with row stride v_stride: V itself when d_v is a multiple of
                   // the vector width, else a zero-padded copy
     std::size_t v_stride;
@@ -175,6 +177,7 @@ template <class T>
 struct Kernels {
     const char* name;
     std::size_t width;   // elements per vector: K tiles and V rows are padded to it
+    std::size_t panel;   // keys per column panel of a packed key tile (divides bk)
     std::size_t bq, bk;  // query rows per tile (a quarter of bq below 16 bq rows), keys per tile
     /// elements of work for a query tile of `heads` query heads
     std::size_t (*workspace)(std::size_t bq, std::size_t bk, std::size_t dv_pad, std::size_t heads);
