@@ -147,6 +147,14 @@ struct Packed {
     Problem<T> p{};
 };
 
+// Tall query tiles read each key tile from L1 (or L2) for more query rows; below 16 of them a
+// quarter as tall, so that threads still have tiles to share. A row's bits do not depend on the
+// tile height.
+template <class T>
+std::size_t tile_rows(const Kernels<T>& ker, std::size_t n_q) {
+    return n_q >= 16 * ker.bq ? ker.bq : ker.bq / 4;
+}
+
 template <class T>
 void pack(const Kernels<T>& ker, MatrixRef<T> q, MatrixRef<T> k, const MatrixRef<T>* v,
           const TiledOptions& opt, const AttentionBias<T>& bias, Packed<T>& out) {
@@ -188,10 +196,7 @@ void pack(const Kernels<T>& ker, MatrixRef<T> q, MatrixRef<T> k, const MatrixRef
     p.v = copy_v ? out.v.data() : v ? v->data : nullptr;
     p.v_stride = copy_v ? dv_pad : v ? v->stride : 0;
     p.n_q = q.rows, p.n_k = n_k, p.d_k = d_k, p.d_v = d_v, p.dv_pad = dv_pad;
-    // Tall query tiles read each key tile from L1 (or L2) for more query rows; below 16 of them
-    // a quarter as tall, so that threads still have tiles to share. A row's bits do not depend
-    // on the tile height.
-    p.bq = q.rows >= 16 * ker.bq ? ker.bq : ker.bq / 4, p.bk = bk;
+    p.bq = tile_rows(ker, q.rows), p.bk = bk;
     p.scale = static_cast<T>(opt.scale ? *opt.scale : 1.0 / std::sqrt(static_cast<double>(d_k)));
     p.causal = opt.causal;
     p.valid_len = opt.valid_len ? std::min(*opt.valid_len, n_k) : n_k;
@@ -293,7 +298,8 @@ void tiled_attention(MatrixRef<T> q, MatrixRef<T> k, MatrixRef<T> v, T* out, std
 template <class T>
 void tiled_attention_group(const std::vector<MatrixRef<T>>& q, MatrixRef<T> k, MatrixRef<T> v,
                            const std::vector<T*>& out, std::size_t out_stride,
-                           const TiledOptions& options, const AttentionBias<T>& bias) {
+                           const TiledOptions& options, const AttentionBias<T>& bias,
+                           std::size_t row0, std::optional<std::size_t> rows) {
     if (q.empty()) throw std::invalid_argument("tiled attention: no query heads");
     if (out.size() != q.size())
         throw std::invalid_argument("tiled attention: not one output per query head");
@@ -307,21 +313,29 @@ void tiled_attention_group(const std::vector<MatrixRef<T>>& q, MatrixRef<T> k, M
     tiled_detail::pack(ker, q[0], k, &v, options, bias, packed);
     const tiled_detail::Problem<T>& p = packed.p;
     tiled_detail::check_view("the context", p.d_v, out_stride);
-    if (p.n_q == 0 || p.d_v == 0) return;
+    const std::size_t count = rows.value_or(row0 <= p.n_q ? p.n_q - row0 : 0);
+    if (row0 > p.n_q || count > p.n_q - row0)
+        throw std::invalid_argument("tiled attention: context rows beyond Q");
+    if (count == 0 || p.d_v == 0) return;
     std::vector<tiled_detail::Problem<T>> ps(q.size(), p);
     for (std::size_t h = 0; h < q.size(); ++h) ps[h].q = q[h].data, ps[h].q_stride = q[h].stride;
-    const std::size_t tiles = (p.n_q + p.bq - 1) / p.bq;
+    const std::size_t tiles = (count + p.bq - 1) / p.bq;
     const std::size_t work = ker.workspace(p.bq, p.bk, p.dv_pad, q.size());
     // Tiles taken from both ends alternately, as in TiledAttention::context.
     parallel_for(tiles, 1, [&](std::size_t b, std::size_t e) {
         std::vector<T> buffer(work);
         for (std::size_t x = b; x < e; ++x) {
             const std::size_t t = x % 2 == 0 ? x / 2 : tiles - 1 - x / 2;
-            const std::size_t i0 = t * p.bq;
-            ker.query_tile_group(ps.data(), ps.size(), i0, std::min(p.bq, p.n_q - i0),
+            const std::size_t i0 = row0 + t * p.bq;
+            ker.query_tile_group(ps.data(), ps.size(), i0, std::min(p.bq, row0 + count - i0),
                                  buffer.data(), out.data(), out_stride);
         }
     });
+}
+
+template <class T>
+std::size_t tiled_tile_rows(std::size_t n_q) {
+    return tiled_detail::tile_rows(*tiled_detail::kernels<T>(), n_q);
 }
 
 template <class T>
@@ -361,7 +375,9 @@ bool select_tiled_kernel(const std::string& name) {
                                      const TiledOptions&, const AttentionBias<T>&);             \
     template void tiled_attention_group<T>(const std::vector<MatrixRef<T>>&, MatrixRef<T>,      \
                                            MatrixRef<T>, const std::vector<T*>&, std::size_t,   \
-                                           const TiledOptions&, const AttentionBias<T>&);       \
+                                           const TiledOptions&, const AttentionBias<T>&,        \
+                                           std::size_t, std::optional<std::size_t>);            \
+    template std::size_t tiled_tile_rows<T>(std::size_t);                                       \
     template xt::xtensor<T, 2> tiled_attention<T>(                                              \
         const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&,           \
         const TiledOptions&, const AttentionBias<T>&);                                          \

@@ -86,12 +86,19 @@ xt::xtensor<T, 2> tiled_attention(const xt::xtensor<T, 2>& q, const xt::xtensor<
 /// out_stride + c]. Each key tile is packed once and read by every head of the group while
 /// it is in cache. The same bits as tiled_attention per head. The options and the bias are
 /// shared by the heads (a per-head bias, e.g. ALiBi's slopes, calls tiled_attention per
-/// head). Throws std::invalid_argument as tiled_attention, or if q is empty, the heads'
-/// shapes differ or out has another size.
+/// head). Only context rows [row0, row0 + rows) when given (out[h] is still the whole
+/// context's first row): the same bits as one call when row0 is a multiple of
+/// tiled_tile_rows(n_q). Throws std::invalid_argument as tiled_attention, or if q is empty, the
+/// heads' shapes differ, out has another size or the rows lie beyond Q.
 template <class T>
 void tiled_attention_group(const std::vector<MatrixRef<T>>& q, MatrixRef<T> k, MatrixRef<T> v,
                            const std::vector<T*>& out, std::size_t out_stride,
-                           const TiledOptions& options = {}, const AttentionBias<T>& bias = {});
+                           const TiledOptions& options = {}, const AttentionBias<T>& bias = {},
+                           std::size_t row0 = 0, std::optional<std::size_t> rows = {});
+
+/// Query rows per tile of the kernels in use for n_q query rows (TiledAttention::tile_rows).
+template <class T>
+std::size_t tiled_tile_rows(std::size_t n_q);
 
 /// Where TiledAttention::rows writes full rows (n_k columns each): row r of the block at
 /// pointer[r * stride]. A null pointer is not computed.
