@@ -204,6 +204,7 @@ void pack(const Kernels<T>& ker, MatrixRef<T> q, MatrixRef<T> k, const MatrixRef
     p.fill = static_cast<T>(opt.fill.value_or(0.0));
     p.has_alibi = bias.alibi_slope.has_value();
     p.alibi_slope = static_cast<T>(bias.alibi_slope.value_or(0.0));
+    p.relative = bias.relative;
     p.bias = bias.add ? &call_bias<T> : nullptr;
     p.bias_ctx = bias.add ? &bias.add : nullptr;
 }

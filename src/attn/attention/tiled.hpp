@@ -61,11 +61,14 @@ template <class T>
 using BiasTile = std::function<void(std::size_t row0, std::size_t col0, std::size_t rows,
                                     std::size_t cols, T* tile, std::size_t stride)>;
 
-/// Additive bias of the scaled scores, before masking. Both parts may be given.
+/// Additive bias of the scaled scores, before masking. Any of the parts may be given.
 template <class T>
 struct AttentionBias {
     std::optional<double> alibi_slope;  // adds -slope * |i - j|
-    BiasTile<T> add;                    // adds a table, e.g. T5's bucketed relative positions
+    BiasTile<T> add;                    // adds any table
+    // adds relative[j - i], j - i from -(n_q - 1) to n_k - 1: a table of the offset, e.g. T5's
+    // buckets looked up for one head
+    const T* relative = nullptr;
 };
 
 /// context (n_q, d_v) = softmax(masked scores) V, written to out[i * out_stride + c].
@@ -174,6 +177,7 @@ struct Problem {
     T fill;
     bool has_alibi;
     T alibi_slope;
+    const T* relative;  // AttentionBias::relative
     void (*bias)(const void* ctx, std::size_t row0, std::size_t col0, std::size_t rows,
                  std::size_t cols, T* tile, std::size_t stride);  // null: none
     const void* bias_ctx;
