@@ -32,16 +32,19 @@ cmake --build "$BUILD" --target kernel_bench attn -j2 >"$WORK/build.txt" 2>&1 ||
 "$BUILD/kernel_bench" --runs "$RUNS" --n "$(echo $NS | tr ' ' ,)" | tee "$WORK/kernel.txt"
 # The ceiling of the kernel's instruction set per thread count, from kernel_bench's table.
 ISA=$(sed -n 's/^kernel instruction set: //p' "$WORK/kernel.txt")
+# ceiling THREADS [cpu]: per wall second, or with "cpu" per CPU second.
 ceiling() {
     local label="AVX2"; [ "$ISA" = avx512 ] && label="AVX-512"
-    awk -v l="$label" -v t="$1" '$1 == l && $(NF-2) == t { print $(NF-1) }' "$WORK/kernel.txt"
+    awk -v l="$label" -v t="$1" -v c="${2:-}" \
+        '$1 == l && $(NF-2) == t { print (c == "cpu" ? $NF : $(NF-1)) }' "$WORK/kernel.txt"
 }
 
 echo
 echo "whole process: attn attend --input X.npy --dq d --dv d --show context -o out.npy (1 head)"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "(cpu = user + system seconds of all threads: on a loaded machine wall time mostly waits)"
-printf '%-7s %4s %7s %7s %9s %9s %9s %8s\n' n d causal threads seconds cpu GFLOP/s ceiling
+printf '%-7s %4s %7s %7s %9s %9s %9s %8s %12s %8s\n' n d causal threads seconds cpu GFLOP/s \
+    ceiling GFLOP/cpu-s ceiling
 for n in $NS; do
     for d in 64 128; do
         "$BUILD/attn" encode -n "$n" -d "$d" -f npy -o "$WORK/x.npy"
@@ -52,10 +55,11 @@ for n in $NS; do
                     --dq "$d" --dv "$d" $flag --threads "$t" --show context -o "$WORK/out.npy"
                 read -r s u y <<<"$(tail -1 "$WORK/t.txt")"
                 awk -v n="$n" -v d="$d" -v c="$causal" -v t="$t" -v s="$s" -v u="$u" -v y="$y" \
-                    -v p="$(ceiling "$t")" \
-                    'BEGIN { f = 4 * n * n * d * (c == "yes" ? 0.5 : 1) / s / 1e9;
-                             printf "%-7s %4s %7s %7s %9.3f %9.3f %9.1f %7.0f%%\n", n, d, c, t, s,
-                                    u + y, f, 100 * f / p }'
+                    -v p="$(ceiling "$t")" -v pc="$(ceiling "$t" cpu)" \
+                    'BEGIN { w = 4 * n * n * d * (c == "yes" ? 0.5 : 1) / 1e9; f = w / s;
+                             fc = w / (u + y > 0 ? u + y : 1e-9);
+                             printf "%-7s %4s %7s %7s %9.3f %9.3f %9.1f %7.0f%% %12.1f %7.0f%%\n",
+                                    n, d, c, t, s, u + y, f, 100 * f / p, fc, 100 * fc / pc }'
             done
         done
     done

@@ -13,6 +13,7 @@
 // load average is printed beside them.
 //
 // Usage: kernel_bench [--short] [--runs R] [--n N,...] [--d D,...] [--threads T,...]
+//                     [--heads 1|32] [--causal no|yes]
 //   --short: n = 4096 only, d = 64 and 128, every other setting (about a minute on 2 cores).
 #include <immintrin.h>
 
@@ -174,6 +175,8 @@ int main(int argc, char** argv) {
     std::vector<std::size_t> ns = {4096, 16384, 65536}, ds = {64, 128}, threads = {1, 2};
     int runs = 1;
     bool shortlist = false;
+    std::vector<std::pair<std::size_t, std::size_t>> groups = {{1, 1}, {32, 8}};
+    std::vector<bool> causals = {false, true};
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         const bool more = i + 1 < argc;
@@ -187,10 +190,17 @@ int main(int argc, char** argv) {
             ds = parse_list(argv[++i]);
         else if (a == "--threads" && more)
             threads = parse_list(argv[++i]);
+        else if (a == "--heads" && more &&
+                 (argv[i + 1] == std::string("1") || argv[i + 1] == std::string("32")))
+            groups = {argv[++i] == std::string("1") ? std::pair<std::size_t, std::size_t>{1, 1}
+                                                    : std::pair<std::size_t, std::size_t>{32, 8}};
+        else if (a == "--causal" && more &&
+                 (argv[i + 1] == std::string("no") || argv[i + 1] == std::string("yes")))
+            causals = {argv[++i] == std::string("yes")};
         else {
             std::fprintf(stderr,
                          "usage: %s [--short] [--runs R] [--n N,...] [--d D,...] "
-                         "[--threads T,...]\n",
+                         "[--threads T,...] [--heads 1|32] [--causal no|yes]\n",
                          argv[0]);
             return 2;
         }
@@ -225,8 +235,8 @@ int main(int argc, char** argv) {
                 "threads", "seconds", "cpu", "GFLOP/s", "ceiling", "GFLOP/cpu-s", "ceiling");
     for (std::size_t n : ns)
         for (std::size_t d : ds)
-            for (auto [heads, kv] : {std::pair<std::size_t, std::size_t>{1, 1}, {32, 8}})
-                for (bool causal : {false, true})
+            for (auto [heads, kv] : groups)
+                for (bool causal : causals)
                     for (std::size_t t : threads) {
                         // 32 heads at the largest n take minutes each: only in a full run.
                         if (heads > 1 && n > 16384 && shortlist) continue;

@@ -229,6 +229,28 @@ LayerResult<T> forward(const LayerInput<T>& input, const LayerWeights<T>& weight
             r.context.push_back(std::move(a.context));
             if (options.progress) options.progress(n);
         }
+    } else if (group > 1 && scheme.scheme() != positions::Scheme::alibi &&
+               scheme.scheme() != positions::Scheme::t5) {
+        // Grouped K/V with a bias shared by the heads (none but a sliding window): the query
+        // heads of a group go through the kernel together, each key tile read once for all.
+        std::vector<std::size_t> col(H + 1, 0);  // head h's column block of concat
+        for (std::size_t h = 0; h < H; ++h) col[h + 1] = col[h] + r.values[h / group].shape(1);
+        const std::size_t step = 16 * tiled_tile_rows<T>(n);  // whole query tiles
+        for (std::size_t g = 0; g < G; ++g) {
+            std::vector<MatrixRef<T>> q;
+            std::vector<T*> out;
+            for (std::size_t h = g * group; h < (g + 1) * group; ++h) {
+                q.push_back(view(qs[h]));
+                out.push_back(r.concat.data() + col[h]);
+            }
+            for (std::size_t i = 0; i < n; i += step) {
+                const std::size_t len = std::min(step, n - i);
+                tiled_attention_group(q, view(ks[g]), view(r.values[g]), out, width,
+                                      tiled_options(options),
+                                      tiled_bias(scheme, g * group, options.mask), i, len);
+                if (options.progress) options.progress(len * group);
+            }
+        }
     } else {
         std::size_t col = 0;
         for (std::size_t h = 0; h < H; ++h) {

@@ -141,7 +141,8 @@ AttentionResult<T> scaled_dot_product_attention(const xt::xtensor<T, 2>& Q,
 
     AttentionResult<T> r;
     r.scores = xt::linalg::dot(Q, xt::transpose(K));  // (q, d_k) x (d_k, k) -> (q, k)
-    // scaled = omega / sqrt(d_k) (or omega * scale) - slope |i - j|, then the table's bias.
+    // scaled = omega / sqrt(d_k) (or omega * scale) - slope |i - j| + relative[j - i], then the
+    // table's bias.
     const T divisor = static_cast<T>(std::sqrt(static_cast<double>(d_k)));
     const T factor = static_cast<T>(score.scale.value_or(1.0));
     const T slope = static_cast<T>(score.bias.alibi_slope.value_or(0.0));
@@ -150,6 +151,8 @@ AttentionResult<T> scaled_dot_product_attention(const xt::xtensor<T, 2>& Q,
         for (std::size_t j = 0; j < k; ++j) {
             T s = score.scale ? r.scores(i, j) * factor : r.scores(i, j) / divisor;
             if (score.bias.alibi_slope) s -= slope * T(i > j ? i - j : j - i);
+            if (score.bias.relative)
+                s += score.bias.relative[std::ptrdiff_t(j) - std::ptrdiff_t(i)];
             r.scaled(i, j) = s;
         }
     if (score.bias.add) score.bias.add(0, 0, q, k, r.scaled.data(), k);

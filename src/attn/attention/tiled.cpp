@@ -73,21 +73,23 @@ struct Portable {
     static reg round(reg x) {
         return map([&](std::size_t i) { return std::nearbyint(x.v[i]); });
     }
-    static reg pow2(reg n) {
-        return map([&](std::size_t i) { return std::ldexp(T(1), static_cast<int>(n.v[i])); });
-    }
-    static reg zero_below(reg x, reg lo, reg y) {
-        return map([&](std::size_t i) { return x.v[i] < lo.v[i] ? T(0) : y.v[i]; });
+    // n is converted only where x is in range (elsewhere it may be infinite or NaN).
+    static reg ldexp_or_zero(reg x, reg lo, reg y, reg n) {
+        return map([&](std::size_t i) {
+            return x.v[i] < lo.v[i]   ? T(0)
+                   : x.v[i] != x.v[i] ? x.v[i]
+                                      : std::ldexp(y.v[i], static_cast<int>(n.v[i]));
+        });
     }
 };
 
 #include "attn/attention/tiled_kernel.inc"
 
 const Kernels<float>* portable_float() {
-    return Kernel<Portable<float, 8>>::table("portable", 64, 128);
+    return Kernel<Portable<float, 8>>::table("portable", 256, 128);
 }
 const Kernels<double>* portable_double() {
-    return Kernel<Portable<double, 4>>::table("portable", 64, 128);
+    return Kernel<Portable<double, 4>>::table("portable", 256, 128);
 }
 
 bool cpu_has(const std::string& name) {
@@ -145,6 +147,14 @@ struct Packed {
     Problem<T> p{};
 };
 
+// Tall query tiles read each key tile from L1 (or L2) for more query rows; below 16 of them a
+// quarter as tall, so that threads still have tiles to share. A row's bits do not depend on the
+// tile height.
+template <class T>
+std::size_t tile_rows(const Kernels<T>& ker, std::size_t n_q) {
+    return n_q >= 16 * ker.bq ? ker.bq : ker.bq / 4;
+}
+
 template <class T>
 void pack(const Kernels<T>& ker, MatrixRef<T> q, MatrixRef<T> k, const MatrixRef<T>* v,
           const TiledOptions& opt, const AttentionBias<T>& bias, Packed<T>& out) {
@@ -167,8 +177,11 @@ void pack(const Kernels<T>& ker, MatrixRef<T> q, MatrixRef<T> k, const MatrixRef
     parallel_for(tiles, 4, [&](std::size_t b, std::size_t e) {
         for (std::size_t t = b; t < e; ++t)
             for (std::size_t j = t * bk; j < std::min(n_k, (t + 1) * bk); ++j)
-                for (std::size_t c = 0; c < d_k; ++c)
-                    out.kt[t * d_k * bk + c * bk + (j - t * bk)] = k.data[j * k.stride + c];
+                for (std::size_t c = 0; c < d_k; ++c) {
+                    const std::size_t jt = j - t * bk, panel = jt / ker.panel;
+                    out.kt[t * d_k * bk + panel * d_k * ker.panel + c * ker.panel +
+                           jt % ker.panel] = k.data[j * k.stride + c];
+                }
     });
     const bool copy_v = v && dv_pad != d_v;
     if (copy_v) {
@@ -183,7 +196,7 @@ void pack(const Kernels<T>& ker, MatrixRef<T> q, MatrixRef<T> k, const MatrixRef
     p.v = copy_v ? out.v.data() : v ? v->data : nullptr;
     p.v_stride = copy_v ? dv_pad : v ? v->stride : 0;
     p.n_q = q.rows, p.n_k = n_k, p.d_k = d_k, p.d_v = d_v, p.dv_pad = dv_pad;
-    p.bq = ker.bq, p.bk = bk;
+    p.bq = tile_rows(ker, q.rows), p.bk = bk;
     p.scale = static_cast<T>(opt.scale ? *opt.scale : 1.0 / std::sqrt(static_cast<double>(d_k)));
     p.causal = opt.causal;
     p.valid_len = opt.valid_len ? std::min(*opt.valid_len, n_k) : n_k;
@@ -191,6 +204,7 @@ void pack(const Kernels<T>& ker, MatrixRef<T> q, MatrixRef<T> k, const MatrixRef
     p.fill = static_cast<T>(opt.fill.value_or(0.0));
     p.has_alibi = bias.alibi_slope.has_value();
     p.alibi_slope = static_cast<T>(bias.alibi_slope.value_or(0.0));
+    p.relative = bias.relative;
     p.bias = bias.add ? &call_bias<T> : nullptr;
     p.bias_ctx = bias.add ? &bias.add : nullptr;
 }
@@ -285,7 +299,8 @@ void tiled_attention(MatrixRef<T> q, MatrixRef<T> k, MatrixRef<T> v, T* out, std
 template <class T>
 void tiled_attention_group(const std::vector<MatrixRef<T>>& q, MatrixRef<T> k, MatrixRef<T> v,
                            const std::vector<T*>& out, std::size_t out_stride,
-                           const TiledOptions& options, const AttentionBias<T>& bias) {
+                           const TiledOptions& options, const AttentionBias<T>& bias,
+                           std::size_t row0, std::optional<std::size_t> rows) {
     if (q.empty()) throw std::invalid_argument("tiled attention: no query heads");
     if (out.size() != q.size())
         throw std::invalid_argument("tiled attention: not one output per query head");
@@ -299,21 +314,29 @@ void tiled_attention_group(const std::vector<MatrixRef<T>>& q, MatrixRef<T> k, M
     tiled_detail::pack(ker, q[0], k, &v, options, bias, packed);
     const tiled_detail::Problem<T>& p = packed.p;
     tiled_detail::check_view("the context", p.d_v, out_stride);
-    if (p.n_q == 0 || p.d_v == 0) return;
+    const std::size_t count = rows.value_or(row0 <= p.n_q ? p.n_q - row0 : 0);
+    if (row0 > p.n_q || count > p.n_q - row0)
+        throw std::invalid_argument("tiled attention: context rows beyond Q");
+    if (count == 0 || p.d_v == 0) return;
     std::vector<tiled_detail::Problem<T>> ps(q.size(), p);
     for (std::size_t h = 0; h < q.size(); ++h) ps[h].q = q[h].data, ps[h].q_stride = q[h].stride;
-    const std::size_t tiles = (p.n_q + p.bq - 1) / p.bq;
+    const std::size_t tiles = (count + p.bq - 1) / p.bq;
     const std::size_t work = ker.workspace(p.bq, p.bk, p.dv_pad, q.size());
     // Tiles taken from both ends alternately, as in TiledAttention::context.
     parallel_for(tiles, 1, [&](std::size_t b, std::size_t e) {
         std::vector<T> buffer(work);
         for (std::size_t x = b; x < e; ++x) {
             const std::size_t t = x % 2 == 0 ? x / 2 : tiles - 1 - x / 2;
-            const std::size_t i0 = t * p.bq;
-            ker.query_tile_group(ps.data(), ps.size(), i0, std::min(p.bq, p.n_q - i0),
+            const std::size_t i0 = row0 + t * p.bq;
+            ker.query_tile_group(ps.data(), ps.size(), i0, std::min(p.bq, row0 + count - i0),
                                  buffer.data(), out.data(), out_stride);
         }
     });
+}
+
+template <class T>
+std::size_t tiled_tile_rows(std::size_t n_q) {
+    return tiled_detail::tile_rows(*tiled_detail::kernels<T>(), n_q);
 }
 
 template <class T>
@@ -353,7 +376,9 @@ bool select_tiled_kernel(const std::string& name) {
                                      const TiledOptions&, const AttentionBias<T>&);             \
     template void tiled_attention_group<T>(const std::vector<MatrixRef<T>>&, MatrixRef<T>,      \
                                            MatrixRef<T>, const std::vector<T*>&, std::size_t,   \
-                                           const TiledOptions&, const AttentionBias<T>&);       \
+                                           const TiledOptions&, const AttentionBias<T>&,        \
+                                           std::size_t, std::optional<std::size_t>);            \
+    template std::size_t tiled_tile_rows<T>(std::size_t);                                       \
     template xt::xtensor<T, 2> tiled_attention<T>(                                              \
         const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&,           \
         const TiledOptions&, const AttentionBias<T>&);                                          \

@@ -61,11 +61,14 @@ template <class T>
 using BiasTile = std::function<void(std::size_t row0, std::size_t col0, std::size_t rows,
                                     std::size_t cols, T* tile, std::size_t stride)>;
 
-/// Additive bias of the scaled scores, before masking. Both parts may be given.
+/// Additive bias of the scaled scores, before masking. Any of the parts may be given.
 template <class T>
 struct AttentionBias {
     std::optional<double> alibi_slope;  // adds -slope * |i - j|
-    BiasTile<T> add;                    // adds a table, e.g. T5's bucketed relative positions
+    BiasTile<T> add;                    // adds any table
+    // adds relative[j - i], j - i from -(n_q - 1) to n_k - 1: a table of the offset, e.g. T5's
+    // buckets looked up for one head
+    const T* relative = nullptr;
 };
 
 /// context (n_q, d_v) = softmax(masked scores) V, written to out[i * out_stride + c].
@@ -86,12 +89,19 @@ xt::xtensor<T, 2> tiled_attention(const xt::xtensor<T, 2>& q, const xt::xtensor<
 /// out_stride + c]. Each key tile is packed once and read by every head of the group while
 /// it is in cache. The same bits as tiled_attention per head. The options and the bias are
 /// shared by the heads (a per-head bias, e.g. ALiBi's slopes, calls tiled_attention per
-/// head). Throws std::invalid_argument as tiled_attention, or if q is empty, the heads'
-/// shapes differ or out has another size.
+/// head). Only context rows [row0, row0 + rows) when given (out[h] is still the whole
+/// context's first row): the same bits as one call when row0 is a multiple of
+/// tiled_tile_rows(n_q). Throws std::invalid_argument as tiled_attention, or if q is empty, the
+/// heads' shapes differ, out has another size or the rows lie beyond Q.
 template <class T>
 void tiled_attention_group(const std::vector<MatrixRef<T>>& q, MatrixRef<T> k, MatrixRef<T> v,
                            const std::vector<T*>& out, std::size_t out_stride,
-                           const TiledOptions& options = {}, const AttentionBias<T>& bias = {});
+                           const TiledOptions& options = {}, const AttentionBias<T>& bias = {},
+                           std::size_t row0 = 0, std::optional<std::size_t> rows = {});
+
+/// Query rows per tile of the kernels in use for n_q query rows (TiledAttention::tile_rows).
+template <class T>
+std::size_t tiled_tile_rows(std::size_t n_q);
 
 /// Where TiledAttention::rows writes full rows (n_k columns each): row r of the block at
 /// pointer[r * stride]. A null pointer is not computed.
@@ -153,7 +163,9 @@ template <class T>
 struct Problem {
     const T* q;  // (n_q, d_k), row stride q_stride
     std::size_t q_stride;
-    const T* kt;  // key tile t at kt + t * d_k * bk: K^T (d_k, bk), zero padded
+    const T* kt;  // key tile t at kt + t * d_k * bk: K^T (d_k, bk), zero padded, stored as
+                  // bk / panel column panels (d_k, panel), each contiguous (no cache-set
+                  // conflicts between its rows)
     const T* v;   // (n_k, dv_pad) with row stride v_stride: V itself when d_v is a multiple of
                   // the vector width, else a zero-padded copy
     std::size_t v_stride;
@@ -165,6 +177,7 @@ struct Problem {
     T fill;
     bool has_alibi;
     T alibi_slope;
+    const T* relative;  // AttentionBias::relative
     void (*bias)(const void* ctx, std::size_t row0, std::size_t col0, std::size_t rows,
                  std::size_t cols, T* tile, std::size_t stride);  // null: none
     const void* bias_ctx;
@@ -174,8 +187,9 @@ struct Problem {
 template <class T>
 struct Kernels {
     const char* name;
-    std::size_t width;  // elements per vector: K tiles and V rows are padded to it
-    std::size_t bq, bk;
+    std::size_t width;   // elements per vector: K tiles and V rows are padded to it
+    std::size_t panel;   // keys per column panel of a packed key tile (divides bk)
+    std::size_t bq, bk;  // query rows per tile (a quarter of bq below 16 bq rows), keys per tile
     /// elements of work for a query tile of `heads` query heads
     std::size_t (*workspace)(std::size_t bq, std::size_t bk, std::size_t dv_pad, std::size_t heads);
     /// context rows [i0, i0 + rows), rows <= bq

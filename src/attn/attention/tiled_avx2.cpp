@@ -50,6 +50,9 @@ struct F256 {
     static reg zero_below(reg x, reg lo, reg y) {
         return _mm256_blendv_ps(y, zero(), _mm256_cmp_ps(x, lo, _CMP_LT_OQ));
     }
+    static reg ldexp_or_zero(reg x, reg lo, reg y, reg n) {
+        return zero_below(x, lo, mul(y, pow2(n)));
+    }
 };
 
 struct D256 {
@@ -89,6 +92,9 @@ struct D256 {
     static reg zero_below(reg x, reg lo, reg y) {
         return _mm256_blendv_pd(y, zero(), _mm256_cmp_pd(x, lo, _CMP_LT_OQ));
     }
+    static reg ldexp_or_zero(reg x, reg lo, reg y, reg n) {
+        return zero_below(x, lo, mul(y, pow2(n)));
+    }
 };
 
 #include "attn/attention/tiled_kernel.inc"
@@ -96,10 +102,10 @@ struct D256 {
 }  // namespace
 
 const Kernels<float>* avx2_float() {
-    return Kernel<F256>::table("avx2", 96, 256);
+    return Kernel<F256>::table("avx2", 384, 256);
 }
 const Kernels<double>* avx2_double() {
-    return Kernel<D256>::table("avx2", 96, 128);
+    return Kernel<D256>::table("avx2", 384, 128);
 }
 
 }  // namespace attn::tiled_detail

@@ -12,6 +12,7 @@
 // -Wmaybe-uninitialized reports in every caller (GCC bug 105593).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 
 namespace attn::tiled_detail {
@@ -38,12 +39,9 @@ struct F512 {
     static reg round(reg x) {
         return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     }
-    static reg pow2(reg n) {
-        const __m512i e = _mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127));
-        return _mm512_castsi512_ps(_mm512_slli_epi32(e, 23));
-    }
-    static reg zero_below(reg x, reg lo, reg y) {
-        return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, lo, _CMP_LT_OQ), y, zero());
+    // y 2^n by scalef (one instruction; overflow to inf, underflow rounded), 0 where x < lo.
+    static reg ldexp_or_zero(reg x, reg lo, reg y, reg n) {
+        return _mm512_maskz_scalef_ps(_mm512_cmp_ps_mask(x, lo, _CMP_NLT_UQ), y, n);
     }
 };
 
@@ -68,13 +66,8 @@ struct D512 {
     static reg round(reg x) {
         return _mm512_roundscale_pd(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     }
-    static reg pow2(reg n) {
-        const __m512i i = _mm512_cvtepi32_epi64(_mm512_cvtpd_epi32(n));
-        const __m512i e = _mm512_add_epi64(i, _mm512_set1_epi64(1023));
-        return _mm512_castsi512_pd(_mm512_slli_epi64(e, 52));
-    }
-    static reg zero_below(reg x, reg lo, reg y) {
-        return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, lo, _CMP_LT_OQ), y, zero());
+    static reg ldexp_or_zero(reg x, reg lo, reg y, reg n) {
+        return _mm512_maskz_scalef_pd(_mm512_cmp_pd_mask(x, lo, _CMP_NLT_UQ), y, n);
     }
 };
 
@@ -83,10 +76,10 @@ struct D512 {
 }  // namespace
 
 const Kernels<float>* avx512_float() {
-    return Kernel<F512>::table("avx512", 96, 256);
+    return Kernel<F512>::table("avx512", 384, 64);
 }
 const Kernels<double>* avx512_double() {
-    return Kernel<D512>::table("avx512", 96, 128);
+    return Kernel<D512>::table("avx512", 384, 128);
 }
 
 }  // namespace attn::tiled_detail

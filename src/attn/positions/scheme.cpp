@@ -119,16 +119,8 @@ AttentionBias<T> PositionScheme<T>::bias(std::size_t head) const {
                 for (std::size_t c = 0; c < cols; ++c)
                     tile[r * stride + c] += m * static_cast<T>(col0 + c);
         };
-    if (scheme_ == Scheme::t5) {
-        const std::size_t n = n_;
-        b.add = [rel = data_->relative.data(), base = head * (2 * n - 1) + (n - 1)](
-                    std::size_t row0, std::size_t col0, std::size_t rows, std::size_t cols, T* tile,
-                    std::size_t stride) {
-            for (std::size_t r = 0; r < rows; ++r)
-                for (std::size_t c = 0; c < cols; ++c)  // j - i = (col0 + c) - (row0 + r)
-                    tile[r * stride + c] += rel[base + col0 + c - row0 - r];
-        };
-    }
+    if (scheme_ == Scheme::t5)  // relative[j - i]: the table's entry of offset 0 and around it
+        b.relative = data_->relative.data() + head * (2 * n_ - 1) + (n_ - 1);
     return b;
 }
 
@@ -179,7 +171,11 @@ void PositionScheme<T>::positions_rows(std::size_t row0, std::size_t rows, T* ou
             std::fill(out, out + rows * n, T(0));
             for (std::size_t r = 0; r < rows; ++r) {
                 const std::size_t g = row0 + r;  // head g / n, query g % n
-                bias(g / n).add(g % n, 0, 1, n, out + r * n, n);
+                const AttentionBias<T> b = bias(g / n);
+                if (b.add) b.add(g % n, 0, 1, n, out + r * n, n);
+                if (b.relative)  // relative[j - i]
+                    for (std::size_t j = 0; j < n; ++j)
+                        out[r * n + j] += b.relative[std::ptrdiff_t(j) - std::ptrdiff_t(g % n)];
             }
             return;
     }

@@ -103,3 +103,26 @@ TEST_CASE("tiled_attention_group rejects no heads, heads of different shapes, a 
         attn::tiled_attention_group<float>({view(a), view(a)}, view(k), view(k), one, 4),
         "tiled attention: not one output per query head", std::invalid_argument);
 }
+
+TEST_CASE("tiled_attention_group by row blocks of whole tiles: the same bits as one call") {
+    const std::size_t n = 300, d = 64;
+    const Matrix q0 = uniform(n, d, 1), q1 = uniform(n, d, 2), k = uniform(n, d, 3),
+                 v = uniform(n, d, 4);
+    const std::vector<attn::MatrixRef<float>> qs{view(q0), view(q1)};
+    attn::TiledOptions options;
+    options.causal = true;
+    Matrix whole = xt::zeros<float>({n, 2 * d}), blocks = xt::zeros<float>({n, 2 * d});
+    attn::tiled_attention_group(qs, view(k), view(v), {whole.data(), whole.data() + d}, 2 * d,
+                                options);
+    const std::size_t step = attn::tiled_tile_rows<float>(n);
+    REQUIRE(step < n);
+    for (std::size_t i = 0; i < n; i += step)
+        attn::tiled_attention_group(qs, view(k), view(v), {blocks.data(), blocks.data() + d}, 2 * d,
+                                    options, {}, i, std::min(step, n - i));
+    CHECK(whole == blocks);
+    CHECK(xt::amax(xt::abs(whole))() > 0.0f);
+    CHECK_THROWS_WITH_AS(
+        attn::tiled_attention_group(qs, view(k), view(v), {blocks.data(), blocks.data() + d}, 2 * d,
+                                    options, {}, 200, 101),
+        "tiled attention: context rows beyond Q", std::invalid_argument);
+}
