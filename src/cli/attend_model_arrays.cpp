@@ -63,6 +63,7 @@ io::ArrayInfo per_head_info(model::ModelRun<T>& run, std::string name, std::stri
     info.column_labels = indices(columns);
     info.row_axis = "query";
     info.panel_rows = n;
+    info.panel_columns = L > 1 ? H : 0;  // the model view: one row of head panels per layer
     for (const std::size_t l : *layers)
         for (const std::size_t h : *heads)
             info.panel_titles.push_back(fmt::format("layer {}, head {}", l, h));

@@ -40,6 +40,9 @@ struct ArrayInfo {
     /// Rows per panel: 0 = one panel; else the rows are split into panels of that many rows
     /// (one per head, one per sequence), drawn in a grid with one shared colour bar.
     std::size_t panel_rows = 0;
+    /// Panels per row of the grid: 0 = about sqrt(panels). The model view (layers x heads)
+    /// sets the heads, so that each layer is one row of panels.
+    std::size_t panel_columns = 0;
     /// One title per panel ("head 0", ...); missing ones are "panel k".
     std::vector<std::string> panel_titles;
     /// The colour bar's range: {0, 1} for attention weights, whatever the data's range.

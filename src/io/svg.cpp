@@ -161,19 +161,24 @@ std::string SvgWriter::heatmap() const {
     const Colormap cmap = style_.cmap.value_or(default_colormap(lo, hi));
     const auto [bar_lo, bar_hi] = colormap_range(cmap, lo, hi);
     const bool masks = grid_.any_masked();
-    const bool annotate = style_.annotate == Annotate::always ||
-                          (style_.annotate == Annotate::auto_ && !g0.averaged() &&
-                           R <= kMaxAnnotatedSide && C <= kMaxAnnotatedSide);
+    const bool annotate =
+        style_.annotate == Annotate::always ||
+        (style_.annotate == Annotate::auto_ && !g0.averaged() && R <= kMaxAnnotatedSide &&
+         C <= kMaxAnnotatedSide && info_.panel_columns == 0);  // the model view: too many to read
 
     // Panels in a grid of G columns, G about sqrt(P): 2 -> 2 x 1, 4 -> 2 x 2,
-    // 6 -> 3 x 2.
-    const auto G = static_cast<std::size_t>(std::ceil(std::sqrt(double(P)) - 1e-9));
+    // 6 -> 3 x 2; or G = panel_columns (the model view: a row per layer).
+    const std::size_t columns = info_.panel_columns;
+    const auto G = P > 1 && columns > 0
+                       ? std::min(columns, P)
+                       : static_cast<std::size_t>(std::ceil(std::sqrt(double(P)) - 1e-9));
+    const double plot_w = P > 1 && columns > 0 ? std::max(560.0, kMinGridPanel * double(G)) : 560;
 
-    // Cell sizes: the plot is at most 560 x 560 (shared by the panels across), a cell at most
+    // Cell sizes: the plot is at most plot_w x plot_w (shared by the panels across), a cell at most
     // 28 x 28, annotated cells large enough for their text (10 px digits ~6.4 px wide).
     // Rounded down to 1/100 so that the cells' transform (2 decimals) is exact.
     auto cell = [&](std::size_t k) {
-        return std::floor(std::min(28.0, 560.0 / double(G) / double(std::max<std::size_t>(k, 1))) *
+        return std::floor(std::min(28.0, plot_w / double(G) / double(std::max<std::size_t>(k, 1))) *
                           100) /
                100;
     };
