@@ -249,6 +249,18 @@ io::MatrixStream id_stream(const std::vector<std::int64_t>& ids,
     return s;
 }
 
+/// svg: head_stats drawn as mean distance against entropy, one point per head, the heads that
+/// look one token back marked.
+io::ArrayInfo::Scatter head_stats_scatter() {
+    return {"distance",
+            "entropy",
+            "mean distance sum_j w_ij |i - j| (tokens)",
+            "entropy (nats)",
+            {"layer", "head"},
+            "previous",
+            "weight on the previous token > 0.5"};
+}
+
 /// head_stats (a table), offsets (layers x heads x 2n-1), mean_weights (layers x n x n),
 /// rollout (n x n): model::AttentionSummaries, reduced during the first pass.
 template <class T>
@@ -280,10 +292,12 @@ io::MatrixStream summary_stream(model::ModelRun<T>& run, const std::string& name
                      return fmt::format("{}", sums()->head_stats()[r].*f);
                  },
                  [sums, f = field](std::size_t r) { return sums()->head_stats()[r].*f; }});
-        return io::table_stream("head_stats",
-                                "per layer and head: entropy (nats), mean distance, "
-                                "weight on the first, previous and own position",
-                                L * H, std::move(cols), binary);
+        io::MatrixStream t = io::table_stream("head_stats",
+                                              "per layer and head: entropy (nats), mean distance, "
+                                              "weight on the first, previous and own position",
+                                              L * H, std::move(cols), binary);
+        t.info.scatter = head_stats_scatter();
+        return t;
     }
     io::MatrixStream s;
     s.info.name = name;
@@ -300,6 +314,9 @@ io::MatrixStream summary_stream(model::ModelRun<T>& run, const std::string& name
             s.info.column_labels.push_back(
                 std::to_string(static_cast<long long>(o) - static_cast<long long>(n - 1)));
         pick = [](const model::AttentionSummaries& a) { return &a.offsets(); };
+        s.info.row_curves = true;  // svg: one curve per head
+        s.info.column_axis = "offset j - i (key minus query)";
+        s.info.value_axis = "mean weight";
     } else if (name == "mean_weights") {
         s.info.title = "attention weights, mean over the selected heads";
         s.info.shape = {L, n, n};
@@ -366,6 +383,7 @@ std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::Mo
                                             const std::vector<std::string>& tokens,
                                             const io::OutputSpec& spec) {
     const bool binary = spec.format == io::Format::npy || spec.format == io::Format::npz;
+    const bool picture = spec.format == io::Format::svg || spec.format == io::Format::png;
     std::vector<io::MatrixStream> out;
     for (const std::string& name : arrays.names) {
         io::MatrixStream s = name == "tokens"      ? id_stream(ids, tokens, true, binary)
@@ -376,7 +394,7 @@ std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::Mo
                              : name == "hidden"    ? hidden_stream(run)
                              : name == "positions" ? positions_stream(run)
                              : name == "next"      ? next_stream(run, binary)
-                                                   : summary_stream(run, name, binary);
+                                                   : summary_stream(run, name, binary || picture);
         if (s.info.dtype != io::Dtype::int64 && name != "next" && name != "head_stats")
             s.info.dtype = spec.dtype;
         out.push_back(std::move(s));

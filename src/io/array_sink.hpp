@@ -75,6 +75,17 @@ struct ArrayInfo {
         double scale = 0;
     };
     std::optional<Noise> noise;
+    /// svg: one point per row (svg_points.hpp) at the columns named x and y, labelled by the
+    /// columns named in `label`; rows whose column `mark` is above `above` are marked.
+    struct Scatter {
+        std::string x, y, x_axis, y_axis;
+        std::vector<std::string> label;
+        std::string mark, mark_legend;
+        double above = 0.5;
+    };
+    std::optional<Scatter> scatter;
+    /// svg: each row a curve over the columns, their labels read as numbers (offsets).
+    bool row_curves = false;
 
     std::size_t columns() const { return shape.empty() ? 1 : shape.back(); }
     std::size_t rows() const {

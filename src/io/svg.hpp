@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "io/array_sink.hpp"
 #include "io/block_average.hpp"
@@ -59,6 +60,7 @@ class SvgWriter : public ArraySink {
     ArrayInfo info_;
     bool started_ = false;
     PanelAverage grid_;
+    std::vector<double> held_;  // the rows of a scatter or of row curves (svg_points.hpp)
 };
 
 /// text with & < > " ' escaped for XML.

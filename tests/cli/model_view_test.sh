@@ -122,4 +122,44 @@ awk '{ n = split($0, a, /layer /); for (k = 3; k <= n; k++) if (substr(a[k], 1, 
 # Every panel shows all 8 queries (one band fits the height; the layers follow as pages).
 checks=$((checks + 1))
 [ "$(grep -c '^7 ' "$OUT")" -eq 6 ] || fail "heatmap: query 7 not in every band"
+# head_stats as a scatter: one point per head at (distance, entropy), placed by the axes that
+# <desc> states; offsets as one curve per head whose points are the mean weights by offset.
+expect_status 0 "$ATTN" attend --model "$M" --ids 1,2,3,4,5,6,7,8 --show head_stats -o "$WORK/stats.csv"
+expect_status 0 "$ATTN" attend --model "$M" --ids 1,2,3,4,5,6,7,8 --show head_stats -o "$WORK/stats.svg"
+expect_status 0 "$ATTN" attend --model "$M" --ids 1,2,3,4,5,6,7,8 --show offsets -o "$WORK/offsets.npy"
+expect_status 0 "$ATTN" attend --model "$M" --ids 1,2,3,4,5,6,7,8 --show offsets -o "$WORK/offsets.svg"
+for svg in stats offsets; do
+    checks=$((checks + 1))
+    xmllint --noout "$WORK/$svg.svg" 2>"$ERR" || fail "$svg.svg is not well-formed"
+    checks=$((checks + 1))
+    rsvg-convert "$WORK/$svg.svg" -o "$WORK/$svg.png" || fail "$svg.svg does not render"
+done
+checks=$((checks + 1))
+"$PYTHON" - "$WORK/stats.csv" "$WORK/stats.svg" "$WORK/offsets.npy" "$WORK/offsets.svg" <<'PY' || fail "scatter or curves do not match the data"
+import csv, re, sys
+import numpy as np
+rows = list(csv.DictReader(open(sys.argv[1])))
+svg = open(sys.argv[2]).read()
+def axes(text):
+    m = re.search(r"<desc>x \[(\S+), (\S+)\] -&gt; \[(\S+), (\S+)\], y \[(\S+), (\S+)\] -&gt; \[(\S+), (\S+)\]</desc>", text)
+    x0, x1, px0, px1, y0, y1, py0, py1 = map(float, m.groups())
+    return (lambda x: px0 + (x - x0) / (x1 - x0) * (px1 - px0)), (lambda y: py0 + (y - y0) / (y1 - y0) * (py1 - py0))
+fx, fy = axes(svg)
+points = re.findall(r'<circle id="point-(\d+)" cx="([\d.]+)" cy="([\d.]+)"[^>]*><title>([\d.]+)</title>', svg)
+assert len(points) == 12, len(points)
+for r, cx, cy, name in points:
+    row = rows[int(r)]
+    assert name == f"{row['layer']}.{row['head']}", (name, row)
+    assert abs(float(cx) - fx(float(row["distance"]))) <= 0.006, (cx, row)
+    assert abs(float(cy) - fy(float(row["entropy"]))) <= 0.006, (cy, row)
+offsets = np.load(sys.argv[3]).reshape(12, 15)
+svg = open(sys.argv[4]).read()
+fx, fy = axes(svg)
+curves = re.findall(r'<polyline id="curve-(\d+)" points="([^"]+)"', svg)
+assert len(curves) == 12, len(curves)
+for r, pts in curves:
+    xy = np.array([[float(v) for v in p.split(",")] for p in pts.split()])
+    assert np.allclose(xy[:, 0], [fx(o) for o in range(-7, 8)], atol=0.006)
+    assert np.allclose(xy[:, 1], [fy(v) for v in offsets[int(r)]], atol=0.006), r
+PY
 finish
