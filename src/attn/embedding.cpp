@@ -44,16 +44,28 @@ template xt::xtensor<double, 2> embed_rows<double>(const xt::xtensor<double, 2>&
 DrawnWeights draw_attention_weights(TorchGenerator& gen, std::uint64_t seed,
                                     const WeightDraws& draws, ProjectionInit init) {
     gen.manual_seed(seed);
-    const auto draw = [&](bool wanted, std::size_t rows, std::size_t cols) {
-        return wanted ? std::optional(draw_projection(gen, rows, cols, init)) : std::nullopt;
+    using Bias = std::optional<xt::xtensor<float, 1>>;
+    // W (rows, cols), then its bias (cols,) with draws.bias
+    const auto draw = [&](bool wanted, std::size_t rows, std::size_t cols,
+                          Bias& bias) -> std::optional<xt::xtensor<float, 2>> {
+        if (!wanted) return std::nullopt;
+        if (draws.bias && init == ProjectionInit::linear) {
+            TorchLinear<float> layer = torch_linear<float>(gen, rows, cols, true);
+            bias = std::move(layer.bias);
+            return xt::xtensor<float, 2>(xt::transpose(layer.weight));  // (rows, cols)
+        }
+        xt::xtensor<float, 2> w = draw_projection(gen, rows, cols, init);
+        if (draws.bias)  // torch.rand(cols): the numbers of torch.rand(1, cols)
+            bias = xt::xtensor<float, 1>(xt::flatten(torch_rand<float>(gen, 1, cols)));
+        return w;
     };
     DrawnWeights w;
     for (std::size_t h = 0; h < draws.heads; ++h) {
-        w.query.push_back(draw(draws.query, draws.d_in, draws.d_query));
-        w.key.push_back(draw(draws.key, draws.d_in, draws.d_key));
-        w.value.push_back(draw(draws.value, draws.d_in, draws.d_value));
+        w.query.push_back(draw(draws.query, draws.d_in, draws.d_query, w.b_query.emplace_back()));
+        w.key.push_back(draw(draws.key, draws.d_in, draws.d_key, w.b_key.emplace_back()));
+        w.value.push_back(draw(draws.value, draws.d_in, draws.d_value, w.b_value.emplace_back()));
     }
-    if (draws.d_out) w.out = draw(draws.out, draws.heads * draws.d_value, *draws.d_out);
+    if (draws.d_out) w.out = draw(draws.out, draws.heads * draws.d_value, *draws.d_out, w.b_out);
     return w;
 }
 

@@ -5,6 +5,7 @@
 // re-seeds between its embedding and its weights:
 //   1. the embedding table      nn.Embedding(V, D).weight, (V, D)         draw_embedding_table
 //   2. the attention weights    head 0: W_q, W_k, W_v; head 1: ...; then W_o
+//                               (with biases: W_q b_q W_k b_k W_v b_v per head, W_o b_o)
 //                                                                         draw_attention_weights
 // A matrix given by the user (read from a file) is skipped: it draws nothing, and the next
 // matrix takes the numbers it would have used.
@@ -50,15 +51,22 @@ struct WeightDraws {
     std::size_t d_value = 1;             // W_v (d_in, d_value)
     std::optional<std::size_t> d_out;    // W_o (heads * d_value, d_out), none when unset
     bool query = true, key = true, value = true, out = true;  // false: given, not drawn
+    /// Each drawn weight W (d_in, d) followed by its bias b (d,), as nn.Linear(bias=True):
+    /// linear: nn.Linear's weight then bias, U(-1/sqrt(d_in), 1/sqrt(d_in)); rand: torch.rand(d).
+    bool bias = false;
 };
 
-/// Drawn weights; a matrix that was not drawn (given, or no W_o) is std::nullopt.
+/// Drawn weights; a matrix that was not drawn (given, or no W_o) is std::nullopt, and so is
+/// every bias without WeightDraws::bias.
 struct DrawnWeights {
     std::vector<std::optional<xt::xtensor<float, 2>>> query, key, value;  // (heads,)
     std::optional<xt::xtensor<float, 2>> out;
+    std::vector<std::optional<xt::xtensor<float, 1>>> b_query, b_key, b_value;  // (heads,)
+    std::optional<xt::xtensor<float, 1>> b_out;
 };
 
-/// torch.manual_seed(seed), then head by head W_q, W_k, W_v, then W_o (draw_projection each).
+/// torch.manual_seed(seed), then head by head W_q, W_k, W_v, then W_o (draw_projection each,
+/// each followed by its bias with draws.bias).
 DrawnWeights draw_attention_weights(TorchGenerator& gen, std::uint64_t seed,
                                     const WeightDraws& draws, ProjectionInit init);
 

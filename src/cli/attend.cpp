@@ -16,8 +16,6 @@
 #include <xtensor/xtensor.hpp>
 
 #include "attn/attention/layer.hpp"
-#include "attn/attention/memory_plan.hpp"
-#include "cli/attend_html.hpp"
 #include "cli/attend_model.hpp"
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
@@ -25,7 +23,6 @@
 #include "cli/enum_option.hpp"
 #include "cli/exit_code.hpp"
 #include "io/matrix_stream.hpp"
-#include "runtime/memory_budget.hpp"
 
 namespace attn::cli {
 
@@ -38,6 +35,20 @@ const NameTable<TorchKernel> kKernels{{"avx2", TorchKernel::avx2}, {"scalar", To
 const NameTable<ProjectionInit> kInits{{"rand", ProjectionInit::rand},
                                        {"linear", ProjectionInit::linear}};
 
+// An html page draws the weights (its default --show) of every query of one sentence.
+void check_html(const AttendOptions& opt, const std::vector<Show>& show, bool from_stdin) {
+    if (show != std::vector<Show>{Show::weights})
+        throw UsageError(
+            "--show: -f html draws the attention weights; use --show weights (the "
+            "default) or another format for " +
+            opt.show);
+    if (opt.query_opt->count())
+        throw UsageError("--query: -f html draws every query; leave --query out");
+    if (from_stdin)
+        throw UsageError(
+            "--format html: a page draws one sentence; give it as the SENTENCE argument");
+}
+
 template <class T>
 int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::string& embed_title,
               bool indexed, TorchGenerator& gen, const std::vector<Show>& show,
@@ -46,7 +57,8 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     const Dims dims = projection_dims(opt, files, seqs.front().d_in());
     const bool tiled = use_tiled(opt, seqs);  // else direct: n x n matrices held
     const io::DriveOptions drive = plan_attention<T>(opt, seqs, dims, show, tiled);
-    const Parameters<T> par = make_parameters<T>(opt, files, dims, gen);
+    const Parameters<T> par =
+        opt.no_projection ? Parameters<T>{} : make_parameters<T>(opt, files, dims, gen);
 
     const std::vector<std::vector<MaskOptions>> masks = sequence_masks(opt, seqs);
     const bool fill = opt.mask_value_opt->count() > 0;
@@ -66,7 +78,9 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     // The attention itself (attn::forward), per sequence and batch element, on the path
     // chosen: every scheme, mask and --permute on either. With --permute the sequence's labels
     // and X are shown permuted, and the layer is run on X[p] and on X for the equivariance.
-    const positions::SchemeConfig config = scheme_config(opt, dims);
+    const positions::SchemeConfig config =
+        attention_scheme(opt.pos, dims.d_in, dims.heads, dims.dq,
+                         opt.no_projection ? "--no-projection" : "--dq");  // d_k = d_in there
     const LayerWeights<T> weights = layer_weights(par);
     std::shared_ptr<io::Progress> progress;
     if (tiled)
@@ -83,7 +97,7 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
         }
         run.masks = masks[k];
         run.scheme = positions::PositionScheme<T>(config, seqs[k].n());
-        if (opt.no_scale) run.scale = 1.0;
+        if (opt.pos.no_scale) run.scale = 1.0;
         LayerOptions o;
         o.scale = run.scale;
         o.path = tiled ? attn::AttentionPath::tiled : attn::AttentionPath::direct;
@@ -97,16 +111,30 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
             LayerInput<T> in;
             in.x = {x.data(), x.shape(0), x.shape(1), x.shape(1)};
             in.permutation = p;
+            // --no-projection: q = k = v = x[p] (+ P), given to the layer as its projections
+            xt::xtensor<T, 2> pooled = xt::cast<T>(seqs[k].x[b]), unpermuted = x;
+            if (opt.no_projection) {
+                for (xt::xtensor<T, 2>* m : {&pooled, &unpermuted})
+                    run.scheme.add_positions(m->data(), 0, m->shape(0), m->shape(1));
+                in.x = {};
+                in.permutation.clear();
+                in.q = in.k = in.v = {{pooled.data(), x.shape(0), x.shape(1), x.shape(1)}};
+            }
             o.mask = run.masks[b];
-            run.results.push_back(forward(in, weights, run.scheme, o));
+            // sinusoidal P is in `pooled` already, which the layer takes as projections
+            const bool added = opt.no_projection && config.scheme == positions::Scheme::sinusoidal;
+            const positions::PositionScheme<T> none, &scheme = added ? none : run.scheme;
+            run.results.push_back(forward(in, weights, scheme, o));
             run.x.push_back(xt::cast<T>(seqs[k].x[b]));
             if (p.empty()) continue;
             // context(X[p]) - context(X)[p]: row i against the original's row p[i].
             in.permutation.clear();
+            if (opt.no_projection)
+                in.q = in.k = in.v = {{unpermuted.data(), x.shape(0), x.shape(1), x.shape(1)}};
             LayerOptions plain = o;
             plain.keep_scores = plain.keep_scaled = plain.keep_masked = plain.keep_weights = false;
             plain.progress = nullptr;
-            const xt::xtensor<T, 2> before = forward(in, weights, run.scheme, plain).output;
+            const xt::xtensor<T, 2> before = forward(in, weights, scheme, plain).output;
             xt::xtensor<T, 2> diff = run.results.back().output;  // (n, d_out)
             for (std::size_t i = 0; i < p.size(); ++i)
                 for (std::size_t c = 0; c < diff.shape(1); ++c) diff(i, c) -= before(p[i], c);
@@ -118,11 +146,12 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     if (!opt.valid_len.empty()) mask_text += ", valid length " + opt.valid_len;
     if (fill) mask_text += fmt::format(", masked scores = {}", opt.mask_value);
     const auto& table = attend_show_table<T>();
+    const bool binary = spec.format == io::Format::npy || spec.format == io::Format::npz;
     auto arrays = [&](std::size_t k, Show item) {
-        const SentenceArrays<T> a{seqs[k], runs[k],     par,       dims,
-                                  query,   embed_title, mask_text, progress};
+        const SentenceArrays<T> a{seqs[k],     runs[k],   par,      dims,  query,
+                                  embed_title, mask_text, progress, binary};
         io::MatrixStream e = show_entry(table, item).stream(a);
-        e.info.dtype = spec.dtype;
+        if (e.info.dtype != io::Dtype::int64) e.info.dtype = spec.dtype;
         return e;
     };
 
@@ -160,12 +189,19 @@ int run_attend(const AttendOptions& opt) {
         throw UsageError("--embed-dim: the dimension comes from --embeddings " + opt.embeddings);
 
     const io::OutputSpec spec = resolve_output(opt.out);
-    const std::vector<Show> show = parse_show(
-        spec.format == io::Format::html ? html_show(opt, indexed)  // the page: weights only
-        : opt.show.empty()              ? (spec.to_terminal ? "all" : "context")
-                                        : opt.show,
-        from_input, opt.out_proj || !opt.wo.empty(), opt.scheme != positions::Scheme::none,
-        !opt.permute.empty());
+    unsigned have = opt.no_projection ? 0 : need::projections;
+    if (!from_input) have |= need::tokens;
+    if (opt.out_proj || !opt.wo.empty()) have |= need::out_proj;
+    if (opt.pos.scheme != positions::Scheme::none) have |= need::scheme;
+    if (!opt.permute.empty()) have |= need::permute;
+    if (spec.format == io::Format::npy || spec.format == io::Format::npz) have |= need::binary;
+    const bool html = spec.format == io::Format::html;
+    const std::vector<Show> show = parse_show(!opt.show.empty()  ? opt.show
+                                              : html             ? "weights"
+                                              : spec.to_terminal ? "all"
+                                                                 : "context",
+                                              have);
+    if (html) check_html(opt, show, indexed);
     if (indexed && spec.format == io::Format::npy && !spec.directory)
         throw UsageError(
             "--format npy: one array cannot carry the sentence index of sentences read "
@@ -247,14 +283,16 @@ Command add_attend(CLI::App& root) {
         ->capture_default_str();
     add_enum_option(*g_par, "--rng-kernel", opt->rng_kernel, kKernels,
                     "libtorch's kernels to imitate: avx2 (x86-64 with AVX2) or scalar (without)");
-    opt->dq_opt = g_par->add_option("--dq", opt->dq, "Query width d_q per head")
-                      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
-                      ->capture_default_str();
+    opt->dq_opt =
+        g_par->add_option("--dq", opt->dq, "Query width d_q per head (--input: the input's width)")
+            ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
+            ->capture_default_str();
     opt->dk_opt = g_par->add_option("--dk", opt->dk, "Key width d_k (default and only value: d_q)")
                       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
-    opt->dv_opt = g_par->add_option("--dv", opt->dv, "Value width d_v per head")
-                      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
-                      ->capture_default_str();
+    opt->dv_opt =
+        g_par->add_option("--dv", opt->dv, "Value width d_v per head (--input: the input's width)")
+            ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
+            ->capture_default_str();
     add_enum_option(*g_par, "--init", opt->init, kInits,
                     "rand: torch.rand(d_in, d_out) as the notebook; linear: nn.Linear(d_in, "
                     "d_out, bias=False) weight, transposed");
@@ -274,8 +312,18 @@ Command add_attend(CLI::App& root) {
         ->capture_default_str();
     g_par->add_flag("--out-proj", opt->out_proj,
                     "Project the concatenated contexts by W_o (H d_v x H d_v)");
+    g_par->add_flag("--no-projection", opt->no_projection,
+                    "Q = K = V = X, no W: the context is softmax(X X^T / sqrt(d)) X");
 
-    add_position_options(*sub, *g_par, *opt);
+    g_par->add_flag("--bias", opt->bias,
+                    "Projection biases, nn.Linear(bias=True): each drawn after its weight");
+    auto* g_pos = sub->add_option_group("Positions");
+    add_attention_positions(*g_pos, opt->pos);
+    g_pos
+        ->add_option("--permute", opt->permute,
+                     "Reorder the tokens (rows) first: new position i holds old token LIST[i]; "
+                     "reverse")
+        ->type_name("LIST|reverse");
     auto* g_mask = sub->add_option_group("Masks");
     g_mask->add_flag("--causal", opt->causal, "Query i sees keys j <= i only");
     g_mask
@@ -304,6 +352,7 @@ Command add_attend(CLI::App& root) {
                          ->type_name("I");
     add_attention_option(*g_par, opt->attention);
     add_output_options(*sub, opt->out);
+    add_curve_columns(*sub, opt->out);
     const auto model = add_attend_model_options(*sub);  // --model: attend_model.cpp
 
     // --input replaces the sentence and its embedding: checked after parsing rather than with
@@ -343,79 +392,5 @@ Command add_attend(CLI::App& root) {
             },
             &opt->out};
 }
-
-namespace {
-
-const NameTable<AttentionPath> kPaths{{"auto", AttentionPath::automatic},
-                                      {"direct", AttentionPath::direct},
-                                      {"tiled", AttentionPath::tiled}};
-
-}  // namespace
-
-void add_attention_option(CLI::App& group, AttentionPath& path) {
-    add_enum_option(group, "--attention", path, kPaths,
-                    "direct: the n x n matrices held (the notebook's numbers); tiled: fused "
-                    "kernel, no n x n matrix held; auto: tiled when n_q n_k > 4194304");
-}
-
-bool use_tiled(const AttendOptions& opt, const std::vector<Sequence>& seqs) {
-    if (opt.attention != AttentionPath::automatic) return opt.attention == AttentionPath::tiled;
-    return std::any_of(seqs.begin(), seqs.end(), [](const Sequence& s) {
-        return std::uint64_t{s.n()} * s.n() > kTiledAbove;
-    });
-}
-
-template <class T>
-io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
-                                const Dims& dims, const std::vector<Show>& show, bool tiled) {
-    const auto shown = [&](Show s) { return std::find(show.begin(), show.end(), s) != show.end(); };
-    io::DriveOptions drive;
-    std::size_t widest = 1;
-    for (const auto& s : seqs) widest = std::max(widest, s.n());
-    if (tiled) {
-        drive.block_rows = std::clamp<std::size_t>((std::size_t{1} << 22) / widest, 1, 256);
-        drive.compute_ahead = thread_count(opt.out) > 1;
-    }
-    LayerOptions o;
-    o.path = tiled ? attn::AttentionPath::tiled : attn::AttentionPath::direct;
-    o.keep_masked = shown(Show::masked_scores);
-    std::uint64_t bytes = 0;
-    for (const auto& s : seqs) {
-        LayerShape shape;
-        shape.n = s.n(), shape.d_in = dims.d_in, shape.heads = dims.heads;
-        shape.kv_heads = dims.heads, shape.d_k = dims.dq, shape.d_v = dims.dv;
-        shape.d_out = dims.d_out, shape.output = dims.out_proj, shape.scheme = opt.scheme;
-        shape.permuted = !opt.permute.empty();
-        // what the run holds besides: X as read (double) and as shown (T), per batch element,
-        // and the unpermuted copy of --permute
-        const std::uint64_t held = runtime::checked_product(
-            {s.n(), dims.d_in, 8 + sizeof(T) + (shape.permuted ? 8 : 0)}, "the inputs");
-        const std::uint64_t one = memory_plan(shape, o, sizeof(T), 0, held).total();
-        // every batch element's layer is held; with --permute one more, unpermuted, at a time
-        const std::uint64_t b = std::max<std::size_t>(s.batch, 1) + (shape.permuted ? 1 : 0);
-        bytes = runtime::checked_add(bytes, runtime::checked_mul(b, one, "the attention"),
-                                     "the attention");
-    }
-    // the streamed rows: in T, the doubles handed to the writer, and the block made ahead
-    bytes = runtime::checked_add(
-        bytes,
-        runtime::checked_product({drive.block_rows, widest, sizeof(T) + 2 * sizeof(double)},
-                                 "the streamed rows"),
-        "the attention");
-    const Sequence& first = seqs.front();
-    const std::string batch = first.batch ? fmt::format("{} x ", first.batch) : "";
-    runtime::reserve(
-        bytes, tiled                ? fmt::format("{}tiled attention over {}{} rows",
-                                   opt.input.empty() ? "" : "--input: ", batch, first.n())
-               : !opt.input.empty() ? fmt::format("--input: {}{} x {} x {} attention scores", batch,
-                                                  dims.heads, first.n(), first.n())
-                                    : "the attention scores");
-    return drive;
-}
-
-template io::DriveOptions plan_attention<float>(const AttendOptions&, const std::vector<Sequence>&,
-                                                const Dims&, const std::vector<Show>&, bool);
-template io::DriveOptions plan_attention<double>(const AttendOptions&, const std::vector<Sequence>&,
-                                                 const Dims&, const std::vector<Show>&, bool);
 
 }  // namespace attn::cli

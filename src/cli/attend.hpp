@@ -54,6 +54,7 @@ struct AttendOptions {
     std::string wq, wk, wv, wo;
     std::int64_t heads = 1;
     bool out_proj = false;
+    bool no_projection = false;                          // Q = K = V = X
     AttentionPath attention = AttentionPath::automatic;  // --attention (attend_streamed.hpp)
     bool causal = false;
     std::string valid_len;
@@ -61,15 +62,8 @@ struct AttendOptions {
     std::string show;  // comma list of the --show table's names; "" = by the output
     std::int64_t query = 0;
     std::string input;
-    // Positions (attend_positions.hpp) and projection biases.
-    positions::Scheme scheme = positions::Scheme::none;
-    double base = 10000.0;  // sinusoidal and rope
-    std::int64_t start = 0;
-    RopeOptions rope;
-    T5Options t5;
-    std::string bias_table;  // t5: (buckets, H) .npy
-    bool no_scale = false;
-    std::string permute;  // "" none, "reverse", or a comma list
+    AttentionPositions pos;  // --scheme and its options
+    std::string permute;     // "" none, "reverse", or a comma list
     bool bias = false;
     OutputOptions out;
     // Options whose presence matters, not only their value.
@@ -148,19 +142,18 @@ struct Dims {
 /// Checks every file against the widths (UsageError naming the option).
 Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& files, std::size_t d_in);
 
+/// The layer's weights in T: the files' blocks, or attn::draw_attention_weights.
 template <class T>
 struct Parameters {
-    std::vector<HeadWeights<T>> heads;
-    std::optional<xt::xtensor<T, 2>> w_out;
-    std::vector<HeadOptions<T>> biases;      // --bias: b_query, b_key, b_value per head; else empty
-    std::optional<xt::xtensor<T, 1>> b_out;  // --bias with W_o: (d_out,)
+    std::vector<xt::xtensor<T, 2>> query, key, value;  // [H] (d_in, d_q), (d_in, d_k), (d_in, d_v)
+    std::optional<xt::xtensor<T, 2>> w_out;            // (H d_v, d_out)
+    std::vector<std::optional<xt::xtensor<T, 1>>> b_query, b_key, b_value;  // [H] with --bias
+    std::optional<xt::xtensor<T, 1>> b_out;                                 // (d_out,)
 };
 
-/// The files' blocks, or draws after torch.manual_seed(seed) (the notebook seeds again after
-/// the embedding): per head W_query, W_key, W_value, then W_o. With --bias each weight is
-/// followed by its bias (per head W_q b_q W_k b_k W_v b_v, then W_o b_o): nn.Linear(bias=True)
-/// with --init linear (bias U(-1/sqrt(d_in), 1/sqrt(d_in)) after the weight), torch.rand(d)
-/// after torch.rand(d_in, d) with --init rand. --bias with a weight file: UsageError.
+/// The files' blocks, and the others drawn by attn::draw_attention_weights after
+/// torch.manual_seed(seed) in its order (with --bias, each weight followed by its bias), after
+/// their memory is reserved. --bias with a weight file: UsageError.
 template <class T>
 Parameters<T> make_parameters(const AttendOptions& opt, const ProjectionFiles& files,
                               const Dims& dims, TorchGenerator& gen);
@@ -168,10 +161,6 @@ Parameters<T> make_parameters(const AttendOptions& opt, const ProjectionFiles& f
 /// par as the layer's weights: views on its matrices and biases (par must outlive them).
 template <class T>
 LayerWeights<T> layer_weights(const Parameters<T>& par);
-
-/// The option group "Positions" (--scheme, --base, --start, rope's and T5's options,
-/// --bias-table, --no-scale, --permute) and --bias in `parameters`.
-void add_position_options(CLI::App& sub, CLI::App& parameters, AttendOptions& opt);
 
 /// --permute for a sequence of n rows: "reverse" or a comma list, a permutation of 0..n-1
 /// (new position i holds old row p[i], numpy's X[p]). UsageError naming --permute and `where`
@@ -181,14 +170,10 @@ std::vector<std::size_t> parse_permutation(const std::string& text, std::size_t 
 /// s with its rows (every batch element alike), tokens and ids reordered: X[p].
 Sequence permuted(const Sequence& s, const std::vector<std::size_t>& p);
 
-/// The library's scheme for this run (attn/positions/scheme.hpp): rope's parameters (d = d_k,
-/// even), T5's buckets and its bias table (buckets, H), read after its size and shape are
-/// checked. UsageError naming the option (--dq for an odd d_k, --bias-table, --buckets, ...).
-positions::SchemeConfig scheme_config(const AttendOptions& opt, const Dims& dims);
-
 enum class Show {
     vocabulary,
     tokens,
+    ids,
     embeddings,
     queries,
     keys,
@@ -228,6 +213,7 @@ struct SentenceArrays {
     std::string embed_title;           // what the embeddings are
     std::string mask_text;             // ", causal, valid length 3", ...
     std::shared_ptr<io::Progress> progress;  // counts the n x n rows streamed
+    bool binary = false;                     // npy or npz: tokens as text, ids 1-D
 };
 
 template <class T>
@@ -236,13 +222,20 @@ const ShowTable<Show, SentenceArrays<T>>& attend_show_table();
 /// "vocabulary, tokens, ..., w_out" in table order.
 std::string show_name_list();
 
-/// A --show list ("all", "scores,weights", ...) as items in order, without repeats; refuses
-/// (UsageError naming --show) unknown names, token arrays of --input rows, w_out without
-/// an output projection, positions without a scheme and equivariance without --permute.
-/// "all" holds positions, scaled_scores and masked_scores with a scheme, equivariance with
-/// --permute.
-std::vector<Show> parse_show(const std::string& list, bool from_input, bool has_out_proj,
-                             bool has_scheme = false, bool has_permute = false);
+/// What arrays of the --show table need of the run (ShowEntry::needs), one bit each.
+namespace need {
+constexpr unsigned tokens = 1;    // a sentence, not --input rows
+constexpr unsigned out_proj = 2;  // an output projection: --out-proj or --wo
+constexpr unsigned scheme = 4;    // a position scheme
+constexpr unsigned permute = 8;   // --permute
+constexpr unsigned projections = 16;
+constexpr unsigned binary = 32;  // npy or npz, where tokens are text without their ids  // W_q,
+                                 // W_k, W_v: not --no-projection
+}  // namespace need
+
+/// A --show list ("all", "scores,weights", ...) as items in order, without repeats, for a run
+/// that has the needs `have` (parse_show_list over attend_show_table).
+std::vector<Show> parse_show(const std::string& list, unsigned have);
 
 /// Where a sentence's row is shorter than the widest (keys it lacks) when several sentences
 /// are one array: weights 0, else NaN.

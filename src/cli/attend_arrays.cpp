@@ -1,5 +1,6 @@
 // attn attend's --show table: every array it can print, written once (name, shape, help,
-// producer) over the layer's results (attn::LayerResult), and the --show list against it.
+// producer, needs) over the layer's results (attn::LayerResult), the --show list against it,
+// and how they are streamed: the path (--attention) and the memory plan of the run.
 #include "cli/attend.hpp"
 
 #include <fmt/format.h>
@@ -13,92 +14,23 @@
 #include <utility>
 #include <vector>
 
+#include "attn/attention/memory_plan.hpp"
 #include "cli/arguments.hpp"
+#include "cli/enum_option.hpp"
 #include "cli/errors.hpp"
+#include "io/matrix_stack.hpp"
+#include "runtime/memory_budget.hpp"
 
 namespace attn::cli {
 
 namespace {
 
-struct RowLabel {
-    std::string name;
-    std::function<std::string(std::size_t i)> value;  // i: row index within one matrix
-};
-
-std::vector<std::string> indices(std::size_t n) {
-    std::vector<std::string> v;
-    for (std::size_t j = 0; j < n; ++j) v.push_back(std::to_string(j));
-    return v;
-}
-
-std::vector<std::size_t> iota(std::size_t n) {
-    std::vector<std::size_t> v(n);
-    for (std::size_t i = 0; i < n; ++i) v[i] = i;
-    return v;
-}
-
-// Rows [i, i + len) of matrix (b, h) of a stack, as doubles, into out (len rows).
-using Block =
-    std::function<void(std::size_t b, std::size_t h, std::size_t i, std::size_t len, double* out)>;
-
-// A stack of (batch, head) matrices, rows `rows` of each: shape [b] [H] len(rows) cols. Each
-// run of consecutive rows of one matrix is asked of `block` at once.
-io::MatrixStream matrix_stream(std::string name, std::string title, std::size_t batch,
-                               std::size_t heads, std::vector<std::size_t> rows,
-                               std::vector<std::string> column_labels,
-                               std::vector<RowLabel> row_labels, Block block) {
-    io::MatrixStream e;
-    e.info.name = std::move(name);
-    e.info.title = std::move(title);
-    const std::size_t nr = rows.size(), H = std::max<std::size_t>(heads, 1);
-    auto idx = std::make_shared<std::vector<std::size_t>>(std::move(rows));
-    if (batch) {
-        e.info.shape.push_back(batch);
-        e.info.labels.push_back(
-            {"batch", [nr, H](std::size_t r) { return std::to_string(r / nr / H); }});
-    }
-    if (heads) {
-        e.info.shape.push_back(heads);
-        e.info.labels.push_back(
-            {"head", [nr, H](std::size_t r) { return std::to_string(r / nr % H); }});
-    }
-    for (auto& l : row_labels)
-        e.info.labels.push_back(
-            {l.name, [idx, nr, f = l.value](std::size_t r) { return f((*idx)[r % nr]); }});
-    e.info.shape.push_back(nr);
-    e.info.shape.push_back(column_labels.size());
-    const std::size_t cols = column_labels.size();
-    e.info.column_labels = std::move(column_labels);
-    e.produce = [idx, nr, H, cols, block](std::size_t first, std::size_t count, double* out) {
-        for (std::size_t done = 0; done < count;) {
-            const std::size_t r = first + done, i = (*idx)[r % nr];
-            std::size_t len = 1;  // consecutive rows of one matrix
-            while (done + len < count && (r + len) % nr != 0 && (*idx)[(r + len) % nr] == i + len)
-                ++len;
-            block(r / nr / H, r / nr % H, i, len, out + done * cols);
-            done += len;
-        }
-    };
-    return e;
-}
-
-// A Block reading held matrices: mat(b, h) (rows, cols).
-template <class T>
-Block held(std::function<const xt::xtensor<T, 2>&(std::size_t b, std::size_t h)> mat) {
-    return [mat](std::size_t b, std::size_t h, std::size_t i, std::size_t len, double* out) {
-        const auto& m = mat(b, h);
-        const std::size_t cols = m.shape(1);
-        std::transform(m.data() + i * cols, m.data() + (i + len) * cols, out,
-                       [](T x) { return static_cast<double>(x); });
-    };
-}
-
 template <class T>
 std::vector<std::size_t> query_rows(const SentenceArrays<T>& a);
 
-// A Block of one of the n x n arrays of the layer (ScoreRows' field), from LayerResult::rows.
+// A StackBlock of one of the n x n arrays of the layer (ScoreRows' field), from LayerResult::rows.
 template <class T>
-Block layer_rows(const SentenceArrays<T>& a, T* ScoreRows<T>::*field) {
+io::StackBlock layer_rows(const SentenceArrays<T>& a, T* ScoreRows<T>::*field) {
     const auto& res = a.run.results;
     auto buffer = std::make_shared<std::vector<T>>();
     if (a.progress)
@@ -117,13 +49,11 @@ Block layer_rows(const SentenceArrays<T>& a, T* ScoreRows<T>::*field) {
     };
 }
 
-template <class T>
-using M = const xt::xtensor<T, 2>&;
-
 // The rows of one sentence: position, and token where there are tokens.
 template <class T>
-std::vector<RowLabel> row_labels(const SentenceArrays<T>& a) {
-    std::vector<RowLabel> labels{{"position", [](std::size_t i) { return std::to_string(i); }}};
+std::vector<io::StackLabel> row_labels(const SentenceArrays<T>& a) {
+    std::vector<io::StackLabel> labels{
+        {"position", [](std::size_t i) { return std::to_string(i); }}};
     auto tokens = std::make_shared<std::vector<std::string>>(a.s.tokens);
     if (!tokens->empty())
         labels.push_back({"token", [tokens](std::size_t i) { return (*tokens)[i]; }});
@@ -132,12 +62,12 @@ std::vector<RowLabel> row_labels(const SentenceArrays<T>& a) {
 
 template <class T>
 std::vector<std::size_t> query_rows(const SentenceArrays<T>& a) {
-    return a.query ? std::vector<std::size_t>{*a.query} : iota(a.s.n());
+    return a.query ? std::vector<std::size_t>{*a.query} : io::every_row(a.s.n());
 }
 
 template <class T>
 std::vector<std::string> key_labels(const SentenceArrays<T>& a) {
-    return a.s.tokens.empty() ? indices(a.s.n()) : a.s.tokens;
+    return a.s.tokens.empty() ? io::index_labels(a.s.n()) : a.s.tokens;
 }
 
 template <class T>
@@ -150,17 +80,33 @@ std::size_t head_axis(const SentenceArrays<T>& a) {
     return a.dims.heads > 1 ? a.dims.heads : 0;
 }
 
+// The vocabulary (V, 1), the tokens (n, 1) or their ids (n, 1), integers, rows labelled by
+// token (and position). npy and npz: the tokens 1-D as numpy strings ('<U'), the ids 1-D.
 template <class T>
-io::MatrixStream ids_stream(const SentenceArrays<T>& a, bool vocab) {
-    io::MatrixStream e;
+io::MatrixStream ids_stream(const SentenceArrays<T>& a, Show item) {
+    const bool vocab = item == Show::vocabulary;
     auto v = std::make_shared<std::vector<std::string>>(vocab ? a.s.vocab : a.s.tokens);
     auto ids = std::make_shared<std::vector<std::size_t>>(a.s.ids);
-    e.info.name = vocab ? "vocabulary" : "tokens";
-    e.info.title = vocab ? "vocabulary: sorted unique tokens and their ids"
-                         : "tokens and their ids (sentence_int)";
+    io::MatrixStream e;
+    e.info.name = vocab ? "vocabulary" : item == Show::tokens ? "tokens" : "ids";
+    e.info.title = vocab                  ? "vocabulary: sorted unique tokens and their ids"
+                   : item == Show::tokens ? "tokens and their ids (sentence_int)"
+                                          : "token ids (sentence_int)";
+    e.info.dtype = io::Dtype::int64;
+    if (a.binary && !vocab) {
+        e.info.shape = {v->size()};
+        if (item == Show::tokens) e.info.text = *v;
+        e.info.column_labels = io::index_labels(v->size());
+        e.produce = [ids](std::size_t, std::size_t, double* out) {
+            std::transform(ids->begin(), ids->end(), out,
+                           [](std::size_t id) { return static_cast<double>(id); });
+        };
+        return e;
+    }
     if (!vocab)
         e.info.labels.push_back({"position", [](std::size_t i) { return std::to_string(i); }});
-    e.info.labels.push_back({"token", [v](std::size_t i) { return (*v)[i]; }});
+    if (item != Show::ids)
+        e.info.labels.push_back({"token", [v](std::size_t i) { return (*v)[i]; }});
     e.info.column_labels = {"id"};
     e.info.shape = {v->size(), 1};
     e.produce = io::row_by_row(
@@ -174,54 +120,62 @@ io::MatrixStream ids_stream(const SentenceArrays<T>& a, bool vocab) {
 template <class T>
 io::MatrixStream embeddings_stream(const SentenceArrays<T>& a) {
     const auto& x = a.run.x;
-    return matrix_stream("embeddings", a.embed_title, a.s.batch, 0, iota(a.s.n()),
-                         indices(a.dims.d_in), row_labels(a),
-                         held<T>([&x](std::size_t b, std::size_t) -> M<T> { return x[b]; }));
+    return io::matrix_stack(
+        "embeddings", a.embed_title, a.s.batch, 0, io::every_row(a.s.n()),
+        io::index_labels(a.dims.d_in), row_labels(a),
+        io::held_rows<T>([&x](std::size_t b, std::size_t) { return x[b].data(); }, a.dims.d_in));
 }
 
 // W_query, W_key or W_value of every head: (d_in, d) each.
 template <class T>
 io::MatrixStream weight_stream(const SentenceArrays<T>& a, int which) {
-    const auto& p = a.par.heads;
-    auto pick = [&p, which](std::size_t, std::size_t h) -> M<T> {
-        return which == 0 ? p[h].w_query : which == 1 ? p[h].w_key : p[h].w_value;
+    const auto& p = a.par;
+    auto pick = [&p, which](std::size_t, std::size_t h) {
+        return (which == 0 ? p.query[h] : which == 1 ? p.key[h] : p.value[h]).data();
     };
+    const std::size_t d = which == 2 ? a.dims.dv : a.dims.dq;
     const char* names[] = {"w_query", "w_key", "w_value"};
     const char* titles[] = {"W_query (d_in x d_q)", "W_key (d_in x d_k)", "W_value (d_in x d_v)"};
-    const std::vector<RowLabel> in{{"in", [](std::size_t i) { return std::to_string(i); }}};
-    return matrix_stream(names[which], std::string("projection ") + titles[which] + heads_text(a),
-                         0, head_axis(a), iota(a.dims.d_in),
-                         indices(which == 2 ? a.dims.dv : a.dims.dq), in, held<T>(pick));
+    const std::vector<io::StackLabel> in{{"in", [](std::size_t i) { return std::to_string(i); }}};
+    return io::matrix_stack(
+        names[which], std::string("projection ") + titles[which] + heads_text(a), 0, head_axis(a),
+        io::every_row(a.dims.d_in), io::index_labels(d), in, io::held_rows<T>(pick, d));
 }
 
 template <class T>
 io::MatrixStream w_out_stream(const SentenceArrays<T>& a) {
     const auto& par = a.par;
-    const std::vector<RowLabel> in{{"in", [](std::size_t i) { return std::to_string(i); }}};
-    return matrix_stream("w_out", "output projection W_o (heads x d_v, d_out)", 0, 0,
-                         iota(a.dims.heads * a.dims.dv), indices(a.dims.d_out), in,
-                         held<T>([&par](std::size_t, std::size_t) -> M<T> { return *par.w_out; }));
+    const std::vector<io::StackLabel> in{{"in", [](std::size_t i) { return std::to_string(i); }}};
+    return io::matrix_stack(
+        "w_out", "output projection W_o (heads x d_v, d_out)", 0, 0,
+        io::every_row(a.dims.heads * a.dims.dv), io::index_labels(a.dims.d_out), in,
+        io::held_rows<T>([&par](std::size_t, std::size_t) { return par.w_out->data(); },
+                         a.dims.d_out));
 }
 
 // Q, K or V of every batch element and head.
 template <class T>
 io::MatrixStream projected_stream(const SentenceArrays<T>& a, int which) {
     const auto& res = a.run.results;
-    auto pick = [&res, which](std::size_t b, std::size_t h) -> M<T> {
-        return which == 0 ? res[b].queries[h] : which == 1 ? res[b].keys[h] : res[b].values[h];
+    auto pick = [&res, which](std::size_t b, std::size_t h) {
+        return (which == 0   ? res[b].queries[h]
+                : which == 1 ? res[b].keys[h]
+                             : res[b].values[h])
+            .data();
     };
     const char* names[] = {"queries", "keys", "values"};
     const char* titles[] = {"queries Q = X W_query", "keys K = X W_key", "values V = X W_value"};
     const std::size_t width[] = {a.dims.dq, a.dims.dk, a.dims.dv};
-    return matrix_stream(names[which], titles[which] + heads_text(a), a.s.batch, head_axis(a),
-                         which == 0 ? query_rows(a) : iota(a.s.n()), indices(width[which]),
-                         row_labels(a), held<T>(pick));
+    return io::matrix_stack(names[which], titles[which] + heads_text(a), a.s.batch, head_axis(a),
+                            which == 0 ? query_rows(a) : io::every_row(a.s.n()),
+                            io::index_labels(width[which]), row_labels(a),
+                            io::held_rows<T>(pick, width[which]));
 }
 
 // The scores omega = Q K^T, or the weights softmax(omega / sqrt(d_k)), rows by query.
 template <class T>
 io::MatrixStream attention_stream(const SentenceArrays<T>& a, bool weights) {
-    io::MatrixStream e = matrix_stream(
+    io::MatrixStream e = io::matrix_stack(
         weights ? "weights" : "scores",
         weights ? "attention weights softmax(omega / sqrt(d_k))" + a.mask_text + heads_text(a)
                 : "unnormalized attention scores omega = Q K^T" + heads_text(a),
@@ -267,7 +221,7 @@ io::MatrixStream scaled_stream(const SentenceArrays<T>& a, bool masked) {
     const std::string bias = scheme == positions::Scheme::alibi || scheme == positions::Scheme::t5
                                  ? " + " + a.run.scheme.description()
                                  : "";
-    io::MatrixStream e = matrix_stream(
+    io::MatrixStream e = io::matrix_stack(
         masked ? "masked_scores" : "scaled_scores",
         masked ? "masked scores (" + scale + bias + ", masked entries " +
                      (a.run.masks.front().fill ? fmt::format("{}", *a.run.masks.front().fill)
@@ -287,19 +241,19 @@ io::MatrixStream positions_stream(const SentenceArrays<T>& a) {
     const std::vector<std::size_t> shape = scheme.positions_shape();
     const bool bias = shape.size() == 3;
     const std::size_t n = a.s.n(), cols = shape.back();
-    const std::vector<RowLabel> position{
+    const std::vector<io::StackLabel> position{
         {"position", [](std::size_t i) { return std::to_string(i); }}};
     auto buffer = std::make_shared<std::vector<T>>();
     io::MatrixStream e =
-        matrix_stream("positions", scheme.description(), 0, bias ? head_axis(a) : 0, iota(n),
-                      indices(cols), position,
-                      [&scheme, buffer, n, cols](std::size_t, std::size_t h, std::size_t i,
-                                                 std::size_t len, double* out) {
-                          buffer->resize(len * cols);
-                          scheme.positions_rows(h * n + i, len, buffer->data());
-                          std::transform(buffer->begin(), buffer->end(), out,
-                                         [](T x) { return static_cast<double>(x); });
-                      });
+        io::matrix_stack("positions", scheme.description(), 0, bias ? head_axis(a) : 0,
+                         io::every_row(n), io::index_labels(cols), position,
+                         [&scheme, buffer, n, cols](std::size_t, std::size_t h, std::size_t i,
+                                                    std::size_t len, double* out) {
+                             buffer->resize(len * cols);
+                             scheme.positions_rows(h * n + i, len, buffer->data());
+                             std::transform(buffer->begin(), buffer->end(), out,
+                                            [](T x) { return static_cast<double>(x); });
+                         });
     if (bias) e.info.column_axis = "key";
     return e;
 }
@@ -314,12 +268,13 @@ io::MatrixStream equivariance_stream(const SentenceArrays<T>& a) {
     for (const auto& r : a.run.results) s = std::max(s, double(xt::amax(xt::abs(r.output))()));
     const std::size_t terms = a.s.n() + a.run.x.front().shape(1) + eq.front().shape(1);
     const std::string scheme = a.run.scheme.description();
-    io::MatrixStream e =
-        matrix_stream("equivariance",
-                      "equivariance context(X[p]) - context(X)[p]" +
-                          (scheme.empty() ? std::string() : ", " + scheme) + a.mask_text,
-                      a.s.batch, 0, query_rows(a), indices(eq.front().shape(1)), row_labels(a),
-                      held<T>([&eq](std::size_t b, std::size_t) -> M<T> { return eq[b]; }));
+    io::MatrixStream e = io::matrix_stack(
+        "equivariance",
+        "equivariance context(X[p]) - context(X)[p]" +
+            (scheme.empty() ? std::string() : ", " + scheme) + a.mask_text,
+        a.s.batch, 0, query_rows(a), io::index_labels(eq.front().shape(1)), row_labels(a),
+        io::held_rows<T>([&eq](std::size_t b, std::size_t) { return eq[b].data(); },
+                         eq.front().shape(1)));
     e.info.noise = io::rounding_noise(
         s, std::is_same_v<T, float> ? io::Dtype::float32 : io::Dtype::float64, terms);
     return e;
@@ -333,10 +288,11 @@ io::MatrixStream context_stream(const SentenceArrays<T>& a) {
         : H > 1 ? fmt::format("context vectors [z_0 | ... | z_{}] (heads concatenated)", H - 1)
                 : std::string("context vectors z = weights V");
     const auto& res = a.run.results;
-    return matrix_stream(
+    return io::matrix_stack(
         "context", title + a.mask_text, a.s.batch, 0, query_rows(a),
-        indices(res.front().output.shape(1)), row_labels(a),
-        held<T>([&res](std::size_t b, std::size_t) -> M<T> { return res[b].output; }));
+        io::index_labels(res.front().output.shape(1)), row_labels(a),
+        io::held_rows<T>([&res](std::size_t b, std::size_t) { return res[b].output.data(); },
+                         res.front().output.shape(1)));
 }
 
 }  // namespace
@@ -344,11 +300,15 @@ io::MatrixStream context_stream(const SentenceArrays<T>& a) {
 template <class T>
 const ShowTable<Show, SentenceArrays<T>>& attend_show_table() {
     using A = const SentenceArrays<T>&;
+    using namespace need;
     static const ShowTable<Show, SentenceArrays<T>> table{
         {Show::vocabulary, "vocabulary", "(V, 1)", "sorted unique tokens and their ids",
-         [](A a) { return ids_stream(a, true); }},
-        {Show::tokens, "tokens", "(n, 1)", "the sentence's tokens and their ids",
-         [](A a) { return ids_stream(a, false); }},
+         [](A a) { return ids_stream(a, Show::vocabulary); }, tokens},
+        {Show::tokens, "tokens", "(n, 1)",
+         "the sentence's tokens and their ids (npy, npz: the tokens, numpy strings)",
+         [](A a) { return ids_stream(a, Show::tokens); }, tokens},
+        {Show::ids, "ids", "(n,)", "the token ids, int64 (sentence_int)",
+         [](A a) { return ids_stream(a, Show::ids); }, tokens, true, binary},
         {Show::embeddings, "embeddings", "([b,] n, d_in)", "the rows attended over, X",
          [](A a) { return embeddings_stream(a); }},
         {Show::queries, "queries", "([b,] [H,] n, d_q)", "Q = X W_query",
@@ -359,29 +319,30 @@ const ShowTable<Show, SentenceArrays<T>>& attend_show_table() {
          [](A a) { return projected_stream(a, 2); }},
         {Show::positions, "positions", "(n, d) or ([H,] n, n)",
          "--scheme's P, rope's angles (n, d_k/2), or alibi/t5 bias",
-         [](A a) { return positions_stream(a); }},
+         [](A a) { return positions_stream(a); }, scheme},
         {Show::scores, "scores", "([b,] [H,] n, n)", "omega = Q K^T (rope: rotated q, k)",
          [](A a) { return attention_stream(a, false); }},
         {Show::scaled_scores, "scaled_scores", "([b,] [H,] n, n)",
          "omega / sqrt(d_k) + position bias, before masks",
-         [](A a) { return scaled_stream(a, false); }},
+         [](A a) { return scaled_stream(a, false); }, 0, true, scheme},
         {Show::masked_scores, "masked_scores", "([b,] [H,] n, n)",
          "scaled scores after masks (-inf or --mask-value)",
-         [](A a) { return scaled_stream(a, true); }},
+         [](A a) { return scaled_stream(a, true); }, 0, true, scheme},
         {Show::weights, "weights", "([b,] [H,] n, n)", "softmax(omega / sqrt(d_k)), masked",
          [](A a) { return attention_stream(a, true); }},
         {Show::context, "context", "([b,] n, H d_v or d_out)", "weights V, heads side by side",
          [](A a) { return context_stream(a); }},
         {Show::equivariance, "equivariance", "([b,] n, d_out)",
-         "context(X[p]) - context(X)[p] (--permute p)", [](A a) { return equivariance_stream(a); }},
+         "context(X[p]) - context(X)[p] (--permute p)", [](A a) { return equivariance_stream(a); },
+         permute},
         {Show::w_query, "w_query", "([H,] d_in, d_q)", "W_query of each head",
-         [](A a) { return weight_stream(a, 0); }},
+         [](A a) { return weight_stream(a, 0); }, projections, false},
         {Show::w_key, "w_key", "([H,] d_in, d_k)", "W_key of each head",
-         [](A a) { return weight_stream(a, 1); }},
+         [](A a) { return weight_stream(a, 1); }, projections, false},
         {Show::w_value, "w_value", "([H,] d_in, d_v)", "W_value of each head",
-         [](A a) { return weight_stream(a, 2); }},
+         [](A a) { return weight_stream(a, 2); }, projections, false},
         {Show::w_out, "w_out", "(H d_v, d_out)", "W_o (--out-proj or --wo)",
-         [](A a) { return w_out_stream(a); }},
+         [](A a) { return w_out_stream(a); }, out_proj, false},
     };
     return table;
 }
@@ -389,62 +350,98 @@ const ShowTable<Show, SentenceArrays<T>>& attend_show_table() {
 template const ShowTable<Show, SentenceArrays<float>>& attend_show_table<float>();
 template const ShowTable<Show, SentenceArrays<double>>& attend_show_table<double>();
 
-namespace {
-
-constexpr std::string_view kAll = "all";  // the notebook's arrays, and what options add
-
-}  // namespace
-
 std::string show_name_list() {
     std::string names;
     for (const auto& e : attend_show_table<float>()) names += (names.empty() ? "" : ", ") + e.name;
     return names;
 }
 
-std::vector<Show> parse_show(const std::string& list, bool from_input, bool has_out_proj,
-                             bool has_scheme, bool has_permute) {
-    const auto& table = attend_show_table<float>();
-    const auto tokens_only = [](Show s) { return s == Show::vocabulary || s == Show::tokens; };
-    const auto weight = [](Show s) {
-        return s == Show::w_query || s == Show::w_key || s == Show::w_value || s == Show::w_out;
-    };
-    const auto in_all = [&](Show s) {  // the notebook's arrays, and what --scheme/--permute add
-        if (s == Show::positions || s == Show::scaled_scores || s == Show::masked_scores)
-            return has_scheme;
-        return s == Show::equivariance ? has_permute : !weight(s);
-    };
-    std::vector<Show> show;
-    for (const auto& name : split_list(list)) {
-        std::vector<Show> expanded;
-        const auto entry =
-            std::find_if(table.begin(), table.end(), [&](const auto& e) { return e.name == name; });
-        if (name == kAll) {
-            for (const auto& e : table)
-                if (in_all(e.item) && !(from_input && tokens_only(e.item)))
-                    expanded.push_back(e.item);
-        } else if (entry == table.end()) {
-            throw UsageError("--show: '" + name + "' is not one of all, " + show_name_list());
-        } else if (from_input && tokens_only(entry->item)) {
-            throw UsageError("--show " + name + ": --input rows have positions, not tokens");
-        } else if (entry->item == Show::positions && !has_scheme) {
-            throw UsageError("--show positions: --scheme none adds no positions; give --scheme");
-        } else if (entry->item == Show::equivariance && !has_permute) {
-            throw UsageError(
-                "--show equivariance: compares against a permuted input; give --permute");
-        } else if (entry->item == Show::w_out && !has_out_proj) {
-            throw UsageError(
-                "--show w_out: there is no output projection without --out-proj or --wo");
-        } else {
-            expanded.push_back(entry->item);
-        }
-        for (Show s : expanded)
-            if (std::find(show.begin(), show.end(), s) == show.end()) show.push_back(s);
-    }
-    return show;
+std::vector<Show> parse_show(const std::string& list, unsigned have) {
+    static const std::vector<ShowNeed> reasons{
+        {need::tokens, "--input rows have positions, not tokens"},
+        {need::scheme, "--scheme none adds no positions; give --scheme"},
+        {need::permute, "compares against a permuted input; give --permute"},
+        {need::out_proj, "there is no output projection without --out-proj or --wo"},
+        {need::projections, "--no-projection attends over X itself, without W"}};
+    return parse_show_list(attend_show_table<float>(), list, have, reasons);
 }
 
 double padding(Show item) {
     return item == Show::weights ? 0.0 : std::numeric_limits<double>::quiet_NaN();
 }
+
+namespace {
+
+const NameTable<AttentionPath> kPaths{{"auto", AttentionPath::automatic},
+                                      {"direct", AttentionPath::direct},
+                                      {"tiled", AttentionPath::tiled}};
+
+}  // namespace
+
+void add_attention_option(CLI::App& group, AttentionPath& path) {
+    add_enum_option(group, "--attention", path, kPaths,
+                    "direct: the n x n matrices held (the notebook's numbers); tiled: fused "
+                    "kernel, no n x n matrix held; auto: tiled when n_q n_k > 4194304");
+}
+
+bool use_tiled(const AttendOptions& opt, const std::vector<Sequence>& seqs) {
+    if (opt.attention != AttentionPath::automatic) return opt.attention == AttentionPath::tiled;
+    return std::any_of(seqs.begin(), seqs.end(), [](const Sequence& s) {
+        return std::uint64_t{s.n()} * s.n() > kTiledAbove;
+    });
+}
+
+template <class T>
+io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
+                                const Dims& dims, const std::vector<Show>& show, bool tiled) {
+    const auto shown = [&](Show s) { return std::find(show.begin(), show.end(), s) != show.end(); };
+    io::DriveOptions drive;
+    std::size_t widest = 1;
+    for (const auto& s : seqs) widest = std::max(widest, s.n());
+    if (tiled) {
+        drive.block_rows = std::clamp<std::size_t>((std::size_t{1} << 22) / widest, 1, 256);
+        drive.compute_ahead = thread_count(opt.out) > 1;
+    }
+    LayerOptions o;
+    o.path = tiled ? attn::AttentionPath::tiled : attn::AttentionPath::direct;
+    o.keep_masked = shown(Show::masked_scores);
+    std::uint64_t bytes = 0;
+    for (const auto& s : seqs) {
+        LayerShape shape;
+        shape.n = s.n(), shape.d_in = dims.d_in, shape.heads = dims.heads;
+        shape.kv_heads = dims.heads, shape.d_k = dims.dq, shape.d_v = dims.dv;
+        shape.d_out = dims.d_out, shape.output = dims.out_proj, shape.scheme = opt.pos.scheme;
+        shape.permuted = !opt.permute.empty();
+        // what the run holds besides: X as read (double) and as shown (T), per batch element,
+        // and the unpermuted copy of --permute
+        const std::uint64_t held = runtime::checked_product(
+            {s.n(), dims.d_in, 8 + sizeof(T) + (shape.permuted ? 8 : 0)}, "the inputs");
+        const std::uint64_t one = memory_plan(shape, o, sizeof(T), 0, held).total();
+        // every batch element's layer is held; with --permute one more, unpermuted, at a time
+        const std::uint64_t b = std::max<std::size_t>(s.batch, 1) + (shape.permuted ? 1 : 0);
+        bytes = runtime::checked_add(bytes, runtime::checked_mul(b, one, "the attention"),
+                                     "the attention");
+    }
+    // the streamed rows: in T, the doubles handed to the writer, and the block made ahead
+    bytes = runtime::checked_add(
+        bytes,
+        runtime::checked_product({drive.block_rows, widest, sizeof(T) + 2 * sizeof(double)},
+                                 "the streamed rows"),
+        "the attention");
+    const Sequence& first = seqs.front();
+    const std::string batch = first.batch ? fmt::format("{} x ", first.batch) : "";
+    runtime::reserve(
+        bytes, tiled                ? fmt::format("{}tiled attention over {}{} rows",
+                                   opt.input.empty() ? "" : "--input: ", batch, first.n())
+               : !opt.input.empty() ? fmt::format("--input: {}{} x {} x {} attention scores", batch,
+                                                  dims.heads, first.n(), first.n())
+                                    : "the attention scores");
+    return drive;
+}
+
+template io::DriveOptions plan_attention<float>(const AttendOptions&, const std::vector<Sequence>&,
+                                                const Dims&, const std::vector<Show>&, bool);
+template io::DriveOptions plan_attention<double>(const AttendOptions&, const std::vector<Sequence>&,
+                                                 const Dims&, const std::vector<Show>&, bool);
 
 }  // namespace attn::cli

@@ -58,8 +58,31 @@ ProjectionFiles read_projections(const AttendOptions& opt) {
 }
 
 Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& f, std::size_t d_in) {
+    if (opt.no_projection) {  // Q = K = V = X: one head as wide as the rows
+        const std::pair<bool, const char*> given[] = {{opt.dq_opt->count() > 0, "--dq"},
+                                                      {opt.dk_opt->count() > 0, "--dk"},
+                                                      {opt.dv_opt->count() > 0, "--dv"},
+                                                      {!opt.wq.empty(), "--wq"},
+                                                      {!opt.wk.empty(), "--wk"},
+                                                      {!opt.wv.empty(), "--wv"},
+                                                      {!opt.wo.empty(), "--wo"},
+                                                      {opt.out_proj, "--out-proj"},
+                                                      {opt.heads != 1, "--heads"},
+                                                      {opt.bias, "--bias"},
+                                                      {opt.init != ProjectionInit::rand, "--init"}};
+        for (const auto& [set, name] : given)
+            if (set)
+                throw UsageError(fmt::format(
+                    "--no-projection: Q = K = V = X has no projections; it cannot be combined "
+                    "with {}",
+                    name));
+        return {1, d_in, d_in, d_in, d_in, d_in, false};
+    }
     const auto H = static_cast<std::size_t>(opt.heads);
-    std::size_t dq = static_cast<std::size_t>(opt.dq), dv = static_cast<std::size_t>(opt.dv);
+    // --input rows keep their width unless told otherwise: d_q = d_v = d_in
+    const bool input = !opt.input.empty();
+    std::size_t dq = !opt.dq_opt->count() && input ? d_in : static_cast<std::size_t>(opt.dq);
+    std::size_t dv = !opt.dv_opt->count() && input ? d_in : static_cast<std::size_t>(opt.dv);
     if (!opt.dq_opt->count() && (f.q || f.k) && (f.q ? f.q : f.k)->width(H))
         dq = (f.q ? f.q : f.k)->width(H);
     if (!opt.dv_opt->count() && f.v && f.v->width(H)) dv = f.v->width(H);
@@ -100,44 +123,34 @@ Parameters<T> make_parameters(const AttendOptions& opt, const ProjectionFiles& f
         weights += runtime::checked_product({dims.heads * dims.dv, dims.d_out, 4 + sizeof(T)},
                                             "--heads/--dv");
     runtime::reserve(weights, "the weight matrices W_q, W_k, W_v, W_o");
-    gen.manual_seed(opt.seed);
+    WeightDraws draws;
+    draws.heads = dims.heads, draws.d_in = dims.d_in, draws.bias = opt.bias;
+    draws.d_query = dims.dq, draws.d_key = dims.dk, draws.d_value = dims.dv;
+    if (dims.out_proj) draws.d_out = dims.d_out;
+    draws.query = !f.q, draws.key = !f.k, draws.value = !f.v, draws.out = !f.o;
+    const DrawnWeights w = draw_attention_weights(gen, opt.seed, draws, opt.init);
+
     Parameters<T> par;
-    std::optional<xt::xtensor<T, 1>> bias;  // the bias drawn with the last weight (--bias)
-    const auto draw = [&](std::size_t rows, std::size_t cols) {
-        xt::xtensor<T, 2> out;
-        if (opt.bias && opt.init == ProjectionInit::linear) {
-            const TorchLinear<float> layer = torch_linear<float>(gen, rows, cols, true);
-            out = xt::cast<T>(xt::transpose(layer.weight));  // (rows, cols)
-            bias = xt::xtensor<T, 1>(xt::cast<T>(layer.bias));
-        } else {
-            out = xt::cast<T>(draw_projection(gen, rows, cols, opt.init));
-            if (opt.bias) {  // torch.rand(cols): the same numbers as torch.rand(1, cols)
-                const xt::xtensor<float, 2> r = torch_rand<float>(gen, 1, cols);
-                bias = xt::xtensor<T, 1>::from_shape({cols});
-                for (std::size_t j = 0; j < cols; ++j) (*bias)(j) = static_cast<T>(r(0, j));
-            }
-        }
-        return out;
+    const std::size_t H = dims.heads;
+    // head h's block of a file (heads: H, or 1 for W_o's whole matrix), else the draw, in T
+    const auto take = [](const std::optional<ProjectionFile>& file,
+                         const std::optional<xt::xtensor<float, 2>>& drawn, std::size_t h,
+                         std::size_t heads) {
+        return file ? head_block<T>(*file, h, heads) : xt::xtensor<T, 2>(xt::cast<T>(*drawn));
     };
-    const std::size_t H = dims.heads, d_in = dims.d_in;
+    const auto bias = [](const std::optional<xt::xtensor<float, 1>>& b) {
+        return b ? std::optional(xt::xtensor<T, 1>(xt::cast<T>(*b))) : std::nullopt;
+    };
     for (std::size_t h = 0; h < H; ++h) {
-        HeadWeights<T> w;
-        HeadOptions<T> b;
-        w.w_query = f.q ? head_block<T>(*f.q, h, H) : draw(d_in, dims.dq);
-        b.b_query = bias;
-        w.w_key = f.k ? head_block<T>(*f.k, h, H) : draw(d_in, dims.dk);
-        b.b_key = bias;
-        w.w_value = f.v ? head_block<T>(*f.v, h, H) : draw(d_in, dims.dv);
-        b.b_value = bias;
-        par.heads.push_back(std::move(w));
-        if (opt.bias) par.biases.push_back(std::move(b));
+        par.query.push_back(take(f.q, w.query[h], h, H));
+        par.key.push_back(take(f.k, w.key[h], h, H));
+        par.value.push_back(take(f.v, w.value[h], h, H));
+        par.b_query.push_back(bias(w.b_query[h]));
+        par.b_key.push_back(bias(w.b_key[h]));
+        par.b_value.push_back(bias(w.b_value[h]));
     }
-    if (f.o) {
-        par.w_out = head_block<T>(*f.o, 0, 1);
-    } else if (dims.out_proj) {
-        par.w_out = draw(H * dims.dv, dims.d_out);
-        par.b_out = bias;
-    }
+    if (dims.out_proj) par.w_out = take(f.o, w.out, 0, 1);
+    par.b_out = bias(w.b_out);
     return par;
 }
 
@@ -150,12 +163,10 @@ LayerWeights<T> layer_weights(const Parameters<T>& par) {
                              b ? b->data() : nullptr};
     };
     LayerWeights<T> out;
-    for (std::size_t h = 0; h < par.heads.size(); ++h) {
-        static const HeadOptions<T> none;
-        const HeadOptions<T>& bias = par.biases.empty() ? none : par.biases[h];
-        out.query.push_back(projection(par.heads[h].w_query, bias.b_query));
-        out.key.push_back(projection(par.heads[h].w_key, bias.b_key));
-        out.value.push_back(projection(par.heads[h].w_value, bias.b_value));
+    for (std::size_t h = 0; h < par.query.size(); ++h) {
+        out.query.push_back(projection(par.query[h], par.b_query[h]));
+        out.key.push_back(projection(par.key[h], par.b_key[h]));
+        out.value.push_back(projection(par.value[h], par.b_value[h]));
     }
     if (par.w_out) out.output = projection(*par.w_out, par.b_out);
     return out;

@@ -1,11 +1,20 @@
 #include "cli/position_options.hpp"
 
+#include <fmt/format.h>
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 #include "cli/enum_option.hpp"
 #include "cli/errors.hpp"
+#include "io/npy.hpp"
+#include "io/output_spec.hpp"
 
 namespace attn::cli {
 
@@ -109,6 +118,92 @@ positions::T5Buckets t5_buckets(const T5Options& opt) {
         rethrow_named(e, position_key_options());
     }
     return t;
+}
+
+namespace {
+
+const NameTable<positions::Scheme> kSchemes{{"none", positions::Scheme::none},
+                                            {"sinusoidal", positions::Scheme::sinusoidal},
+                                            {"rope", positions::Scheme::rope},
+                                            {"alibi", positions::Scheme::alibi},
+                                            {"t5", positions::Scheme::t5}};
+
+std::string shape_text(const std::vector<std::size_t>& shape) {
+    std::string s = "(";
+    for (std::size_t k = 0; k < shape.size(); ++k) s += (k ? ", " : "") + std::to_string(shape[k]);
+    return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+}  // namespace
+
+void add_attention_positions(CLI::App& g, AttentionPositions& opt) {
+    add_enum_option(g, "--scheme", opt.scheme, kSchemes,
+                    "Positions inside attention: none (the notebook), sinusoidal (X + P), rope "
+                    "(q, k rotated), alibi or t5 (score biases)");
+    g.add_option("--base", opt.base, "Base of sinusoidal's and rope's wavelengths, > 1")
+        ->capture_default_str();
+    g.add_option("--start", opt.start, "First position (sinusoidal, rope)")
+        ->check(CLI::Range(-(std::int64_t{1} << 52), std::int64_t{1} << 52))
+        ->capture_default_str();
+    add_rope_options(g, opt.rope);
+    add_t5_options(g, opt.t5, "--causal-bucket");
+    g.add_option("--bias-table", opt.bias_table,
+                 "t5: the learned biases, an .npy of shape (buckets, H)")
+        ->type_name("FILE");
+    g.add_flag("--no-scale", opt.no_scale, "Scores omega, not omega / sqrt(d_k) (T5)");
+}
+
+positions::SchemeConfig attention_scheme(const AttentionPositions& opt, std::size_t d_in,
+                                         std::size_t heads, std::size_t d_k,
+                                         const char* d_k_option) {
+    positions::SchemeConfig in;
+    in.scheme = opt.scheme;
+    in.start = opt.start;
+    in.base = opt.base;
+    // --layout, else split for rope and interleaved for sinusoidal
+    in.layout = opt.rope.layout_opt && opt.rope.layout_opt->count() ? opt.rope.layout
+                : opt.scheme == positions::Scheme::rope             ? positions::Layout::split
+                                                        : positions::Layout::interleaved;
+    in.hidden_size = d_in;
+    in.n_heads = heads;
+    if (!opt.bias_table.empty() && opt.scheme != positions::Scheme::t5)
+        throw UsageError("--bias-table: T5's bias table is read with --scheme t5 only");
+    if ((opt.scheme == positions::Scheme::sinusoidal || opt.scheme == positions::Scheme::rope) &&
+        (!std::isfinite(opt.base) || !(opt.base > 1.0)))
+        throw UsageError(fmt::format("--base: {} is not a finite number greater than 1", opt.base));
+    if (opt.scheme == positions::Scheme::rope) {
+        if (d_k % 2 != 0)
+            throw UsageError(fmt::format(
+                "{}: d_k = {} is odd; --scheme rope rotates pairs of columns and needs an even "
+                "d_k",
+                d_k_option, d_k));
+        in.rope = rope_parameters(opt.rope, d_k, opt.base, d_k_option);
+    }
+    if (opt.scheme != positions::Scheme::t5) return in;
+    in.buckets = t5_buckets(opt.t5);
+    if (opt.bias_table.empty())
+        throw UsageError(fmt::format(
+            "--bias-table: --scheme t5 needs its learned biases, an .npy of shape ({}, {}) "
+            "(buckets, heads)",
+            opt.t5.buckets, heads));
+    const auto B = static_cast<std::size_t>(opt.t5.buckets), H = heads;
+    struct stat st {};
+    const std::uint64_t most = 65536 + std::uint64_t{B} * H * 8;  // header + float64 values
+    if (!io::is_standard_stream(opt.bias_table) && ::stat(opt.bias_table.c_str(), &st) == 0 &&
+        S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > most)
+        throw UsageError(
+            fmt::format("--bias-table: {} holds {} bytes; a ({}, {}) table is at most {} bytes",
+                        opt.bias_table, st.st_size, B, H, most));
+    const io::NpyArray a =
+        naming_option("--bias-table", [&] { return io::read_npy(opt.bias_table); });
+    if (a.shape != std::vector<std::size_t>{B, H})
+        throw UsageError(
+            fmt::format("--bias-table: {} has shape {}; --buckets {} and {} head{} "
+                        "need ({}, {})",
+                        opt.bias_table, shape_text(a.shape), B, H, H > 1 ? "s" : "", B, H));
+    in.t5_table = xt::xtensor<double, 2>::from_shape({B, H});
+    std::copy(a.values.begin(), a.values.end(), in.t5_table.begin());
+    return in;
 }
 
 }  // namespace attn::cli

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "attn/positions/rope.hpp"
+#include "attn/positions/scheme.hpp"
 #include "attn/positions/t5.hpp"
 
 namespace attn::cli {
@@ -54,5 +55,26 @@ void add_t5_options(CLI::App& app, T5Options& opt, const char* causal_flag);
 
 /// The buckets; UsageError naming --buckets or --max-distance for values T5 refuses.
 positions::T5Buckets t5_buckets(const T5Options& opt);
+
+/// attend's positions inside attention: --scheme, --base, --start, rope's and T5's options,
+/// --bias-table (T5's learned biases), --no-scale.
+struct AttentionPositions {
+    positions::Scheme scheme = positions::Scheme::none;
+    double base = 10000.0;  // sinusoidal and rope
+    std::int64_t start = 0;
+    RopeOptions rope;
+    T5Options t5;
+    std::string bias_table;  // t5: (buckets, H) .npy
+    bool no_scale = false;
+};
+void add_attention_positions(CLI::App& group, AttentionPositions& opt);
+
+/// The library's scheme for a layer of H heads over rows of width d_in, queries and keys of
+/// width d_k (rope: even; an odd one names d_k_option): rope's parameters, T5's buckets and
+/// its bias table (buckets, H), read after its size and shape are checked. UsageError naming
+/// the option (--base, --bias-table, --buckets, ...).
+positions::SchemeConfig attention_scheme(const AttentionPositions& opt, std::size_t d_in,
+                                         std::size_t heads, std::size_t d_k,
+                                         const char* d_k_option);
 
 }  // namespace attn::cli

@@ -1,12 +1,18 @@
 // A subcommand's --show table, written once: each array it can print (name, shape, what it
-// is, how it is made). Help text, the accepted names and the dispatch all read it.
+// is, how it is made, what it needs of the run, whether `all` holds it). Help text, the
+// accepted names, the --show list and the dispatch all read it.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
+#include "cli/arguments.hpp"
 #include "cli/enum_option.hpp"
+#include "cli/errors.hpp"
 #include "io/matrix_stream.hpp"
 
 namespace attn::cli {
@@ -19,6 +25,19 @@ struct ShowEntry {
     std::string shape;  // e.g. "(n, d)"
     std::string help;   // one line
     std::function<io::MatrixStream(const Run&)> stream;
+    /// What the array needs of the run, bits of the subcommand's needs (ShowNeed): naming it
+    /// when the run lacks one is refused; `all` leaves it out.
+    unsigned needs = 0;
+    /// Whether `all` holds it, and then only when the run has these bits too (arrays that are
+    /// shown anyway but say something only with, e.g., a position scheme).
+    bool in_all = true;
+    unsigned all_needs = 0;
+};
+
+/// One need of the --show table, and why an array needing it cannot be shown without it.
+struct ShowNeed {
+    unsigned bit;
+    std::string reason;  // "--input rows have positions, not tokens"
 };
 
 template <class Item, class Run>
@@ -39,6 +58,38 @@ std::string show_help(const ShowTable<Item, Run>& table) {
     std::string text = "Arrays (--show):\n";
     for (const auto& e : table) text += "  " + e.name + " " + e.shape + ": " + e.help + "\n";
     return text;
+}
+
+/// A --show list ("all", "scores,weights", ...) as items in order, without repeats, for a run
+/// that has the needs `have`. UsageError naming --show for a name not in the table ("is not one
+/// of all, ...") and for an array whose need the run lacks ("--show w_out: <reason>").
+template <class Item, class Run>
+std::vector<Item> parse_show_list(const ShowTable<Item, Run>& table, std::string_view list,
+                                  unsigned have, const std::vector<ShowNeed>& needs) {
+    const auto met = [have](unsigned bits) { return (bits & ~have) == 0; };
+    std::vector<Item> show;
+    const auto add = [&show](Item item) {
+        if (std::find(show.begin(), show.end(), item) == show.end()) show.push_back(item);
+    };
+    for (const std::string& name : split_list(list)) {
+        if (name == "all") {
+            for (const auto& e : table)
+                if (e.in_all && met(e.needs | e.all_needs)) add(e.item);
+            continue;
+        }
+        const auto e =
+            std::find_if(table.begin(), table.end(), [&](const auto& e) { return e.name == name; });
+        if (e == table.end()) {
+            std::string names;
+            for (const auto& t : table) names += ", " + t.name;
+            throw UsageError("--show: '" + name + "' is not one of all" + names);
+        }
+        for (const ShowNeed& n : needs)
+            if ((e->needs & n.bit) && !(have & n.bit))
+                throw UsageError("--show " + name + ": " + n.reason);
+        add(e->item);
+    }
+    return show;
 }
 
 /// The entry of an item (the table must hold it).

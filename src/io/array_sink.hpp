@@ -35,6 +35,10 @@ struct ArrayInfo {
     std::string column_axis;                 // what the columns are, for pictures: "Key"
     std::vector<std::size_t> shape;
     Dtype dtype = Dtype::float32;
+    /// Non-empty: a 1-D array of text, shape (n,) (a sentence's tokens), which npy and npz
+    /// store as numpy's '<U' (npy_strings.hpp); it has no rows, and only those two writers
+    /// take it.
+    std::vector<std::string> text;
 
     // For the pictures (svg, heatmap); every default draws what was drawn before they existed.
     /// Rows per panel: 0 = one panel; else the rows are split into panels of that many rows

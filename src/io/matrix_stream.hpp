@@ -60,7 +60,8 @@ struct DriveOptions {
     bool compute_ahead = false;
 };
 
-/// begin(info), rows in order in blocks of options.block_rows, end() for each stream in turn.
+/// begin(info), rows in order in blocks of options.block_rows, end() for each stream in turn
+/// (a text array: begin(info), end()).
 /// The caller calls sink.finish() after the last array.
 void drive(ArraySink& sink, const MatrixStream& stream, const DriveOptions& options = {});
 void drive(ArraySink& sink, const std::vector<MatrixStream>& streams,

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "io/npy_format.hpp"
+#include "io/npy_strings.hpp"
 #include "io/output_spec.hpp"
 
 namespace attn::io {
@@ -121,7 +122,12 @@ void NpyEncoder::check_complete() const {
 }
 
 void NpyWriter::begin(const ArrayInfo& info) {
-    if (encoder_) throw OutputError(OutputError::Kind::one_array_only, "", Format::npy, 0);
+    if (encoder_ || text_) throw OutputError(OutputError::Kind::one_array_only, "", Format::npy, 0);
+    if (!info.text.empty()) {
+        text_ = true;
+        out_.write(npy_string_array(info.text));
+        return;
+    }
     encoder_.emplace(info);
     out_.write(encoder_->header());
 }
@@ -133,8 +139,8 @@ void NpyWriter::rows(std::size_t first_row, const double* values, std::size_t n_
 }
 
 void NpyWriter::end() {
-    if (!encoder_ || ended_) throw std::logic_error("npy: end() without begin()");
-    encoder_->check_complete();
+    if ((!encoder_ && !text_) || ended_) throw std::logic_error("npy: end() without begin()");
+    if (encoder_) encoder_->check_complete();
     ended_ = true;
 }
 

@@ -3,9 +3,12 @@
 #include "attn/embedding.hpp"
 
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include <doctest/doctest.h>
+
+#include <xtensor/xmanipulation.hpp>
 
 #include "attn/tokenizer.hpp"
 #include "support/reference_data.hpp"
@@ -103,4 +106,51 @@ TEST_CASE("embedding: heads draw in order, W_o last") {
     CHECK(w.out->shape(1) == 5);
     CHECK(flat(*w.out) == flat(attn::draw_projection(ref, 4, 5, attn::ProjectionInit::linear)));
     CHECK(gen.u32() == ref.u32());
+}
+
+TEST_CASE("embedding: with biases, each weight is followed by its bias (nn.Linear's order)") {
+    attn::WeightDraws draws;
+    draws.heads = 2, draws.d_in = 3, draws.d_query = 2, draws.d_key = 2, draws.d_value = 4;
+    draws.d_out = 5, draws.bias = true;
+    const auto bias_of = [](const xt::xtensor<float, 2>& row) {  // (1, d) -> d values
+        return std::vector<float>(row.begin(), row.end());
+    };
+    const auto vec = [](const std::optional<xt::xtensor<float, 1>>& b) {
+        REQUIRE(b);
+        return std::vector<float>(b->begin(), b->end());
+    };
+    SUBCASE("rand: torch.rand(d_in, d), then torch.rand(d)") {
+        attn::TorchGenerator gen(0), ref(0);
+        const auto w = attn::draw_attention_weights(gen, 5, draws, attn::ProjectionInit::rand);
+        ref.manual_seed(5);
+        for (std::size_t h = 0; h < 2; ++h) {
+            CHECK(flat(*w.query[h]) == flat(attn::torch_rand<float>(ref, 3, 2)));
+            CHECK(vec(w.b_query[h]) == bias_of(attn::torch_rand<float>(ref, 1, 2)));
+            CHECK(flat(*w.key[h]) == flat(attn::torch_rand<float>(ref, 3, 2)));
+            CHECK(vec(w.b_key[h]) == bias_of(attn::torch_rand<float>(ref, 1, 2)));
+            CHECK(flat(*w.value[h]) == flat(attn::torch_rand<float>(ref, 3, 4)));
+            CHECK(vec(w.b_value[h]) == bias_of(attn::torch_rand<float>(ref, 1, 4)));
+        }
+        CHECK(flat(*w.out) == flat(attn::torch_rand<float>(ref, 8, 5)));
+        CHECK(vec(w.b_out) == bias_of(attn::torch_rand<float>(ref, 1, 5)));
+        CHECK(gen.u32() == ref.u32());
+    }
+    SUBCASE("linear: nn.Linear(d_in, d, bias=True): its weight transposed, then its bias") {
+        attn::TorchGenerator gen(0), ref(0);
+        const auto w = attn::draw_attention_weights(gen, 5, draws, attn::ProjectionInit::linear);
+        ref.manual_seed(5);
+        const auto layer = attn::torch_linear<float>(ref, 3, 2, true);
+        const xt::xtensor<float, 2> wt = xt::transpose(layer.weight);
+        CHECK(flat(*w.query[0]) == flat(wt));
+        CHECK(vec(w.b_query[0]) == std::vector<float>(layer.bias.begin(), layer.bias.end()));
+        const float bound = static_cast<float>(1 / std::sqrt(3.0));
+        for (float b : vec(w.b_value[1])) CHECK(std::abs(b) <= bound);
+    }
+    SUBCASE("without biases, none") {
+        draws.bias = false;
+        attn::TorchGenerator gen(0);
+        const auto w = attn::draw_attention_weights(gen, 5, draws, attn::ProjectionInit::rand);
+        CHECK(!w.b_query[0]);
+        CHECK(!w.b_out);
+    }
 }

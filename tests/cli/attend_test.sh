@@ -40,10 +40,12 @@ expect_output "0,Life,0
 # Every matrix of the notebook: random draws bit-exact, derived ones within 1e-6.
 expect_status 0 "$ATTN" attend "$S" --show all,w_query,w_key,w_value -o "$WORK/nb.npz"
 py "z = np.load(W + '/nb.npz')
-assert sorted(z.files) == sorted(['vocabulary', 'tokens', 'embeddings', 'w_query', 'w_key', 'w_value',
-                                  'queries', 'keys', 'values', 'scores', 'weights', 'context']), z.files
+assert sorted(z.files) == sorted(['vocabulary', 'tokens', 'ids', 'embeddings', 'w_query', 'w_key',
+                                  'w_value', 'queries', 'keys', 'values', 'scores', 'weights',
+                                  'context']), z.files
 assert z['embeddings'].dtype == np.float32
-assert list(z['tokens'][:, 0]) == [0, 4, 5, 2, 1, 3]
+assert list(z['tokens']) == ['Life', 'is', 'short', 'eat', 'dessert', 'first'], z['tokens']
+assert z['ids'].dtype == np.int64 and list(z['ids']) == [0, 4, 5, 2, 1, 3]
 for mine, theirs in [('embeddings', 'embedded_sentence'), ('w_query', 'W_query'), ('w_key', 'W_key'),
                      ('w_value', 'W_value')]:
     bits = [int(b, 16) for b in REF[theirs]['bits']]

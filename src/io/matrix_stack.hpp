@@ -1,0 +1,48 @@
+// A stack of matrices as one MatrixStream: [b] batch elements x [H] heads of matrices whose
+// chosen rows are streamed, shape ([b,] [H,] rows, cols), with `batch` and `head` label fields
+// before the matrix's own. What attend's per-head arrays (Q, K, V, scores, weights, W) are.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "io/matrix_stream.hpp"
+
+namespace attn::io {
+
+/// "0", "1", ..., "n-1": column labels of a matrix without names.
+std::vector<std::string> index_labels(std::size_t n);
+
+/// 0, 1, ..., n-1: every row of a matrix.
+std::vector<std::size_t> every_row(std::size_t n);
+
+/// Rows [i, i + len) of matrix (b, h) of a stack, as doubles, into out (len rows).
+using StackBlock =
+    std::function<void(std::size_t b, std::size_t h, std::size_t i, std::size_t len, double* out)>;
+
+/// A label field of a matrix's row i (its index in the matrix, not in the stack).
+struct StackLabel {
+    std::string name;
+    std::function<std::string(std::size_t i)> value;
+};
+
+/// The stack: batch (0 = no batch axis) x heads (0 = no head axis) matrices, rows `rows` of
+/// each, `column_labels.size()` columns. Each run of consecutive rows of one matrix is asked
+/// of `block` at once.
+MatrixStream matrix_stack(std::string name, std::string title, std::size_t batch, std::size_t heads,
+                          std::vector<std::size_t> rows, std::vector<std::string> column_labels,
+                          std::vector<StackLabel> row_labels, StackBlock block);
+
+/// A StackBlock reading held row-major matrices: data(b, h) points at a matrix of `cols`
+/// columns, which must live while the stream does.
+template <class T>
+StackBlock held_rows(std::function<const T*(std::size_t b, std::size_t h)> data, std::size_t cols) {
+    return [data, cols](std::size_t b, std::size_t h, std::size_t i, std::size_t len, double* out) {
+        const T* m = data(b, h) + i * cols;
+        for (std::size_t k = 0; k < len * cols; ++k) out[k] = static_cast<double>(m[k]);
+    };
+}
+
+}  // namespace attn::io
