@@ -6,16 +6,19 @@ folder: tests/data/models/induction/{config.json, model.safetensors, vocab.json,
 README.md}.
 
 Run with Debian's PyTorch, one thread: /usr/bin/python3 tests/data/models/train_induction.py
-Task: <|endoftext|> r s s, r a random prefix of R tokens (0 to 8), s a random string of L tokens
-(6 to 16) over 62 letters and digits, R and L drawn per batch (so no absolute position tells
-where the copy is). Each token after the second of r s is, with probability 1/4, pi(the token two
-back) for a fixed random permutation pi (a reason to look one token back), else uniform. In the
-second copy the next token is predictable by finding the current token's earlier occurrence and
-copying what followed it. Objective: next-token loss on every position plus the loss on the
-second copy counted twice more. The MLPs start at zero and so stay zero (an attention-only model in GPT-2's layout).
+Task: <|endoftext|> s s, s a random string of L distinct letters (a-z), L from 8 to 16 drawn per
+batch (so no absolute position tells where the copy starts). In the second copy the next token
+is found by looking up the current token's earlier occurrence and copying what followed it (a
+previous-token head in layer 0 writing each position's preceding token into it, and an induction
+head in layer 1 matching the current token against that). Objective: next-token loss on the
+last L targets (the second copy; the first copy is unpredictable and its uniform targets only
+add noise); Adam, learning rate 1e-3. The MLPs start at zero and so stay zero (an
+attention-only model in GPT-2's layout). What did not form within 2500-4000 steps here: heads
+of 16 dimensions (width 64) over 62 letters and digits, and the loss on every position with
+letters drawn with repeats (the model then predicts the copy by spreading its attention, 63%).
 The saved checkpoint is reloaded from the file and run by hf_reference.gpt2 (the forward the
-reference values use) on unstructured held-out sequences to find the heads; the script exits 1
-unless both are found.
+reference values use) on held-out sequences to find the heads; the script prints their scores
+and exits 1 unless both are found.
 """
 import json
 import math
@@ -32,36 +35,25 @@ import hf_reference  # noqa: E402
 import safetensors_numpy  # noqa: E402
 
 SEED = 21
-STEPS = 6000  # at most: training stops once the loss on unstructured second copies < STOP_LOSS
-STOP_LOSS = 0.5
+STEPS = 4000  # at most: training stops once the second copy's loss < STOP_LOSS
+STOP_LOSS = 0.02
 BATCH = 32
-LR = 3e-3
-D, HEADS, LAYERS, POSITIONS = 64, 4, 2, 64
-CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-EOT = len(CHARS) + 1  # ids: 0..61 the characters, 62 "Ġ" (a space), 63 <|endoftext|>
+LR = 1e-3
+D, HEADS, LAYERS, POSITIONS = 128, 4, 2, 64
+SHORTEST, LONGEST = 8, 16
+CHARS = "abcdefghijklmnopqrstuvwxyz"
+SPACE, EOT = len(CHARS), len(CHARS) + 1  # ids: 0..25 the letters, 26 "Ġ" (a space), 27 <|endoftext|>
 VOCAB = len(CHARS) + 2
 OUT = os.path.join(HERE, "induction")
 
 
-def skip_rule(seed):
-    """A fixed random permutation pi of the 62 characters."""
-    return torch.randperm(len(CHARS), generator=torch.Generator().manual_seed(seed))
-
-
-def batch(g, size, pi=None):
-    """(size, 1 + R + 2L) ids: <|endoftext|> r s s, r a random prefix of R tokens (R from 0 to
-    8) and s a random string of L tokens (L from 6 to 16), R and L drawn once per batch. With pi,
-    each token after the second of r s is pi(the token two back) with probability 1/4, else
-    uniform. Returns (ids, R, L)."""
-    prefix = int(torch.randint(0, 9, (1,), generator=g))
-    length = int(torch.randint(6, 17, (1,), generator=g))
-    s = torch.randint(0, len(CHARS), (size, prefix + length), generator=g)
-    if pi is not None:
-        follow = torch.rand(s.shape, generator=g) < 0.25
-        for k in range(2, prefix + length):
-            s[:, k] = torch.where(follow[:, k], pi[s[:, k - 2]], s[:, k])
-    ids = torch.cat([torch.full((size, 1), EOT), s, s[:, prefix:]], dim=1)
-    return ids, prefix, length
+def batch(g, size):
+    """(size, 1 + 2L) ids: <|endoftext|> s s, s a random string of L distinct letters, L drawn
+    from SHORTEST..LONGEST once per batch (so no absolute position tells where the copy
+    starts). Returns (ids, L)."""
+    length = int(torch.randint(SHORTEST, LONGEST + 1, (1,), generator=g))
+    s = torch.rand((size, len(CHARS)), generator=g).argsort(dim=1)[:, :length]
+    return torch.cat([torch.full((size, 1), EOT), s, s], dim=1), length
 
 
 class Model(torch.nn.Module):
@@ -117,34 +109,29 @@ class Model(torch.nn.Module):
 def train():
     torch.manual_seed(SEED)
     g = torch.Generator().manual_seed(SEED)
-    pi = skip_rule(SEED)
     model = Model()
-    opt = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=0.01)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / 100))
+    opt = torch.optim.Adam(model.parameters(), lr=LR)
     log = []
     start = time.time()
     for step in range(STEPS):
-        ids, _, length = batch(g, BATCH, pi)
-        logits = model(ids[:, :-1])
-        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, VOCAB), ids[:, 1:].reshape(-1))
-        second = torch.nn.functional.cross_entropy(
-            logits[:, -(length - 1):].reshape(-1, VOCAB), ids[:, -(length - 1):].reshape(-1))
-        objective = loss + 2 * second  # the second copy counts three times
+        ids, length = batch(g, BATCH)
+        logits = model(ids[:, :-1])  # (B, 2L, V): position t predicts ids[t + 1]
+        # the last L targets: the second copy, the only tokens predictable from the context
+        loss = torch.nn.functional.cross_entropy(logits[:, -length:].reshape(-1, VOCAB),
+                                                 ids[:, -length:].reshape(-1))
         opt.zero_grad()
-        objective.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        loss.backward()
         opt.step()
-        sched.step()
-        if step % 250 == 0 or step == STEPS - 1:
-            with torch.no_grad():  # induction alone: the second copy of unstructured strings
-                probe, _, probe_length = batch(g, 64)
-                held = torch.nn.functional.cross_entropy(
+        if step % 100 == 0 or step == STEPS - 1:
+            with torch.no_grad():  # the second copy's tokens after its first: predictable by induction
+                probe, probe_length = batch(g, 64)
+                second = torch.nn.functional.cross_entropy(
                     model(probe[:, :-1])[:, -(probe_length - 1):].reshape(-1, VOCAB),
                     probe[:, -(probe_length - 1):].reshape(-1))
-            log.append((step, float(loss), float(second), float(held)))
+            log.append((step, float(loss), float(second)))
             print(f"step {step:4d}  loss {float(loss):.3f}  on the second copy {float(second):.3f}  "
-                  f"unstructured {float(held):.3f}  {time.time() - start:.0f} s", flush=True)
-            if held < STOP_LOSS:
+                  f"{time.time() - start:.0f} s", flush=True)
+            if second < STOP_LOSS:
                 break
     return model, log, time.time() - start
 
@@ -170,7 +157,7 @@ def save(model):
         f.write("\n")
     # GPT-2's byte-level BPE files with no merges: every character is its own token
     vocab = {c: i for i, c in enumerate(CHARS)}
-    vocab["\u0120"] = len(CHARS)  # "Ġ", the byte-level spelling of a space
+    vocab["\u0120"] = SPACE  # "Ġ", the byte-level spelling of a space
     vocab["<|endoftext|>"] = EOT
     with open(os.path.join(OUT, "vocab.json"), "w") as f:
         json.dump(vocab, f, ensure_ascii=False)
@@ -192,7 +179,7 @@ def find_heads(cfg):
     correct, total = 0, 0
     trials = 20
     for _ in range(trials):
-        ids, _, length = batch(g, 1)
+        ids, length = batch(g, 1)
         ids = ids[0]
         n = len(ids)
         copy = n - length  # where the second copy starts
@@ -227,42 +214,43 @@ def main():
 
 
 def write_note(log, seconds, prev, induction, accuracy, p_head, i_head):
-    rows = "\n".join(f"| {s} | {a:.3f} | {b:.3f} | {c:.3f} |" for s, a, b, c in log)
+    rows = "\n".join(f"| {s} | {a:.3f} | {b:.3f} |" for s, a, b in log)
     fmt = lambda a: ", ".join(f"{v:.3f}" for v in a)
+    verdict = lambda score, name, kind: (f"**{name}** is the {kind} head." if score > 0.5 else
+                                         f"No {kind} head: the model predicts the copy without one.")
     text = f"""# induction/: a tiny GPT-2 trained on repeated random sequences
 
-A Hugging Face `gpt2` folder (2 layers, 4 heads of 16, width {D}, {POSITIONS} positions,
-vocabulary of {VOCAB}: the 62 letters and digits `a`-`z`, `A`-`Z`, `0`-`9` (ids 0-61), `Ġ` (62,
-a space) and `<|endoftext|>` ({EOT})). `vocab.json` with an empty `merges.txt` makes every
-character its own token. F32 weights, Conv1D weights stored (in, out), tied head.
+A Hugging Face `gpt2` folder (2 layers, 4 heads of {D // HEADS}, width {D}, {POSITIONS} positions,
+vocabulary of {VOCAB}: the letters `a`-`z` (ids 0-{len(CHARS) - 1}), `Ġ` ({SPACE}, a space) and
+`<|endoftext|>` ({EOT})). `vocab.json` with an empty `merges.txt` makes every letter its own
+token. F32 weights, Conv1D weights stored (in, out), tied head.
 
 Made by `train_induction.py` (`/usr/bin/python3 tests/data/models/train_induction.py`; PyTorch
 {torch.__version__}, one thread, seed {SEED}; its docstring gives the task). `wpe` starts at
 0.1 x the sinusoidal table, the other weights at N(0, 0.02), biases at 0, norm weights at 1; the
 MLP weights start at 0 and stay 0 (their gradients are 0): an attention-only model in GPT-2's
-layout. AdamW, learning rate {LR} after 100 warm-up steps, weight decay 0.01, gradients clipped
-to norm 1, batches of {BATCH}, stopped at step {log[-1][0]} (at most {STEPS}; earlier once the
-loss on unstructured second copies is below {STOP_LOSS}). It took {seconds:.0f} s on a shared
-2-core machine.
+layout. Adam, learning rate {LR}, batches of {BATCH}, stopped at step {log[-1][0]} (at most
+{STEPS}; earlier once the loss on the second copy is below {STOP_LOSS}). It took {seconds:.0f} s
+on a shared, heavily loaded 2-core machine.
 
-| step | loss (nats) | on the second copy | on the second copy of unstructured strings (ln 62 = 4.127 by chance) |
-|---|---|---|---|
+| step | loss (nats; ln {len(CHARS)} = {math.log(len(CHARS)):.3f} by chance) | on the second copy |
+|---|---|---|
 {rows}
 
 The second copy is predictable only by induction: the reloaded checkpoint, run by
 `hf_reference.gpt2`, predicts {100 * accuracy:.1f}% of its tokens (20 held-out sequences, seed
-{SEED + 1}; chance is 1.6%).
+{SEED + 1}; chance is {100 / len(CHARS):.1f}%).
 
-Heads found on those sequences (mean attention weights):
+Head scores on those sequences (mean attention weights; a head is called found above 0.5):
 - previous-token score, mean over queries i >= 1 of w[i, i-1], layer 0 heads 0-3:
-  {fmt(prev[0])}. **Layer 0 head {p_head}** is the previous-token head.
+  {fmt(prev[0])}. {verdict(prev[0, p_head], f"Layer 0 head {p_head}", "previous-token")}
 - induction score, mean over the second copy's queries i of w[i, i - L + 1] (the token after
   the current token's first occurrence), layer 1 heads 0-3: {fmt(induction[1])}.
-  **Layer 1 head {i_head}** is the induction head.
+  {verdict(induction[1, i_head], f"Layer 1 head {i_head}", "induction")}
 - for comparison, layer 1's previous-token scores: {fmt(prev[1])}; layer 0's induction
   scores: {fmt(induction[0])}.
 
-Try: `attn attend --model tests/data/models/induction "<|endoftext|>q7Kd2Xm9q7Kd2Xm9"`.
+Try: `attn attend --model tests/data/models/induction "<|endoftext|>kdqzmwhbnvxrkdqzmwhbnvxr"`.
 """
     with open(os.path.join(OUT, "README.md"), "w") as f:
         f.write(text)
