@@ -186,7 +186,11 @@ enum class Show {
     w_query,
     w_key,
     w_value,
-    w_out
+    w_out,
+    head_stats,  // the summaries (attend_summaries.hpp)
+    offsets,
+    mean_weights,
+    rollout
 };
 
 /// Everything computed for one sequence (a sentence, or the --input rows), per batch element.

@@ -16,6 +16,7 @@
 
 #include "attn/attention/memory_plan.hpp"
 #include "cli/arguments.hpp"
+#include "cli/attend_summaries.hpp"
 #include "cli/enum_option.hpp"
 #include "cli/errors.hpp"
 #include "io/matrix_stack.hpp"
@@ -301,7 +302,7 @@ template <class T>
 const ShowTable<Show, SentenceArrays<T>>& attend_show_table() {
     using A = const SentenceArrays<T>&;
     using namespace need;
-    static const ShowTable<Show, SentenceArrays<T>> table{
+    static const ShowTable<Show, SentenceArrays<T>> table = with_summaries<T>({
         {Show::vocabulary, "vocabulary", "(V, 1)", "sorted unique tokens and their ids",
          [](A a) { return ids_stream(a, Show::vocabulary); }, tokens},
         {Show::tokens, "tokens", "(n, 1)",
@@ -343,7 +344,7 @@ const ShowTable<Show, SentenceArrays<T>>& attend_show_table() {
          [](A a) { return weight_stream(a, 2); }, projections, false},
         {Show::w_out, "w_out", "(H d_v, d_out)", "W_o (--out-proj or --wo)",
          [](A a) { return w_out_stream(a); }, out_proj, false},
-    };
+    });
     return table;
 }
 

@@ -63,6 +63,7 @@ io::ArrayInfo per_head_info(model::ModelRun<T>& run, std::string name, std::stri
     info.column_labels = indices(columns);
     info.row_axis = "query";
     info.panel_rows = n;
+    info.panel_columns = L > 1 ? H : 0;  // the model view: one row of head panels per layer
     for (const std::size_t l : *layers)
         for (const std::size_t h : *heads)
             info.panel_titles.push_back(fmt::format("layer {}, head {}", l, h));
@@ -269,6 +270,18 @@ io::MatrixStream id_stream(const std::vector<std::int64_t>& ids,
     return s;
 }
 
+/// svg: head_stats drawn as mean distance against entropy, one point per head, the heads that
+/// look one token back marked.
+io::ArrayInfo::Scatter head_stats_scatter() {
+    return {"distance",
+            "entropy",
+            "mean distance sum_j w_ij |i - j| (tokens)",
+            "entropy (nats)",
+            {"layer", "head"},
+            "previous",
+            "weight on the previous token > 0.5"};
+}
+
 /// head_stats (a table), offsets (layers x heads x 2n-1), mean_weights (layers x n x n),
 /// rollout (n x n): model::AttentionSummaries, reduced during the first pass.
 template <class T>
@@ -300,10 +313,12 @@ io::MatrixStream summary_stream(model::ModelRun<T>& run, const std::string& name
                      return fmt::format("{}", sums()->head_stats()[r].*f);
                  },
                  [sums, f = field](std::size_t r) { return sums()->head_stats()[r].*f; }});
-        return io::table_stream("head_stats",
-                                "per layer and head: entropy (nats), mean distance, "
-                                "weight on the first, previous and own position",
-                                L * H, std::move(cols), binary);
+        io::MatrixStream t = io::table_stream("head_stats",
+                                              "per layer and head: entropy (nats), mean distance, "
+                                              "weight on the first, previous and own position",
+                                              L * H, std::move(cols), binary);
+        t.info.scatter = head_stats_scatter();
+        return t;
     }
     io::MatrixStream s;
     s.info.name = name;
@@ -320,6 +335,9 @@ io::MatrixStream summary_stream(model::ModelRun<T>& run, const std::string& name
             s.info.column_labels.push_back(
                 std::to_string(static_cast<long long>(o) - static_cast<long long>(n - 1)));
         pick = [](const model::AttentionSummaries& a) { return &a.offsets(); };
+        s.info.row_curves = true;  // svg: one curve per head
+        s.info.column_axis = "offset j - i (key minus query)";
+        s.info.value_axis = "mean weight";
     } else if (name == "mean_weights") {
         s.info.title = "attention weights, mean over the selected heads";
         s.info.shape = {L, n, n};
@@ -387,6 +405,7 @@ std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::Mo
                                             const Spelling& spell, const io::OutputSpec& spec) {
     const bool binary = spec.format == io::Format::npy || spec.format == io::Format::npz;
     const NextTop<T> next(run);
+    const bool picture = spec.format == io::Format::svg || spec.format == io::Format::png;
     std::vector<io::MatrixStream> out;
     for (const std::string& name : arrays.names) {
         io::MatrixStream s = name == "tokens"      ? id_stream(ids, tokens, true, binary)
@@ -397,7 +416,7 @@ std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::Mo
                              : name == "hidden"    ? hidden_stream(run)
                              : name == "positions" ? positions_stream(run)
                              : name == "next"      ? next_stream(next, binary, spell)
-                                                   : summary_stream(run, name, binary);
+                                                   : summary_stream(run, name, binary || picture);
         if (s.info.dtype != io::Dtype::int64 && name != "next" && name != "head_stats")
             s.info.dtype = spec.dtype;
         out.push_back(std::move(s));

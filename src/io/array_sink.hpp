@@ -49,6 +49,9 @@ struct ArrayInfo {
     /// Rows per panel: 0 = one panel; else the rows are split into panels of that many rows
     /// (one per head, one per sequence), drawn in a grid with one shared colour bar.
     std::size_t panel_rows = 0;
+    /// Panels per row of the grid: 0 = about sqrt(panels). The model view (layers x heads)
+    /// sets the heads, so that each layer is one row of panels.
+    std::size_t panel_columns = 0;
     /// One title per panel ("head 0", ...); missing ones are "panel k".
     std::vector<std::string> panel_titles;
     /// The colour bar's range: {0, 1} for attention weights, whatever the data's range.
@@ -81,6 +84,17 @@ struct ArrayInfo {
         double scale = 0;
     };
     std::optional<Noise> noise;
+    /// svg: one point per row (svg_points.hpp) at the columns named x and y, labelled by the
+    /// columns named in `label`; rows whose column `mark` is above `above` are marked.
+    struct Scatter {
+        std::string x, y, x_axis, y_axis;
+        std::vector<std::string> label;
+        std::string mark, mark_legend;
+        double above = 0.5;
+    };
+    std::optional<Scatter> scatter;
+    /// svg: each row a curve over the columns, their labels read as numbers (offsets).
+    bool row_curves = false;
 
     std::size_t columns() const { return shape.empty() ? 1 : shape.back(); }
     std::size_t rows() const {

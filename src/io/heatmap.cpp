@@ -125,19 +125,24 @@ void HeatmapWriter::begin(const ArrayInfo& info) {
     // Panels side by side, two spaces apart, as many as fit the width.
     const std::size_t panel_w = label_width_ + 1 + grid_cols * cell_width_;
     across_ = std::clamp<std::size_t>((style_.width + 2) / (panel_w + 2), 1, panels);
+    const std::size_t layer_w = panels > 1 ? info_.panel_columns : 0;
+    if (layer_w > 0)  // the largest divisor of a layer's heads that fits: 12 -> 12, 6, 4, ...
+        for (across_ = std::min(across_, layer_w); layer_w % across_ != 0;) --across_;
     const std::size_t bands = ceil_div(panels, across_);
+    const std::size_t fitted = layer_w > 0 ? 1 : bands;  // the bands that share the height
     // Lines for each panel's cells: the height less the title, scale and note lines and,
     // per band of panels, the column labels (and the panels' titles).
-    const std::size_t fixed = 3 + bands * (panels > 1 ? 2 : 1);
+    const std::size_t fixed = 3 + fitted * (panels > 1 ? 2 : 1);
     const std::size_t lines =
         style_.height == 0
             ? 0
             : std::max<std::size_t>(
-                  1, (style_.height > fixed + 1 ? style_.height - fixed : 1) / bands);
+                  1, (style_.height > fixed + 1 ? style_.height - fixed : 1) / fitted);
     // Colour shows two rows per line (half blocks) only where one per line does not fit.
     rows_per_line_ = color && lines != 0 && tallest > lines ? 2 : 1;
     const std::size_t max_rows =
-        lines == 0 ? std::max<std::size_t>(std::min(tallest, kMaxHeatmapRows / panels), 1)
+        lines == 0 ? std::max<std::size_t>(
+                         std::min(tallest, kMaxHeatmapRows / (layer_w > 0 ? bands : panels)), 1)
                    : lines * rows_per_line_;
     grid_ = PanelAverage(n, d, panel_rows, max_rows, room_x, info_.masked);
 }

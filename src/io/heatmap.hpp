@@ -14,7 +14,10 @@
 // averaging blocks of cells; a column is 1 to (longest column label + 1) characters wide.
 // Memory is the grid's, whatever the number of rows.
 // Panels (ArrayInfo::panel_rows: a head, a sequence) are drawn side by side, each under its
-// title, as many as fit the width, with one colour scale. Masked cells are grey ('/'
+// title, as many as fit the width, with one colour scale. With ArrayInfo::panel_columns (the
+// model view: a layer's heads), a band holds one layer's heads (or an equal share of them,
+// when they do not fit the width), and the height is fitted by one band: the layers follow
+// one another like pages. Masked cells are grey ('/'
 // without colour), with "masked" after the scale. ArrayInfo::value_range fixes the scale.
 // Several arrays are printed one after another, a blank line between them. With panels, a row
 // label field that is the same in every row of each panel (the head) is left out of the row
@@ -34,8 +37,8 @@
 
 namespace attn::io {
 
-constexpr std::size_t kMaxHeatmapRows = 2000;  // grid rows of all panels when height is 0
-constexpr std::size_t kMaxHeatmapPanels = 64;  // more are drawn as one panel
+constexpr std::size_t kMaxHeatmapRows = 2000;    // grid rows of all panels when height is 0
+constexpr std::size_t kMaxHeatmapPanels = 1024;  // more are drawn as one panel
 
 class HeatmapWriter : public ArraySink {
   public:

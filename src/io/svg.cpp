@@ -13,6 +13,7 @@
 #include "io/output_spec.hpp"
 #include "io/picture_scale.hpp"
 #include "io/svg_draw.hpp"
+#include "io/svg_points.hpp"
 
 namespace attn::io {
 
@@ -91,6 +92,15 @@ void SvgWriter::begin(const ArrayInfo& info) {
     if (n == 0 || d == 0)
         throw std::invalid_argument(
             fmt::format("svg: {} has no values ({} x {}): nothing to draw", info_.name, n, d));
+    if (info_.scatter || info_.row_curves) {
+        const std::size_t cap = info_.scatter ? kMaxSvgPoints * d : kMaxSvgCells;
+        if (n * d > cap)
+            throw std::invalid_argument(
+                fmt::format("svg: {} has {} x {} values, more than the {} a {} draws", info_.name,
+                            n, d, cap, info_.scatter ? "scatter" : "plot of curves"));
+        held_.reserve(n * d);
+        return;
+    }
     if (style_.plot == Plot::lines) {
         std::size_t curves = d - (info_.x_column && *info_.x_column < d ? 1 : 0);
         for (const std::size_t j : info_.index_columns) curves -= j < d && j != info_.x_column;
@@ -110,12 +120,19 @@ void SvgWriter::begin(const ArrayInfo& info) {
 }
 
 void SvgWriter::rows(std::size_t first_row, const double* values, std::size_t n_rows) {
+    if (info_.scatter || info_.row_curves) {
+        held_.insert(held_.end(), values, values + n_rows * info_.columns());
+        return;
+    }
     grid_.add(first_row, values, n_rows, info_.dtype == Dtype::float32);
 }
 
 void SvgWriter::end() {
     const FontScale font(style_.font_scale);
-    std::string svg = style_.plot == Plot::lines ? lines() : heatmap();
+    std::string svg = info_.scatter                ? svg_scatter(info_, held_, title())
+                      : info_.row_curves           ? svg_row_curves(info_, held_, title())
+                      : style_.plot == Plot::lines ? lines()
+                                                   : heatmap();
     if (style_.size) {
         // The <svg> element's width and height become the size asked for; its viewBox keeps
         // the layout's coordinates, so the drawing scales to fit, centred.
@@ -143,6 +160,7 @@ std::string SvgWriter::title() const {
         t = fmt::format("{} ({}, {})", info_.title.empty() ? info_.name : info_.title, shape,
                         dtype_name(info_.dtype));
     }
+    if (info_.scatter || info_.row_curves) return t;  // drawn whole
     const BlockAverage& g = grid_.panel(0);
     if (g.averaged())
         t += style_.plot == Plot::lines
@@ -161,19 +179,24 @@ std::string SvgWriter::heatmap() const {
     const Colormap cmap = style_.cmap.value_or(default_colormap(lo, hi));
     const auto [bar_lo, bar_hi] = colormap_range(cmap, lo, hi);
     const bool masks = grid_.any_masked();
-    const bool annotate = style_.annotate == Annotate::always ||
-                          (style_.annotate == Annotate::auto_ && !g0.averaged() &&
-                           R <= kMaxAnnotatedSide && C <= kMaxAnnotatedSide);
+    const bool annotate =
+        style_.annotate == Annotate::always ||
+        (style_.annotate == Annotate::auto_ && !g0.averaged() && R <= kMaxAnnotatedSide &&
+         C <= kMaxAnnotatedSide && info_.panel_columns == 0);  // the model view: too many to read
 
     // Panels in a grid of G columns, G about sqrt(P): 2 -> 2 x 1, 4 -> 2 x 2,
-    // 6 -> 3 x 2.
-    const auto G = static_cast<std::size_t>(std::ceil(std::sqrt(double(P)) - 1e-9));
+    // 6 -> 3 x 2; or G = panel_columns (the model view: a row per layer).
+    const std::size_t columns = info_.panel_columns;
+    const auto G = P > 1 && columns > 0
+                       ? std::min(columns, P)
+                       : static_cast<std::size_t>(std::ceil(std::sqrt(double(P)) - 1e-9));
+    const double plot_w = P > 1 && columns > 0 ? std::max(560.0, kMinGridPanel * double(G)) : 560;
 
-    // Cell sizes: the plot is at most 560 x 560 (shared by the panels across), a cell at most
+    // Cell sizes: the plot is at most plot_w x plot_w (shared by the panels across), a cell at most
     // 28 x 28, annotated cells large enough for their text (10 px digits ~6.4 px wide).
     // Rounded down to 1/100 so that the cells' transform (2 decimals) is exact.
     auto cell = [&](std::size_t k) {
-        return std::floor(std::min(28.0, 560.0 / double(G) / double(std::max<std::size_t>(k, 1))) *
+        return std::floor(std::min(28.0, plot_w / double(G) / double(std::max<std::size_t>(k, 1))) *
                           100) /
                100;
     };

@@ -3,8 +3,9 @@
 //            axes, tick labels (row and column labels), a colour bar with the value range,
 //            and a title with the array's title and shape. With ArrayInfo::panel_rows, one
 //            titled panel per block of rows (a head, a sequence) in a grid of about
-//            sqrt(panels) columns, one colour bar for all. Masked cells are grey and
-//            hatched (legend "masked"); small panels carry each cell's value (annotate).
+//            sqrt(panels) columns (ArrayInfo::panel_columns: one row of heads per layer,
+//            each panel at least kMinGridPanel wide), one colour bar for all. Masked cells are grey
+//            and hatched (legend "masked"); small panels carry each cell's value (annotate).
 //   lines:   each column a curve over the rows (or over ArrayInfo::x_column), with a legend
 //            "Col <label>" (d2l's plot) or the column's name; at most kMaxSvgLines curves;
 //            log axes and marked x values on request.
@@ -16,6 +17,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "io/array_sink.hpp"
 #include "io/block_average.hpp"
@@ -27,7 +29,8 @@ namespace attn::io {
 constexpr std::size_t kMaxSvgCells = 200'000;
 constexpr std::size_t kMaxSvgPoints = 2'000;
 constexpr std::size_t kMaxSvgLines = 32;
-constexpr std::size_t kMaxSvgPanels = 64;      // more are drawn as one panel
+constexpr std::size_t kMaxSvgPanels = 1024;    // more are drawn as one panel (32 x 32 heads)
+constexpr double kMinGridPanel = 96;           // px, with panel_columns: 12 x 12 readable
 constexpr std::size_t kMaxAnnotatedSide = 20;  // annotate auto_: panels up to 20 x 20
 
 /// The grid an svg heatmap of a (rows x cols) array draws: at most max_cells cells.
@@ -57,6 +60,7 @@ class SvgWriter : public ArraySink {
     ArrayInfo info_;
     bool started_ = false;
     PanelAverage grid_;
+    std::vector<double> held_;  // the rows of a scatter or of row curves (svg_points.hpp)
 };
 
 /// text with & < > " ' escaped for XML.

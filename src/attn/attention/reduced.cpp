@@ -98,9 +98,13 @@ AttentionResult<T> reduced_attention(const xt::xtensor<T, 2>& Q, const xt::xtens
                 r.scaled(i, j) =
                     fl(dtype, r.scaled(i, j) + fl(dtype, -slope * T(i > j ? i - j : j - i)));
     }
-    if (score.bias.add) {
+    if (score.bias.add || score.bias.relative) {
         xt::xtensor<T, 2> bias = xt::zeros<T>({q, k});  // the table's bias (q, k), then fl_D
-        score.bias.add(0, 0, q, k, bias.data(), k);
+        if (score.bias.add) score.bias.add(0, 0, q, k, bias.data(), k);
+        if (score.bias.relative)  // relative[j - i], e.g. T5's bucket table of this head
+            for (std::size_t i = 0; i < q; ++i)
+                for (std::size_t j = 0; j < k; ++j)
+                    bias(i, j) += score.bias.relative[std::ptrdiff_t(j) - std::ptrdiff_t(i)];
         round_matrix(dtype, bias);
         for (std::size_t e = 0; e < q * k; ++e)
             r.scaled.data()[e] = fl(dtype, r.scaled.data()[e] + bias.data()[e]);
