@@ -96,7 +96,7 @@ io::MatrixStream ids_stream(const SentenceArrays<T>& a, Show item) {
     e.info.dtype = io::Dtype::int64;
     if (a.binary && !vocab) {
         e.info.shape = {v->size()};
-        if (item == Show::tokens) e.info.text = *v;
+        if (item == Show::tokens) e.info.strings = [v] { return *v; };  // numpy <U
         e.info.column_labels = io::index_labels(v->size());
         e.produce = [ids](std::size_t, std::size_t, double* out) {
             std::transform(ids->begin(), ids->end(), out,

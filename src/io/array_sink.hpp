@@ -35,10 +35,6 @@ struct ArrayInfo {
     std::string column_axis;                 // what the columns are, for pictures: "Key"
     std::vector<std::size_t> shape;
     Dtype dtype = Dtype::float32;
-    /// Non-empty: a 1-D array of text, shape (n,) (a sentence's tokens), which npy and npz
-    /// store as numpy's '<U' (npy_strings.hpp); it has no rows, and only those two writers
-    /// take it.
-    std::vector<std::string> text;
     /// A 1-D array of text (shape (n), e.g. tokens): npy and npz store the n strings this
     /// returns (called once, when the array begins) as numpy's '<U' (npy_strings.hpp) in place
     /// of the values, which they then ignore; text formats write the rows and labels as for

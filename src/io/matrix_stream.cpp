@@ -118,11 +118,6 @@ MatrixStream concatenate(std::vector<MatrixStream> parts, std::string part_label
 
 void drive(ArraySink& sink, const MatrixStream& stream, const DriveOptions& options) {
     const ArrayInfo& info = stream.info;
-    if (!info.text.empty()) {  // a text array is written whole at begin()
-        sink.begin(info);
-        sink.end();
-        return;
-    }
     const std::size_t total = info.rows(), columns = info.columns();
     const std::size_t block = std::max<std::size_t>(options.block_rows, 1);
     sink.begin(info);

@@ -134,12 +134,7 @@ void NpyEncoder::check_complete() const {
 }
 
 void NpyWriter::begin(const ArrayInfo& info) {
-    if (encoder_ || text_) throw OutputError(OutputError::Kind::one_array_only, "", Format::npy, 0);
-    if (!info.text.empty()) {
-        text_ = true;
-        out_.write(npy_string_array(info.text));
-        return;
-    }
+    if (encoder_) throw OutputError(OutputError::Kind::one_array_only, "", Format::npy, 0);
     encoder_.emplace(info);
     out_.write(encoder_->header());
 }
@@ -151,8 +146,8 @@ void NpyWriter::rows(std::size_t first_row, const double* values, std::size_t n_
 }
 
 void NpyWriter::end() {
-    if ((!encoder_ && !text_) || ended_) throw std::logic_error("npy: end() without begin()");
-    if (encoder_) encoder_->check_complete();
+    if (!encoder_ || ended_) throw std::logic_error("npy: end() without begin()");
+    encoder_->check_complete();
     ended_ = true;
 }
 

@@ -80,7 +80,6 @@ class NpyWriter : public ArraySink {
   private:
     OutputFile& out_;
     std::optional<NpyEncoder> encoder_;  // set by the first (and only) begin()
-    bool text_ = false;                  // the array is text, written whole by begin()
     bool ended_ = false;
 };
 

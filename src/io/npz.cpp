@@ -25,12 +25,7 @@ void NpzWriter::write(const char* data, std::size_t size) {
 
 void NpzWriter::begin(const ArrayInfo& info) {
     if (finished_) throw std::logic_error("npz: begin() after finish()");
-    if (encoder_ || text_) throw std::logic_error("npz: begin() before the previous array's end()");
-    if (!info.text.empty()) {
-        add(info.name, npy_string_array(info.text));
-        text_ = true;
-        return;
-    }
+    if (encoder_) throw std::logic_error("npz: begin() before the previous array's end()");
     if (info.name.empty()) throw std::invalid_argument("npz: every array needs a name");
     const std::string member = info.name + ".npy";
     if (names_.count(member))
@@ -54,10 +49,6 @@ void NpzWriter::rows(std::size_t first_row, const double* values, std::size_t n_
 }
 
 void NpzWriter::end() {
-    if (text_) {
-        text_ = false;
-        return;
-    }
     if (!encoder_) throw std::logic_error("npz: end() without begin()");
     encoder_->check_complete();
     encoder_.reset();

@@ -45,7 +45,6 @@ class NpzWriter : public ArraySink {
     std::vector<ZipMember> members_;
     std::set<std::string> names_;
     std::optional<NpyEncoder> encoder_;  // the member being written
-    bool text_ = false;                  // a text member, written whole by begin()
     Crc32 crc_;
     std::uint64_t size_ = 0;
     bool finished_ = false;

@@ -1,4 +1,4 @@
-// A text array (ArrayInfo::text) driven into the npy and npz writers: numpy's '<U' bytes of
+// A text array (ArrayInfo::strings) driven into the npy and npz writers: numpy's '<U' bytes of
 // npy_strings, between numeric arrays, read back by numpy.load without allow_pickle.
 #include <doctest/doctest.h>
 
@@ -25,9 +25,9 @@ attn::io::MatrixStream text_stream() {
     attn::io::MatrixStream s;
     s.info.name = "tokens";
     s.info.shape = {kTokens.size()};
-    s.info.text = kTokens;
-    s.produce = [](std::size_t, std::size_t, double*) {
-        throw std::logic_error("a text array has no rows to produce");
+    s.info.strings = [] { return kTokens; };
+    s.produce = [](std::size_t, std::size_t, double* out) {  // the ids, which npy does not store
+        for (std::size_t i = 0; i < kTokens.size(); ++i) out[i] = double(i);
     };
     return s;
 }
