@@ -6,6 +6,7 @@
 #include "cli/arguments.hpp"
 #include "cli/enum_option.hpp"
 #include "cli/errors.hpp"
+#include "runtime/heap.hpp"
 #include "runtime/memory_budget.hpp"
 #include "runtime/parallel.hpp"
 
@@ -170,6 +171,7 @@ std::size_t thread_count(const OutputOptions& opt) {
 
 void configure_process(const OutputOptions& opt) {
     runtime::configure_threads(opt.threads);
+    runtime::keep_freed_blocks();
     runtime::set_memory_limit(opt.max_memory.empty() ? 0 : parse_size(opt.max_memory));
 }
 
