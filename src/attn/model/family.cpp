@@ -215,9 +215,9 @@ std::vector<T> FamilyForward<T>::lm_head(const Matrix<T>& h, const T* norm_w, co
         const std::size_t count = std::min(kBlock, V - v0);
         const T* block = in_place ? in_place + v0 * d : rows.data();
         if (!in_place) w_.rows(table, v0, count, rows.data());
-        const Matrix<T> y = linear(x, dense<T>(block, count, d, WeightLayout::out_in));
-        std::copy(y.begin(), y.end(), out.begin() + static_cast<std::ptrdiff_t>(v0));
+        matvec(block, count, d, x.data(), out.data() + v0);
     }
+    if (c_.compute_dtype) runtime::round_all(*c_.compute_dtype, out.data(), out.size());
     return out;
 }
 

@@ -7,6 +7,7 @@
 //   silu        x / (1 + exp(-x))                            Llama's SwiGLU gate
 //   relu        max(x, 0)                                    T5's DenseReluDense
 //   linear      y = x W + b (W (in, out), Conv1D) or x W^T + b (W (out, in), nn.Linear)
+//   matvec      y = A x, one row of activations against a whole matrix (the LM head)
 //   feed_forward  down(act(up x)); gated: down(act(gate x) * up x) (SwiGLU, T5's gated-gelu)
 #pragma once
 
@@ -38,6 +39,11 @@ Matrix<T> linear(const Matrix<T>& x, const Projection<T>& p);
 template <class T>
 Projection<T> dense(const T* w, std::size_t rows, std::size_t cols, WeightLayout layout,
                     const T* bias = nullptr);
+
+/// y (rows) = a (rows, cols, row-major) x (cols): a matrix-vector product, which streams a once
+/// (a product with one row of x would first copy all of a into the GEMM's panels).
+template <class T>
+void matvec(const T* a, std::size_t rows, std::size_t cols, const T* x, T* y);
 
 /// x = act(x) element-wise, in place.
 template <class T>
