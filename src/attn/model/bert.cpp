@@ -15,8 +15,8 @@ template <class T>
 class Bert final : public FamilyForward<T> {
     using B = FamilyForward<T>;
     using B::add, B::activate, B::gate, B::layer_norm, B::linear, B::rms_norm;  // compute_dtype
-    using B::feed_forward, B::gated_feed_forward;
     using B::c_;
+    using B::feed_forward, B::gated_feed_forward;
     using B::w_;
 
   public:
@@ -56,16 +56,15 @@ class Bert final : public FamilyForward<T> {
         const Matrix<T> v = linear(h, linear_of("attention.self.value", H * hd, d));
         LayerResult<T> r = this->attention(
             {this->heads(q, H, 0, hd), this->heads(k, H, 0, hd), this->heads(v, H, 0, hd)},
-            linear_of("attention.output.dense", d, H * hd), keep);
+            linear_of("attention.output.dense", d, H * hd), keep, h);
         // h = LayerNorm(h + dense(attention))                            (n, d)
-        add(r.output, h);
-        h = layer_norm(r.output, get("attention.output.LayerNorm.weight"),
+        h = layer_norm(h, get("attention.output.LayerNorm.weight"),
                        get("attention.output.LayerNorm.bias"), c_.norm_eps);
         // h = LayerNorm(h + dense(gelu(intermediate(h))))                (n, I) -> (n, d)
-        Matrix<T> o = feed_forward(h, linear_of("intermediate.dense", I, d), c_.activation,
-                                   linear_of("output.dense", d, I));
-        add(o, h);
-        h = layer_norm(o, get("output.LayerNorm.weight"), get("output.LayerNorm.bias"),
+        const Matrix<T> x = h;
+        feed_forward(h, x, linear_of("intermediate.dense", I, d), c_.activation,
+                     linear_of("output.dense", d, I));
+        h = layer_norm(h, get("output.LayerNorm.weight"), get("output.LayerNorm.bias"),
                        c_.norm_eps);
         return r;
     }

@@ -15,8 +15,8 @@ template <class T>
 class Bloom final : public FamilyForward<T> {
     using B = FamilyForward<T>;
     using B::add, B::activate, B::gate, B::layer_norm, B::linear, B::rms_norm;  // compute_dtype
-    using B::feed_forward, B::gated_feed_forward;
     using B::c_;
+    using B::feed_forward, B::gated_feed_forward;
     using B::w_;
 
   public:
@@ -46,13 +46,12 @@ class Bloom final : public FamilyForward<T> {
         LayerResult<T> r =
             this->attention({this->heads(qkv, H, 0, 3 * hd), this->heads(qkv, H, hd, 3 * hd),
                              this->heads(qkv, H, 2 * hd, 3 * hd)},
-                            linear_of("self_attention.dense", d, d), keep);
-        add(h, r.output);
+                            linear_of("self_attention.dense", d, d), keep, h);
         // h = h + dense_4h_to_h(gelu_tanh(dense_h_to_4h(LayerNorm(h))))  (n, I) -> (n, d)
         const Matrix<T> x2 = layer_norm(h, get("post_attention_layernorm.weight"),
                                         get("post_attention_layernorm.bias"), c_.norm_eps);
-        add(h, feed_forward(x2, linear_of("mlp.dense_h_to_4h", I, d), c_.activation,
-                            linear_of("mlp.dense_4h_to_h", d, I)));
+        feed_forward(h, x2, linear_of("mlp.dense_h_to_4h", I, d), c_.activation,
+                     linear_of("mlp.dense_4h_to_h", d, I));
         return r;
     }
 

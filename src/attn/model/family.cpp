@@ -120,22 +120,28 @@ void FamilyForward<T>::add(Matrix<T>& a, const Matrix<T>& b) const {
 }
 
 template <class T>
-Matrix<T> FamilyForward<T>::feed_forward(const Matrix<T>& x, const Projection<T>& up,
-                                         Activation act, const Projection<T>& down) const {
-    if (!c_.compute_dtype) return model::feed_forward(x, up, act, down);
-    Matrix<T> a = linear(x, up);  // (n, I)
-    activate(a, act);
-    return linear(a, down);  // (n, d)
+void FamilyForward<T>::add_linear(Matrix<T>& y, const Matrix<T>& x, const Projection<T>& p) const {
+    if (!c_.compute_dtype) return model::add_linear(y, x, p);
+    add(y, linear(x, p));  // fl(y + fl(x W + b)), as the residual's sum of addmm's result
 }
 
 template <class T>
-Matrix<T> FamilyForward<T>::gated_feed_forward(const Matrix<T>& x, const Projection<T>& gate_w,
-                                               const Projection<T>& up, Activation act,
-                                               const Projection<T>& down) const {
-    if (!c_.compute_dtype) return model::gated_feed_forward(x, gate_w, up, act, down);
+void FamilyForward<T>::feed_forward(Matrix<T>& y, const Matrix<T>& x, const Projection<T>& up,
+                                    Activation act, const Projection<T>& down) const {
+    if (!c_.compute_dtype) return model::feed_forward(y, x, up, act, down);
+    Matrix<T> a = linear(x, up);  // (n, I)
+    activate(a, act);
+    add_linear(y, a, down);  // (n, d)
+}
+
+template <class T>
+void FamilyForward<T>::gated_feed_forward(Matrix<T>& y, const Matrix<T>& x,
+                                          const Projection<T>& gate_w, const Projection<T>& up,
+                                          Activation act, const Projection<T>& down) const {
+    if (!c_.compute_dtype) return model::gated_feed_forward(y, x, gate_w, up, act, down);
     Matrix<T> a = linear(x, gate_w);  // (n, I)
     gate(a, linear(x, up), act);
-    return linear(a, down);  // (n, d)
+    add_linear(y, a, down);  // (n, d)
 }
 
 template <class T>
@@ -150,13 +156,13 @@ std::vector<MatrixRef<T>> FamilyForward<T>::heads(const Matrix<T>& y, std::size_
 
 template <class T>
 LayerResult<T> FamilyForward<T>::attention(const QkvHeads<T>& heads, const Projection<T>& output,
-                                           Keep keep) {
+                                           Keep keep, Matrix<T>& h) {
     LayerInput<T> in;  // q, k, v given: no projection inside forward()
     in.q = heads.q;
     in.k = heads.k;
     in.v = heads.v;
     LayerResult<T> r = forward(in, LayerWeights<T>{}, scheme_, options(keep));
-    r.output = linear(r.concat, output);  // (n, H hd) -> (n, d)
+    add_linear(h, r.concat, output);  // (n, H hd) -> (n, d)
     return r;
 }
 

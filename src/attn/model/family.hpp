@@ -78,12 +78,14 @@ class FamilyForward {
     void activate(Matrix<T>& x, Activation act) const;
     void gate(Matrix<T>& a, const Matrix<T>& b, Activation act) const;
     void add(Matrix<T>& a, const Matrix<T>& b) const;
-    /// ops.hpp's feed_forward and gated_feed_forward over the ops above.
-    Matrix<T> feed_forward(const Matrix<T>& x, const Projection<T>& up, Activation act,
-                           const Projection<T>& down) const;
-    Matrix<T> gated_feed_forward(const Matrix<T>& x, const Projection<T>& gate_w,
-                                 const Projection<T>& up, Activation act,
-                                 const Projection<T>& down) const;
+    /// y = y + x W + b: ops.hpp's add_linear, or with the compute_dtype linear then add.
+    void add_linear(Matrix<T>& y, const Matrix<T>& x, const Projection<T>& p) const;
+    /// ops.hpp's feed_forward and gated_feed_forward (added to y) over the ops above.
+    void feed_forward(Matrix<T>& y, const Matrix<T>& x, const Projection<T>& up, Activation act,
+                      const Projection<T>& down) const;
+    void gated_feed_forward(Matrix<T>& y, const Matrix<T>& x, const Projection<T>& gate_w,
+                            const Projection<T>& up, Activation act,
+                            const Projection<T>& down) const;
     /// m rounded to the compute_dtype, if any.
     void round(Matrix<T>& m) const;
 
@@ -95,9 +97,10 @@ class FamilyForward {
     /// heads of a projection y (n, *) computed for all of them at once.
     std::vector<MatrixRef<T>> heads(const Matrix<T>& y, std::size_t count, std::size_t first,
                                     std::size_t step) const;
-    /// The attention of the heads (the family's mask, scale and positions), then
-    /// output = concat (n, H hd) W_o + b_o (n, d) into the result's output.
-    LayerResult<T> attention(const QkvHeads<T>& heads, const Projection<T>& output, Keep keep);
+    /// The attention of the heads (the family's mask, scale and positions), then the residual
+    /// connection h = h + concat (n, H hd) W_o + b_o (n, d); the result's output stays empty.
+    LayerResult<T> attention(const QkvHeads<T>& heads, const Projection<T>& output, Keep keep,
+                             Matrix<T>& h);
     /// The (rows, cols) matrix `name`.weight stored as layout, with `name`.bias when the
     /// family reads one (Qwen2's q/k/v; none in T5).
     Projection<T> projection(const std::string& name, std::size_t rows, std::size_t cols,

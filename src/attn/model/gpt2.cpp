@@ -15,8 +15,8 @@ template <class T>
 class Gpt2 final : public FamilyForward<T> {
     using B = FamilyForward<T>;
     using B::add, B::activate, B::gate, B::layer_norm, B::linear, B::rms_norm;  // compute_dtype
-    using B::feed_forward, B::gated_feed_forward;
     using B::c_;
+    using B::feed_forward, B::gated_feed_forward;
     using B::w_;
 
   public:
@@ -47,12 +47,10 @@ class Gpt2 final : public FamilyForward<T> {
         // h = h + concat_i(softmax(q_i k_i^T / sqrt(hd) + causal) v_i) c_proj + b     (n, d)
         LayerResult<T> r = this->attention({this->heads(qkv, H, 0, hd), this->heads(qkv, H, d, hd),
                                             this->heads(qkv, H, 2 * d, hd)},
-                                           conv1d("attn.c_proj", d, d), keep);
-        add(h, r.output);
+                                           conv1d("attn.c_proj", d, d), keep, h);
         // h = h + c_proj(gelu_new(c_fc(ln_2(h))))                        (n, 4d) -> (n, d)
         const Matrix<T> x2 = layer_norm(h, get("ln_2.weight"), get("ln_2.bias"), c_.norm_eps);
-        add(h,
-            feed_forward(x2, conv1d("mlp.c_fc", d, I), c_.activation, conv1d("mlp.c_proj", I, d)));
+        feed_forward(h, x2, conv1d("mlp.c_fc", d, I), c_.activation, conv1d("mlp.c_proj", I, d));
         return r;
     }
 

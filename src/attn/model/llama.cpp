@@ -15,8 +15,8 @@ template <class T>
 class Llama final : public FamilyForward<T> {
     using B = FamilyForward<T>;
     using B::add, B::activate, B::gate, B::layer_norm, B::linear, B::rms_norm;  // compute_dtype
-    using B::feed_forward, B::gated_feed_forward;
     using B::c_;
+    using B::feed_forward, B::gated_feed_forward;
     using B::w_;
 
   public:
@@ -44,14 +44,12 @@ class Llama final : public FamilyForward<T> {
         // h = h + concat_h(softmax(scores_h) v_{h / (H/G)}) o_proj^T                (n, d)
         LayerResult<T> r = this->attention(
             {this->heads(q, H, 0, hd), this->heads(k, G, 0, hd), this->heads(v, G, 0, hd)},
-            linear_of("self_attn.o_proj", d, H * hd), keep);
-        add(h, r.output);
+            linear_of("self_attn.o_proj", d, H * hd), keep, h);
         // h = h + down(silu(gate(x2)) * up(x2)),  x2 = RMSNorm(h)        (n, I) -> (n, d)
         const Matrix<T> x2 =
             rms_norm(h, w_.get(p + "post_attention_layernorm.weight"), c_.norm_eps);
-        add(h,
-            gated_feed_forward(x2, linear_of("mlp.gate_proj", I, d), linear_of("mlp.up_proj", I, d),
-                               c_.activation, linear_of("mlp.down_proj", d, I)));
+        gated_feed_forward(h, x2, linear_of("mlp.gate_proj", I, d), linear_of("mlp.up_proj", I, d),
+                           c_.activation, linear_of("mlp.down_proj", d, I));
         return r;
     }
 

@@ -201,19 +201,34 @@ void gate(Matrix<T>& a, const Matrix<T>& b, Activation act) {
 }
 
 template <class T>
-Matrix<T> feed_forward(const Matrix<T>& x, const Projection<T>& up, Activation act,
-                       const Projection<T>& down) {
-    Matrix<T> a = linear(x, up);  // (n, I)
-    activate(a, act);
-    return linear(a, down);  // (n, d)
+void add_linear(Matrix<T>& y, const Matrix<T>& x, const Projection<T>& p) {
+    const std::size_t n = x.shape(0), in = p.in(), out = p.out();
+    if (x.shape(1) != in || y.shape(0) != n || y.shape(1) != out)
+        throw std::invalid_argument("add_linear: shapes differ from the weight's");
+    if (n == 0) return;
+    if (p.bias)
+        for (std::size_t i = 0; i < n; ++i) {
+            T* row = y.data() + i * out;
+            for (std::size_t j = 0; j < out; ++j) row[j] += p.bias[j];
+        }
+    gemm(n, out, in, x.data(), in, p.weight.data, p.weight.stride, p.layout == WeightLayout::out_in,
+         T(1), y.data());
 }
 
 template <class T>
-Matrix<T> gated_feed_forward(const Matrix<T>& x, const Projection<T>& gate_w,
-                             const Projection<T>& up, Activation act, const Projection<T>& down) {
+void feed_forward(Matrix<T>& y, const Matrix<T>& x, const Projection<T>& up, Activation act,
+                  const Projection<T>& down) {
+    Matrix<T> a = linear(x, up);  // (n, I)
+    activate(a, act);
+    add_linear(y, a, down);  // (n, d)
+}
+
+template <class T>
+void gated_feed_forward(Matrix<T>& y, const Matrix<T>& x, const Projection<T>& gate_w,
+                        const Projection<T>& up, Activation act, const Projection<T>& down) {
     Matrix<T> a = linear(x, gate_w);  // (n, I)
     gate(a, linear(x, up), act);
-    return linear(a, down);  // (n, d)
+    add_linear(y, a, down);  // (n, d)
 }
 
 template <class T>
@@ -222,19 +237,20 @@ void add(Matrix<T>& a, const Matrix<T>& b) {
     for (auto ib = b.begin(); ib != b.end(); ++ia, ++ib) *ia += *ib;
 }
 
-#define ATTN_MODEL_OPS(T)                                                                          \
-    template Matrix<T> layer_norm(const Matrix<T>&, const T*, const T*, double);                   \
-    template Matrix<T> rms_norm(const Matrix<T>&, const T*, double);                               \
-    template Matrix<T> norm(const ModelConfig&, const Matrix<T>&, const T*, const T*);             \
-    template Projection<T> dense(const T*, std::size_t, std::size_t, WeightLayout, const T*);      \
-    template Matrix<T> linear(const Matrix<T>&, const Projection<T>&);                             \
-    template void matvec(const T*, std::size_t, std::size_t, const T*, T*);                        \
-    template void activate(Matrix<T>&, Activation);                                                \
-    template void gate(Matrix<T>&, const Matrix<T>&, Activation);                                  \
-    template Matrix<T> feed_forward(const Matrix<T>&, const Projection<T>&, Activation,            \
-                                    const Projection<T>&);                                         \
-    template Matrix<T> gated_feed_forward(const Matrix<T>&, const Projection<T>&,                  \
-                                          const Projection<T>&, Activation, const Projection<T>&); \
+#define ATTN_MODEL_OPS(T)                                                                      \
+    template Matrix<T> layer_norm(const Matrix<T>&, const T*, const T*, double);               \
+    template Matrix<T> rms_norm(const Matrix<T>&, const T*, double);                           \
+    template Matrix<T> norm(const ModelConfig&, const Matrix<T>&, const T*, const T*);         \
+    template Projection<T> dense(const T*, std::size_t, std::size_t, WeightLayout, const T*);  \
+    template Matrix<T> linear(const Matrix<T>&, const Projection<T>&);                         \
+    template void matvec(const T*, std::size_t, std::size_t, const T*, T*);                    \
+    template void activate(Matrix<T>&, Activation);                                            \
+    template void gate(Matrix<T>&, const Matrix<T>&, Activation);                              \
+    template void add_linear(Matrix<T>&, const Matrix<T>&, const Projection<T>&);              \
+    template void feed_forward(Matrix<T>&, const Matrix<T>&, const Projection<T>&, Activation, \
+                               const Projection<T>&);                                          \
+    template void gated_feed_forward(Matrix<T>&, const Matrix<T>&, const Projection<T>&,       \
+                                     const Projection<T>&, Activation, const Projection<T>&);  \
     template void add(Matrix<T>&, const Matrix<T>&);
 ATTN_MODEL_OPS(float)
 ATTN_MODEL_OPS(double)

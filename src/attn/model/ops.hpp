@@ -8,7 +8,9 @@
 //   relu        max(x, 0)                                    T5's DenseReluDense
 //   linear      y = x W + b (W (in, out), Conv1D) or x W^T + b (W (out, in), nn.Linear)
 //   matvec      y = A x, one row of activations against a whole matrix (the LM head)
-//   feed_forward  down(act(up x)); gated: down(act(gate x) * up x) (SwiGLU, T5's gated-gelu)
+//   add_linear  y = y + x W + b, the residual connection's product accumulated into the stream
+//   feed_forward  y = y + down(act(up x)); gated: y + down(act(gate x) * up x) (SwiGLU, T5's
+//               gated-gelu)
 #pragma once
 
 #include <cstddef>
@@ -51,14 +53,18 @@ void activate(Matrix<T>& x, Activation act);
 /// a = act(a) * b element-wise (SwiGLU, T5's gated-gelu), in place.
 template <class T>
 void gate(Matrix<T>& a, const Matrix<T>& b, Activation act);
-/// The MLP of a block: x (n, d) -> up (n, I) -> act -> down (n, d).
+/// y (n, out) = y + x W + b: b added to y, then the product accumulated into y by the GEMM
+/// itself (no (n, out) temporary, no separate sum). y and x must not overlap.
 template <class T>
-Matrix<T> feed_forward(const Matrix<T>& x, const Projection<T>& up, Activation act,
-                       const Projection<T>& down);
-/// The gated MLP: act(x gate) * (x up) (n, I) -> down (n, d).
+void add_linear(Matrix<T>& y, const Matrix<T>& x, const Projection<T>& p);
+/// The MLP of a block added to y (n, d): x (n, d) -> up (n, I) -> act -> down (n, d).
 template <class T>
-Matrix<T> gated_feed_forward(const Matrix<T>& x, const Projection<T>& gate, const Projection<T>& up,
-                             Activation act, const Projection<T>& down);
+void feed_forward(Matrix<T>& y, const Matrix<T>& x, const Projection<T>& up, Activation act,
+                  const Projection<T>& down);
+/// The gated MLP added to y: act(x gate) * (x up) (n, I) -> down (n, d).
+template <class T>
+void gated_feed_forward(Matrix<T>& y, const Matrix<T>& x, const Projection<T>& gate,
+                        const Projection<T>& up, Activation act, const Projection<T>& down);
 /// a += b (the residual connection).
 template <class T>
 void add(Matrix<T>& a, const Matrix<T>& b);

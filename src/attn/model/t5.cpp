@@ -18,8 +18,8 @@ template <class T>
 class T5 final : public FamilyForward<T> {
     using B = FamilyForward<T>;
     using B::add, B::activate, B::gate, B::layer_norm, B::linear, B::rms_norm;  // compute_dtype
-    using B::feed_forward, B::gated_feed_forward;
     using B::c_;
+    using B::feed_forward, B::gated_feed_forward;
     using B::w_;
 
   public:
@@ -58,15 +58,15 @@ class T5 final : public FamilyForward<T> {
         // scores_h = q_h k_h^T + table[bucket(j - i), h]  (unscaled); h = h + concat o^T
         LayerResult<T> r = this->attention(
             {this->heads(q, H, 0, hd), this->heads(k, H, 0, hd), this->heads(v, H, 0, hd)},
-            linear_of("0.SelfAttention.o", d, H * hd), keep);
-        add(h, r.output);
+            linear_of("0.SelfAttention.o", d, H * hd), keep, h);
         // h = h + wo(relu(wi x2)) or wo(gelu_tanh(wi_0 x2) * wi_1 x2), x2 = RMS(h) w
         const Matrix<T> x2 = rms_norm(h, w_.get(p + "1.layer_norm.weight"), c_.norm_eps);
         const auto wo = linear_of("1.DenseReluDense.wo", d, I);
-        add(h, c_.gated_mlp
-                   ? gated_feed_forward(x2, linear_of("1.DenseReluDense.wi_0", I, d),
-                                        linear_of("1.DenseReluDense.wi_1", I, d), c_.activation, wo)
-                   : feed_forward(x2, linear_of("1.DenseReluDense.wi", I, d), c_.activation, wo));
+        if (c_.gated_mlp)
+            gated_feed_forward(h, x2, linear_of("1.DenseReluDense.wi_0", I, d),
+                               linear_of("1.DenseReluDense.wi_1", I, d), c_.activation, wo);
+        else
+            feed_forward(h, x2, linear_of("1.DenseReluDense.wi", I, d), c_.activation, wo);
         return r;
     }
 };

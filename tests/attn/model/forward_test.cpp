@@ -111,14 +111,14 @@ TEST_CASE("feed_forward and gated_feed_forward: down(act(up x)) and down(act(gat
     const Matrix<double> x{{1.0, -1.0}};
     const double up[] = {1, 0, 0, 1}, gate_w[] = {2, 0, 0, 2}, down[] = {1, 1};  // (2,2) (1,2)
     using attn::model::dense;
-    const auto plain =
-        attn::model::feed_forward(x, dense(up, 2, 2, WeightLayout::out_in), Activation::relu,
-                                  dense(down, 1, 2, WeightLayout::out_in));
-    CHECK(plain(0, 0) == 1.0);  // relu(1) + relu(-1)
-    const auto gated = attn::model::gated_feed_forward(
-        x, dense(gate_w, 2, 2, WeightLayout::out_in), dense(up, 2, 2, WeightLayout::out_in),
-        Activation::relu, dense(down, 1, 2, WeightLayout::out_in));
-    CHECK(gated(0, 0) == 2.0);  // relu(2) * 1 + relu(-2) * -1
+    Matrix<double> plain{{0.25}}, gated{{0.25}};  // the residual stream they are added to
+    attn::model::feed_forward(plain, x, dense(up, 2, 2, WeightLayout::out_in), Activation::relu,
+                              dense(down, 1, 2, WeightLayout::out_in));
+    CHECK(plain(0, 0) == 1.25);  // 0.25 + relu(1) + relu(-1)
+    attn::model::gated_feed_forward(gated, x, dense(gate_w, 2, 2, WeightLayout::out_in),
+                                    dense(up, 2, 2, WeightLayout::out_in), Activation::relu,
+                                    dense(down, 1, 2, WeightLayout::out_in));
+    CHECK(gated(0, 0) == 2.25);  // 0.25 + relu(2) * 1 + relu(-2) * -1
 }
 
 TEST_CASE("linear reads Conv1D (in, out) and nn.Linear (out, in) weights alike") {
