@@ -23,12 +23,22 @@ std::size_t mapped_while_held(std::size_t bytes) {
     return grew;
 }
 constexpr std::size_t kMiB = std::size_t{1} << 20;
+
+// AddressSanitizer's allocator replaces glibc's (mallopt does nothing there and freed blocks
+// wait in quarantine): under it only that the calls are harmless is checked.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kGlibcHeap = false;
+#else
+constexpr bool kGlibcHeap = true;
+#endif
 }  // namespace
 
 TEST_CASE("heap: a block below the limit comes from the heap, a larger one is mapped alone") {
     attn::runtime::keep_freed_blocks(16 * kMiB);
-    CHECK(mapped_while_held(12 * kMiB) == 0);
-    CHECK(mapped_while_held(20 * kMiB) >= 20 * kMiB);
+    const std::size_t small = mapped_while_held(12 * kMiB), large = mapped_while_held(20 * kMiB);
+    if (!kGlibcHeap) return;
+    CHECK(small == 0);
+    CHECK(large >= 20 * kMiB);
 }
 
 TEST_CASE("heap: a freed block serves the next one of its size without a new mapping") {
@@ -40,7 +50,9 @@ TEST_CASE("heap: a freed block serves the next one of its size without a new map
     const std::size_t before = mapped_bytes();
     void* second = std::malloc(9 * kMiB);
     REQUIRE(second != nullptr);
-    CHECK(second == first);
-    CHECK(mapped_bytes() == before);
+    const bool same = second == first, unmapped = mapped_bytes() == before;
     std::free(second);
+    if (!kGlibcHeap) return;
+    CHECK(same);
+    CHECK(unmapped);
 }
