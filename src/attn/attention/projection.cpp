@@ -22,30 +22,57 @@ void gemm(bool trans_b, int m, int n, int k, const double* a, int lda, const dou
                 lda, b, ldb, 0.0, c, n);
 }
 
-// Rows [lo, hi) of out (n, p) = x (n, m) w (m, p), row i summed over m in order, out zeroed
-// first (no FMA contraction: -ffp-contract=off); cloned for AVX-512 and AVX2 for speed.
-#define ATTN_PROJECT_ROWS(T)                                                                  \
-    __attribute__((target_clones("avx512f", "avx2", "default"))) void project_rows(           \
-        const T* __restrict x, std::size_t sx, const T* __restrict w, std::size_t sw,         \
-        T* __restrict out, std::size_t lo, std::size_t hi, std::size_t m, std::size_t p) {    \
-        for (std::size_t i = lo; i < hi; ++i) {                                               \
-            T* o = out + i * p;                                                               \
-            for (std::size_t k = 0; k < m; ++k) {                                             \
-                const T a = x[i * sx + k];                                                    \
-                const T* wr = w + k * sw;                                                     \
-                for (std::size_t c = 0; c < p; ++c) o[c] += a * wr[c];                        \
-            }                                                                                 \
-        }                                                                                     \
-    }                                                                                         \
-    /* the same sums with w stored (p, m): out[i, c] = sum_k x[i, k] w[c, k] in order of k */ \
-    void project_rows_t(const T* x, std::size_t sx, const T* w, std::size_t sw, T* out,       \
-                        std::size_t lo, std::size_t hi, std::size_t m, std::size_t p) {       \
-        for (std::size_t i = lo; i < hi; ++i)                                                 \
-            for (std::size_t c = 0; c < p; ++c) {                                             \
-                T s = 0;                                                                      \
-                for (std::size_t k = 0; k < m; ++k) s += x[i * sx + k] * w[c * sw + k];       \
-                out[i * p + c] = s;                                                           \
-            }                                                                                 \
+// Rows [lo, hi) of out (n, p) = x (n, m) w (m, p): out[i, c] = (..((0 + x[i,0] w[0,c]) +
+// x[i,1] w[1,c]) + ..) + x[i,m-1] w[m-1,c], each product rounded before it is added (no FMA
+// contraction: -ffp-contract=off), so the bits do not depend on the blocking. Blocks of R rows
+// x C columns are summed in registers while k runs (R C / W vectors, W the vector width; one
+// load of w per R products), the edges one row and one column at a time; cloned for AVX-512
+// and AVX2.
+#define ATTN_PROJECT_ROWS(T)                                                                      \
+    __attribute__((target_clones("avx512f", "avx2", "default"))) void project_rows(               \
+        const T* __restrict x, std::size_t sx, const T* __restrict w, std::size_t sw,             \
+        T* __restrict out, std::size_t lo, std::size_t hi, std::size_t m, std::size_t p) {        \
+        constexpr std::size_t R = 4, C = 128 / sizeof(T);                                         \
+        std::size_t i = lo;                                                                       \
+        for (; i + R <= hi; i += R) {                                                             \
+            std::size_t c0 = 0;                                                                   \
+            for (; c0 + C <= p; c0 += C) {                                                        \
+                T acc[R][C] = {};                                                                 \
+                for (std::size_t k = 0; k < m; ++k) {                                             \
+                    const T* wr = w + k * sw + c0;                                                \
+                    _Pragma("GCC unroll 4") for (std::size_t r = 0; r < R; ++r) {                 \
+                        const T a = x[(i + r) * sx + k];                                          \
+                        for (std::size_t c = 0; c < C; ++c) acc[r][c] += a * wr[c];               \
+                    }                                                                             \
+                }                                                                                 \
+                for (std::size_t r = 0; r < R; ++r)                                               \
+                    for (std::size_t c = 0; c < C; ++c) out[(i + r) * p + c0 + c] = acc[r][c];    \
+            }                                                                                     \
+            for (std::size_t r = 0; r < R; ++r)                                                   \
+                for (std::size_t c = c0; c < p; ++c) {                                            \
+                    T s = 0;                                                                      \
+                    for (std::size_t k = 0; k < m; ++k) s += x[(i + r) * sx + k] * w[k * sw + c]; \
+                    out[(i + r) * p + c] = s;                                                     \
+                }                                                                                 \
+        }                                                                                         \
+        for (; i < hi; ++i) {                                                                     \
+            T* o = out + i * p;                                                                   \
+            for (std::size_t k = 0; k < m; ++k) {                                                 \
+                const T a = x[i * sx + k];                                                        \
+                const T* wr = w + k * sw;                                                         \
+                for (std::size_t c = 0; c < p; ++c) o[c] += a * wr[c];                            \
+            }                                                                                     \
+        }                                                                                         \
+    }                                                                                             \
+    /* the same sums with w stored (p, m): out[i, c] = sum_k x[i, k] w[c, k] in order of k */     \
+    void project_rows_t(const T* x, std::size_t sx, const T* w, std::size_t sw, T* out,           \
+                        std::size_t lo, std::size_t hi, std::size_t m, std::size_t p) {           \
+        for (std::size_t i = lo; i < hi; ++i)                                                     \
+            for (std::size_t c = 0; c < p; ++c) {                                                 \
+                T s = 0;                                                                          \
+                for (std::size_t k = 0; k < m; ++k) s += x[i * sx + k] * w[c * sw + k];           \
+                out[i * p + c] = s;                                                               \
+            }                                                                                     \
     }
 ATTN_PROJECT_ROWS(float)
 ATTN_PROJECT_ROWS(double)

@@ -60,6 +60,11 @@ struct Portable {
     static reg min(reg a, reg b) {
         return map([&](std::size_t i) { return a.v[i] < b.v[i] ? a.v[i] : b.v[i]; });
     }
+    static bool any_greater(reg a, reg b) {
+        for (std::size_t i = 0; i < W; ++i)
+            if (a.v[i] > b.v[i]) return true;
+        return false;
+    }
     static T hmax(reg x) {
         T m = x.v[0];
         for (std::size_t i = 1; i < W; ++i) m = x.v[i] > m ? x.v[i] : m;

@@ -16,8 +16,10 @@
 // These are attn::scaled_dot_product_attention's weights and context (attention/reference.hpp,
 // MaskOptions), to rounding: exp is a polynomial (about 1 ulp), sums run in another order.
 //
-// Online softmax over key tiles t (per query row): m = max(m, max_t s), alpha = exp(m_old - m),
-// l = alpha l + sum_t exp(s - m), O = alpha O + exp(s_t - m) V_t; context = O / l (0 if l = 0).
+// Online softmax over key tiles t (per query row), in base 2 with L = log2(e): a reference m
+// (log2 units) raised to max_t(s) L only when a score exceeds it by more than 8 (so weights
+// stay below 2^8), alpha = 2^(m_old - m), l = alpha l + sum_t 2^(s L - m),
+// O = alpha O + 2^(s_t L - m) V_t; context = O / l (0 if l = 0).
 // Causal masks skip the key tiles wholly above the diagonal; a valid length stops at key L.
 //
 // Threads: query tiles are spread over attn::parallel_for. Tile boundaries are fixed

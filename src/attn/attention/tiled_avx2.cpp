@@ -28,6 +28,9 @@ struct F256 {
     static reg div(reg a, reg b) { return _mm256_div_ps(a, b); }
     static reg max(reg a, reg b) { return _mm256_max_ps(a, b); }
     static reg min(reg a, reg b) { return _mm256_min_ps(a, b); }
+    static bool any_greater(reg a, reg b) {
+        return _mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ)) != 0;
+    }
     static T hmax(reg x) {
         __m128 m = _mm_max_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
         m = _mm_max_ps(m, _mm_movehl_ps(m, m));
@@ -71,6 +74,9 @@ struct D256 {
     static reg div(reg a, reg b) { return _mm256_div_pd(a, b); }
     static reg max(reg a, reg b) { return _mm256_max_pd(a, b); }
     static reg min(reg a, reg b) { return _mm256_min_pd(a, b); }
+    static bool any_greater(reg a, reg b) {
+        return _mm256_movemask_pd(_mm256_cmp_pd(a, b, _CMP_GT_OQ)) != 0;
+    }
     static T hmax(reg x) {
         __m128d m = _mm_max_pd(_mm256_castpd256_pd128(x), _mm256_extractf128_pd(x, 1));
         m = _mm_max_sd(m, _mm_unpackhi_pd(m, m));

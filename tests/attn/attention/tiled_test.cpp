@@ -196,6 +196,41 @@ TEST_CASE("tiled attention float64 matches the direct path within 1e-14, masks i
     against_direct<double>(1e-14);
 }
 
+// Scores that rise and fall by tens across key tiles: a row's reference is raised (and O and
+// its sums rescaled by 2^(m_old - m)) on some tiles and kept, up to 2^8 below the max, on the
+// others; rows of every sign of slope, causal and not, float and double.
+template <class T>
+void rising_scores(double tol) {
+    const std::size_t nq = 130, nk = 700, d = 16;
+    Matrix<T> q = xt::empty<T>({nq, d}), k = xt::empty<T>({nk, d});
+    for (std::size_t i = 0; i < nq; ++i)
+        for (std::size_t c = 0; c < d; ++c) q(i, c) = T((double(i) - 60) / 40 + 0.01 * double(c));
+    for (std::size_t j = 0; j < nk; ++j)
+        for (std::size_t c = 0; c < d; ++c)
+            k(j, c) = T(6 * std::sin(double(j) / 45) + double(j) / 150 - 0.02 * double(c));
+    const Matrix<T> v = uniform<T>(nk, 24, 7);
+    for (const std::string& name : EachKernel().names) {
+        REQUIRE(attn::select_tiled_kernel(name));
+        for (bool causal : {false, true}) {
+            CAPTURE(name);
+            CAPTURE(causal);
+            attn::MaskOptions mask;
+            mask.causal = causal;
+            const auto direct = attn::scaled_dot_product_attention(q, k, v, mask);
+            // scaled scores up to 60: rows span far more than lazy = 8 (in log2 units)
+            REQUIRE(xt::amax(direct.scores)() / 4 > 40);
+            require_allclose(attn::tiled_attention(q, k, v, tiled(mask)), direct.context, 0, tol,
+                             "context");
+        }
+    }
+    attn::select_tiled_kernel("auto");
+}
+
+TEST_CASE("tiled attention: scores rising by far more than 2^8 across key tiles") {
+    rising_scores<float>(2e-6);
+    rising_scores<double>(1e-14);
+}
+
 TEST_CASE("tiled attention: ALiBi and a bias table are added to the scaled scores") {
     for (const std::string& name : EachKernel().names) {
         REQUIRE(attn::select_tiled_kernel(name));
