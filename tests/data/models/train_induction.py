@@ -293,9 +293,9 @@ batches of {BATCH}, stopped at step {log[-1][0]} (at most {STEPS}; earlier once 
 loss on 16 fresh sequences is below {STOP_LOSS}). It took {seconds:.0f} s on a shared, loaded 2-core
 machine. Running the script again writes the same bytes (sha256 of `model.safetensors` below).
 
-Every 100 steps: the batch's loss, the second copy's loss on 16 fresh sequences (ln {LONGEST - 1} =
-{math.log(LONGEST - 1):.2f} for guessing among the segment's letters), and the best head scores
-on them (defined below):
+Every 100 steps: the batch's loss, the second copy's loss on 16 fresh sequences (ln 26 =
+{math.log(26):.2f} for a guess among the lower-case letters), and the best head scores on them
+(defined below):
 
 | step | loss | second copy | previous-token, layer 0 | induction, layer 1 |
 |---|---|---|---|---|
