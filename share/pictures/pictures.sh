@@ -16,9 +16,13 @@ out=$2
 "$attn" encode --scheme t5 -n 160 --cmap viridis -o "$out/t5-buckets.svg"
 "$attn" attend "Life is short, eat dessert first" --scheme sinusoidal --permute reverse --show equivariance -o "$out/equivariance-sinusoidal.svg"
 "$attn" rotate -n 100 -d 128 --positions-up-to 1e6 --dtype bfloat16 -o "$out/rotate-bfloat16.svg"
-# The trained two-layer model (tests/data/models/induction) on a string typed twice.
+# The trained two-layer model (tests/data/models/induction) on what it was trained on: capitals
+# (ABAB), a segment of distinct lower-case letters, capitals, the segment again.
 model=$(dirname "$0")/../../tests/data/models/induction
-text="<|endoftext|>kdqzmwhbnvxrkdqzmwhbnvxr"
+text="<|endoftext|>XKXKqmwhzrtDLDLqmwhzrt"
 "$attn" attend --model "$model" "$text" -o "$out/induction-grid.svg"
 "$attn" attend --model "$model" "$text" --show head_stats -o "$out/induction-head-stats.svg"
 "$attn" attend --model "$model" "$text" --show offsets -o "$out/induction-offsets.svg"
+# The positional profile that ALiBi imposes, for comparison (the random model, 8 heads).
+"$attn" attend "Life is short, eat dessert first and then eat more dessert" --heads 8 \
+    --scheme alibi --causal --show offsets -o "$out/offsets-alibi.svg"

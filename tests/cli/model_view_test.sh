@@ -2,9 +2,9 @@
 # The model view: attend --model with several layers draws one row of head panels per layer
 # (-o grid.svg), on one 0..1 colour bar, and -f heatmap keeps each band of panels within one
 # layer. Checked on the 3-layer, 4-head test checkpoint and on a 12 x 12 GPT-2-small-shaped one
-# (random F32, written here by numpy): panel count, panel positions, the colour of known cells
-# (query 0 puts weight 1 on key 0 under the causal mask: the colour bar's top; weight 0 above
-# the diagonal: its bottom).
+# (random F32, written by tests/data/models/safetensors_numpy.py): panel count, panel
+# positions, the colour of known cells (query 0 puts weight 1 on key 0 under the causal mask:
+# the colour bar's top; weight 0 above the diagonal: its bottom).
 . "$(dirname "$0")/lib.sh"
 numpy_or_skip
 for tool in xmllint rsvg-convert; do
@@ -60,10 +60,12 @@ awk -v a="$y1a" -v b="$y1b" 'BEGIN { exit !(a < b) }' || fail "one layer: 4 head
 # 12 x 12 (GPT-2 small's grid) at 20 tokens: 144 panels, each at least 96 px wide, no values
 # written in the cells, the whole at most 2000 px wide.
 mkdir "$WORK/m12"
-"$PYTHON" - "$WORK/m12" <<'PY' || fail "writing the 12 x 12 checkpoint"
-import json, struct, sys
+"$PYTHON" - "$ATTN_TEST_DATA/models" "$WORK/m12" <<'PY' || fail "writing the 12 x 12 checkpoint"
+import json, sys
 import numpy as np
-folder, d, heads, layers, positions, vocab = sys.argv[1], 96, 12, 12, 32, 32
+sys.path.insert(0, sys.argv[1])
+import safetensors_numpy
+folder, d, heads, layers, positions, vocab = sys.argv[2], 96, 12, 12, 32, 32
 json.dump({"model_type": "gpt2", "n_embd": d, "n_head": heads, "n_layer": layers,
            "n_positions": positions, "vocab_size": vocab}, open(f"{folder}/config.json", "w"))
 shapes = {"wte.weight": (vocab, d), "wpe.weight": (positions, d)}
@@ -75,19 +77,11 @@ for i in range(layers):
                         ("mlp.c_proj.weight", (4 * d, d)), ("mlp.c_proj.bias", (d,))):
         shapes[f"h.{i}.{name}"] = shape
 shapes.update({"ln_f.weight": (d,), "ln_f.bias": (d,)})
-header, offset = {}, 0
-for name, shape in shapes.items():
-    size = int(np.prod(shape)) * 4
-    header[name] = {"dtype": "F32", "shape": list(shape), "data_offsets": [offset, offset + size]}
-    offset += size
-text = json.dumps(header).encode()
-text += b" " * (-len(text) % 8)
 rng = np.random.default_rng(12)
-with open(f"{folder}/model.safetensors", "wb") as out:
-    out.write(struct.pack("<Q", len(text)) + text)
-    for name, shape in shapes.items():
-        values = np.ones(shape) if "ln_" in name and name.endswith("weight") else rng.normal(0, 0.2, shape)
-        out.write(values.astype("<f4").tobytes())
+norm = lambda name: "ln_" in name and name.endswith("weight")
+safetensors_numpy.write(f"{folder}/model.safetensors",
+                        {name: np.ones(shape) if norm(name) else rng.normal(0, 0.2, shape)
+                         for name, shape in shapes.items()})
 PY
 expect_status 0 "$ATTN" attend --model "$WORK/m12" --ids "$(seq -s, 0 19)" -o "$WORK/m12.svg"
 checks=$((checks + 1))

@@ -2,7 +2,8 @@
 # attend --model --show head_stats,offsets,rollout reduces each layer's weights as they stream:
 # peak resident memory (GNU time's %M, mapped pages included) with 24 layers is that with 2
 # layers of the same width, although the 24-layer file is 22 layers (about 70 MB) larger.
-# The checkpoints are GPT-2-shaped, random F32, written here by numpy.
+# The checkpoints are GPT-2-shaped, random F32, written by numpy (tests/data/models/
+# safetensors_numpy.py).
 . "$(dirname "$0")/lib.sh"
 numpy_or_skip
 if [ ! -x /usr/bin/time ] || ! /usr/bin/time -f %M true >/dev/null 2>&1; then
@@ -17,10 +18,12 @@ fi
 # write_gpt2 FOLDER LAYERS: width 256, 8 heads, 64 positions, a vocabulary of 64.
 write_gpt2() {
     mkdir -p "$1"
-    "$PYTHON" - "$1" "$2" <<'PY' || fail "writing the $2-layer checkpoint"
-import json, struct, sys
+    "$PYTHON" - "$ATTN_TEST_DATA/models" "$1" "$2" <<'PY' || fail "writing the $2-layer checkpoint"
+import json, sys
 import numpy as np
-folder, layers = sys.argv[1], int(sys.argv[2])
+sys.path.insert(0, sys.argv[1])
+import safetensors_numpy
+folder, layers = sys.argv[2], int(sys.argv[3])
 d, heads, positions, vocab = 256, 8, 64, 64
 json.dump({"model_type": "gpt2", "n_embd": d, "n_head": heads, "n_layer": layers,
            "n_positions": positions, "vocab_size": vocab, "layer_norm_epsilon": 1e-5,
@@ -35,21 +38,11 @@ for i in range(layers):
                    p + "mlp.c_fc.weight": (d, 4 * d), p + "mlp.c_fc.bias": (4 * d,),
                    p + "mlp.c_proj.weight": (4 * d, d), p + "mlp.c_proj.bias": (d,)})
 shapes.update({"ln_f.weight": (d,), "ln_f.bias": (d,)})
-header, offset = {}, 0
-for name, shape in shapes.items():
-    size = int(np.prod(shape)) * 4
-    header[name] = {"dtype": "F32", "shape": list(shape), "data_offsets": [offset, offset + size]}
-    offset += size
-text = json.dumps(header).encode()
-text += b" " * (-len(text) % 8)
 rng = np.random.default_rng(layers)
-with open(f"{folder}/model.safetensors", "wb") as out:
-    out.write(struct.pack("<Q", len(text)))
-    out.write(text)
-    for name, shape in shapes.items():
-        ones = name.endswith("ln_1.weight") or name.endswith("ln_2.weight") or name == "ln_f.weight"
-        values = np.ones(shape) if ones else rng.normal(0, 0.2, shape)
-        out.write(values.astype("<f4").tobytes())
+norm = lambda name: name.endswith(("ln_1.weight", "ln_2.weight")) or name == "ln_f.weight"
+safetensors_numpy.write(f"{folder}/model.safetensors",
+                        {name: np.ones(shape) if norm(name) else rng.normal(0, 0.2, shape)
+                         for name, shape in shapes.items()})
 PY
 }
 
