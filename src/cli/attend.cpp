@@ -82,26 +82,15 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     const Dims dims = projection_dims(opt, files, seqs.front().d_in());
     const bool tiled = use_tiled(opt, seqs);  // else direct: n x n matrices held
     const io::DriveOptions drive = plan_attention<T>(opt, seqs, dims, show, tiled);
-    Parameters<T> par =
-        opt.no_projection ? Parameters<T>{} : make_parameters<T>(opt, files, dims, gen);
+    AttentionWeights<T> par =
+        opt.no_projection ? AttentionWeights<T>{} : make_parameters<T>(opt, files, dims, gen);
     // --dtype bfloat16|float16: inputs, weights and biases rounded once to the dtype, as
     // model.to(dtype) and x.to(dtype) do; the layer then computes in it (attention/reduced.hpp)
     const std::optional<runtime::Reduced> reduced = io::reduced_format(opt.out.dtype);
     const auto round = [&](auto& m) {
         if (reduced) runtime::round_all(*reduced, m.data(), m.size());
     };
-    const auto round_each = [&](auto& list) {
-        for (auto& m : list)
-            if constexpr (requires { m.has_value(); }) {
-                if (m) round(*m);
-            } else {
-                round(m);
-            }
-    };
-    round_each(par.query), round_each(par.key), round_each(par.value);
-    round_each(par.b_query), round_each(par.b_key), round_each(par.b_value);
-    if (par.w_out) round(*par.w_out);
-    if (par.b_out) round(*par.b_out);
+    if (reduced) par.round_to(*reduced);
 
     const std::vector<std::vector<MaskOptions>> masks = sequence_masks(opt, seqs);
     const bool fill = opt.mask_value_opt->count() > 0;
@@ -124,7 +113,7 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     const positions::SchemeConfig config =
         attention_scheme(opt.pos, dims.d_in, dims.heads, dims.dq,
                          opt.no_projection ? "--no-projection" : "--dq");  // d_k = d_in there
-    const LayerWeights<T> weights = layer_weights(par);
+    const LayerWeights<T> weights = par.views();
     std::shared_ptr<io::Progress> progress;
     if (tiled)
         progress = std::make_shared<io::Progress>("attend", 0, !opt.out.quiet && !spec.to_terminal);

@@ -19,6 +19,7 @@
 
 #include "attn/attention/layer.hpp"
 #include "attn/attention/reference.hpp"
+#include "attn/attention/weights.hpp"
 #include "attn/embedding.hpp"
 #include "attn/positions/scheme.hpp"
 #include "attn/torch_random.hpp"
@@ -119,16 +120,10 @@ std::vector<std::vector<MaskOptions>> sequence_masks(const AttendOptions& opt,
 /// One sentence per line of standard input (refused on a terminal).
 std::vector<std::string> read_sentence_lines();
 
-// A projection file for H heads of width d: (d_in, d) for one head, (d_in, H d) column
-// blocks (head h = columns [h d, (h+1) d), the layout of the book's W^T) or (H, d_in, d).
-struct ProjectionFile {
-    io::NpyArray a;
-    std::size_t width(std::size_t heads) const;  // d as the file implies it, 0 if it cannot
-};
-
-/// --wq --wk --wv --wo, those given.
+/// --wq --wk --wv --wo, those given: (d_in, d) for one head, (d_in, H d) or (H, d_in, d)
+/// (attn/attention/weights.hpp).
 struct ProjectionFiles {
-    std::optional<ProjectionFile> q, k, v, o;
+    std::optional<io::NpyArray> q, k, v, o;
 };
 ProjectionFiles read_projections(const AttendOptions& opt);
 
@@ -140,25 +135,12 @@ struct Dims {
 /// Checks every file against the widths (UsageError naming the option).
 Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& files, std::size_t d_in);
 
-/// The layer's weights in T: the files' blocks, or attn::draw_attention_weights.
-template <class T>
-struct Parameters {
-    std::vector<xt::xtensor<T, 2>> query, key, value;  // [H] (d_in, d_q), (d_in, d_k), (d_in, d_v)
-    std::optional<xt::xtensor<T, 2>> w_out;            // (H d_v, d_out)
-    std::vector<std::optional<xt::xtensor<T, 1>>> b_query, b_key, b_value;  // [H] with --bias
-    std::optional<xt::xtensor<T, 1>> b_out;                                 // (d_out,)
-};
-
 /// The files' blocks, and the others drawn by attn::draw_attention_weights after
 /// torch.manual_seed(seed) in its order (with --bias, each weight followed by its bias), after
 /// their memory is reserved. --bias with a weight file: UsageError.
 template <class T>
-Parameters<T> make_parameters(const AttendOptions& opt, const ProjectionFiles& files,
-                              const Dims& dims, TorchGenerator& gen);
-
-/// par as the layer's weights: views on its matrices and biases (par must outlive them).
-template <class T>
-LayerWeights<T> layer_weights(const Parameters<T>& par);
+AttentionWeights<T> make_parameters(const AttendOptions& opt, const ProjectionFiles& files,
+                                    const Dims& dims, TorchGenerator& gen);
 
 /// --permute for a sequence of n rows: "reverse" or a comma list, a permutation of 0..n-1
 /// (new position i holds old row p[i], numpy's X[p]). UsageError naming --permute and `where`
@@ -209,7 +191,7 @@ template <class T>
 struct SentenceArrays {
     const Sequence& s;
     const SequenceRun<T>& run;
-    const Parameters<T>& par;
+    const AttentionWeights<T>& par;
     const Dims& dims;
     std::optional<std::size_t> query;  // --query: only this row of Q, scores, weights, context
     std::string embed_title;           // what the embeddings are

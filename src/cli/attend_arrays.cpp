@@ -150,7 +150,7 @@ io::MatrixStream w_out_stream(const SentenceArrays<T>& a) {
     return io::matrix_stack(
         "w_out", "output projection W_o (heads x d_v, d_out)", 0, 0,
         io::every_row(a.dims.heads * a.dims.dv), io::index_labels(a.dims.d_out), in,
-        io::held_rows<T>([&par](std::size_t, std::size_t) { return par.w_out->data(); },
+        io::held_rows<T>([&par](std::size_t, std::size_t) { return par.out->data(); },
                          a.dims.d_out));
 }
 
