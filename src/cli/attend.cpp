@@ -16,6 +16,7 @@
 #include <xtensor/xtensor.hpp>
 
 #include "attn/attention/layer.hpp"
+#include "attn/attention/memory_plan.hpp"
 #include "cli/attend_model.hpp"
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
@@ -36,6 +37,9 @@ const NameTable<Rng> kRng{{"torch", Rng::torch}};
 const NameTable<TorchKernel> kKernels{{"avx2", TorchKernel::avx2}, {"scalar", TorchKernel::scalar}};
 const NameTable<ProjectionInit> kInits{{"rand", ProjectionInit::rand},
                                        {"linear", ProjectionInit::linear}};
+const NameTable<AttentionPath> kPaths{{"auto", AttentionPath::automatic},
+                                      {"direct", AttentionPath::direct},
+                                      {"tiled", AttentionPath::tiled}};
 
 // An html page draws the weights (its default --show) of every query of one sentence.
 void check_html(const AttendOptions& opt, const std::vector<Show>& show, bool from_stdin) {
@@ -51,8 +55,7 @@ void check_html(const AttendOptions& opt, const std::vector<Show>& show, bool fr
             "--format html: a page draws one sentence; give it as the SENTENCE argument");
 }
 
-}  // namespace
-
+// Whether the run takes the tiled path: --attention, or automatic_path of the longest sequence.
 bool use_tiled(const AttendOptions& opt, const std::vector<Sequence>& seqs) {
     if (io::reduced_format(opt.out.dtype)) {  // bfloat16, float16: the direct path (reduced.hpp)
         if (opt.attention == AttentionPath::tiled)
@@ -68,11 +71,9 @@ bool use_tiled(const AttendOptions& opt, const std::vector<Sequence>& seqs) {
     }
     if (opt.attention != AttentionPath::automatic) return opt.attention == AttentionPath::tiled;
     return std::any_of(seqs.begin(), seqs.end(), [](const Sequence& s) {
-        return std::uint64_t{s.n()} * s.n() > kTiledAbove;
+        return automatic_path(s.n()) == attn::AttentionPath::tiled;
     });
 }
-
-namespace {
 
 template <class T>
 int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::string& embed_title,
@@ -81,7 +82,9 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     const ProjectionFiles files = read_projections(opt);
     const Dims dims = projection_dims(opt, files, seqs.front().d_in());
     const bool tiled = use_tiled(opt, seqs);  // else direct: n x n matrices held
-    const io::DriveOptions drive = plan_attention<T>(opt, seqs, dims, show, tiled);
+    const auto shown = [&](Show s) { return std::find(show.begin(), show.end(), s) != show.end(); };
+    const io::DriveOptions drive =
+        plan_attention<T>(opt, seqs, dims, shown(Show::masked_scores), tiled);
     AttentionWeights<T> par =
         opt.no_projection ? AttentionWeights<T>{} : make_parameters<T>(opt, files, dims, gen);
     // --dtype bfloat16|float16: inputs, weights and biases rounded once to the dtype, as
@@ -117,7 +120,6 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     std::shared_ptr<io::Progress> progress;
     if (tiled)
         progress = std::make_shared<io::Progress>("attend", 0, !opt.out.quiet && !spec.to_terminal);
-    const auto shown = [&](Show s) { return std::find(show.begin(), show.end(), s) != show.end(); };
     std::vector<SequenceRun<T>> runs(seqs.size());
     for (std::size_t k = 0; k < seqs.size(); ++k) {
         SequenceRun<T>& run = runs[k];
@@ -385,7 +387,9 @@ Command add_attend(CLI::App& root) {
     opt->query_opt = g_show->add_option("--query", opt->query, "Only the rows of query position I")
                          ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
                          ->type_name("I");
-    add_attention_option(*g_par, opt->attention);
+    add_enum_option(*g_par, "--attention", opt->attention, kPaths,
+                    "direct: the n x n matrices held (the notebook's numbers); tiled: fused "
+                    "kernel, no n x n matrix held; auto: tiled when n_q n_k > 4194304");
     add_output_options(*sub, opt->out, true);
     add_curve_columns(*sub, opt->out);
     const auto model = add_attend_model_options(*sub);  // --model: attend_model.cpp

@@ -225,22 +225,12 @@ std::vector<Show> parse_show(const std::string& list, unsigned have);
 /// are one array: weights 0, else NaN.
 double padding(Show item);
 
-/// --attention auto takes the tiled path when a head's n_q x n_k matrices have more entries
-/// than this (n > 2048 for self-attention), the direct path otherwise.
-inline constexpr std::uint64_t kTiledAbove = std::uint64_t{1} << 22;
-
-/// The option --attention direct|tiled|auto, in `group`.
-void add_attention_option(CLI::App& group, AttentionPath& path);
-
-/// Whether the run takes the tiled path.
-bool use_tiled(const AttendOptions& opt, const std::vector<Sequence>& seqs);
-
-/// The memory of the whole run, counted by attn::memory_plan before anything is allocated:
-/// every sequence's layer (and its unpermuted twin with --permute) on the path taken, plus the
-/// row blocks streamed to the writer (at most 2^22 values and 256 rows each, made one block
-/// ahead). UsageError naming --max-memory above the limit. Returns how arrays are streamed.
+/// The memory of the whole run (attn::run_plan: every sequence's layer on the path taken,
+/// its unpermuted twin with --permute, the row blocks streamed), with X as read, as shown
+/// and unpermuted, reserved before anything is allocated: UsageError naming --max-memory above
+/// the limit. Returns how arrays are streamed.
 template <class T>
 io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
-                                const Dims& dims, const std::vector<Show>& show, bool tiled);
+                                const Dims& dims, bool keep_masked, bool tiled);
 
 }  // namespace attn::cli

@@ -1,6 +1,6 @@
 // attn attend's --show table: every array it can print, written once (name, shape, help,
 // producer, needs) over the layer's results (attn::LayerResult), the --show list against it,
-// and how they are streamed: the path (--attention) and the memory plan of the run.
+// and the memory plan of the run.
 #include "cli/attend.hpp"
 
 #include <fmt/format.h>
@@ -17,7 +17,6 @@
 #include "attn/attention/memory_plan.hpp"
 #include "cli/arguments.hpp"
 #include "cli/attend_summaries.hpp"
-#include "cli/enum_option.hpp"
 #include "cli/errors.hpp"
 #include "io/matrix_stack.hpp"
 #include "runtime/memory_budget.hpp"
@@ -371,71 +370,38 @@ double padding(Show item) {
     return item == Show::weights ? 0.0 : std::numeric_limits<double>::quiet_NaN();
 }
 
-namespace {
-
-const NameTable<AttentionPath> kPaths{{"auto", AttentionPath::automatic},
-                                      {"direct", AttentionPath::direct},
-                                      {"tiled", AttentionPath::tiled}};
-
-}  // namespace
-
-void add_attention_option(CLI::App& group, AttentionPath& path) {
-    add_enum_option(group, "--attention", path, kPaths,
-                    "direct: the n x n matrices held (the notebook's numbers); tiled: fused "
-                    "kernel, no n x n matrix held; auto: tiled when n_q n_k > 4194304");
-}
-
+// held per row besides the layers: X as read (double), as shown (T), and unpermuted (double)
 template <class T>
 io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
-                                const Dims& dims, const std::vector<Show>& show, bool tiled) {
-    const auto shown = [&](Show s) { return std::find(show.begin(), show.end(), s) != show.end(); };
-    io::DriveOptions drive;
-    std::size_t widest = 1;
-    for (const auto& s : seqs) widest = std::max(widest, s.n());
-    if (tiled) {
-        drive.block_rows = std::clamp<std::size_t>((std::size_t{1} << 22) / widest, 1, 256);
-        drive.compute_ahead = thread_count(opt.out) > 1;
-    }
+                                const Dims& dims, bool keep_masked, bool tiled) {
+    LayerShape shape;
+    shape.d_in = dims.d_in, shape.heads = dims.heads, shape.kv_heads = dims.heads;
+    shape.d_k = dims.dq, shape.d_v = dims.dv, shape.d_out = dims.d_out;
+    shape.output = dims.out_proj, shape.scheme = opt.pos.scheme;
+    shape.permuted = !opt.permute.empty();
     LayerOptions o;
     o.path = tiled ? attn::AttentionPath::tiled : attn::AttentionPath::direct;
-    o.keep_masked = shown(Show::masked_scores);
-    std::uint64_t bytes = 0;
-    for (const auto& s : seqs) {
-        LayerShape shape;
-        shape.n = s.n(), shape.d_in = dims.d_in, shape.heads = dims.heads;
-        shape.kv_heads = dims.heads, shape.d_k = dims.dq, shape.d_v = dims.dv;
-        shape.d_out = dims.d_out, shape.output = dims.out_proj, shape.scheme = opt.pos.scheme;
-        shape.permuted = !opt.permute.empty();
-        // what the run holds besides: X as read (double) and as shown (T), per batch element,
-        // and the unpermuted copy of --permute
-        const std::uint64_t held = runtime::checked_product(
-            {s.n(), dims.d_in, 8 + sizeof(T) + (shape.permuted ? 8 : 0)}, "the inputs");
-        const std::uint64_t one = memory_plan(shape, o, sizeof(T), 0, held).total();
-        // every batch element's layer is held; with --permute one more, unpermuted, at a time
-        const std::uint64_t b = std::max<std::size_t>(s.batch, 1) + (shape.permuted ? 1 : 0);
-        bytes = runtime::checked_add(bytes, runtime::checked_mul(b, one, "the attention"),
-                                     "the attention");
-    }
-    // the streamed rows: in T, the doubles handed to the writer, and the block made ahead
-    bytes = runtime::checked_add(
-        bytes,
-        runtime::checked_product({drive.block_rows, widest, sizeof(T) + 2 * sizeof(double)},
-                                 "the streamed rows"),
-        "the attention");
+    o.keep_masked = keep_masked;
+    std::vector<SequenceShape> sizes;
+    for (const auto& s : seqs) sizes.push_back({s.n(), s.batch});
+    const RunPlan plan =
+        run_plan(shape, sizes, o, sizeof(T),
+                 runtime::checked_product({dims.d_in, 8 + sizeof(T) + (shape.permuted ? 8 : 0)},
+                                          "the inputs"));
     const Sequence& first = seqs.front();
     const std::string batch = first.batch ? fmt::format("{} x ", first.batch) : "";
+    const std::string input = opt.input.empty() ? "" : "--input: ";
     runtime::reserve(
-        bytes, tiled                ? fmt::format("{}tiled attention over {}{} rows",
-                                   opt.input.empty() ? "" : "--input: ", batch, first.n())
-               : !opt.input.empty() ? fmt::format("--input: {}{} x {} x {} attention scores", batch,
-                                                  dims.heads, first.n(), first.n())
-                                    : "the attention scores");
-    return drive;
+        plan.bytes, tiled ? fmt::format("{}tiled attention over {}{} rows", input, batch, first.n())
+                    : !opt.input.empty() ? fmt::format("--input: {}{} x {} x {} attention scores",
+                                                       batch, dims.heads, first.n(), first.n())
+                                         : "the attention scores");
+    return {plan.block_rows, tiled && thread_count(opt.out) > 1};
 }
 
 template io::DriveOptions plan_attention<float>(const AttendOptions&, const std::vector<Sequence>&,
-                                                const Dims&, const std::vector<Show>&, bool);
+                                                const Dims&, bool, bool);
 template io::DriveOptions plan_attention<double>(const AttendOptions&, const std::vector<Sequence>&,
-                                                 const Dims&, const std::vector<Show>&, bool);
+                                                 const Dims&, bool, bool);
 
 }  // namespace attn::cli
