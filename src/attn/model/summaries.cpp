@@ -148,4 +148,21 @@ void AttentionSummaries::end_layer() {
     std::copy(product.begin(), product.end(), rollout_.begin());
 }
 
+template <class T>
+void add_layer(AttentionSummaries& summaries, std::size_t layer, const LayerResult<T>& result) {
+    const std::size_t n = summaries.n();
+    std::vector<T> w(n * n);  // one head's (n, n) weights
+    for (std::size_t h = 0; h < result.queries.size(); ++h) {
+        ScoreRows<T> rows;
+        rows.weights = w.data();
+        rows.stride = n;
+        result.rows->rows(h, 0, n, rows);
+        summaries.add_head(layer, h, std::span<const T>(w));
+    }
+    summaries.end_layer();
+}
+
+template void add_layer(AttentionSummaries&, std::size_t, const LayerResult<float>&);
+template void add_layer(AttentionSummaries&, std::size_t, const LayerResult<double>&);
+
 }  // namespace attn::model

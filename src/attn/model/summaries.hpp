@@ -22,9 +22,12 @@
 // while a layer closes, three n x n operands of the rollout's matrix product (BLAS).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <span>
 #include <vector>
+
+#include "attn/attention/layer.hpp"
 
 namespace attn::model {
 
@@ -37,6 +40,11 @@ struct HeadStats {
     double first = 0;
     double previous = 0;
     double self = 0;
+
+    /// The statistics' names (head_stats' columns after layer and head) and their values.
+    static constexpr std::array<const char*, 5> kNames{"entropy", "distance", "first", "previous",
+                                                       "self"};
+    std::array<double, 5> values() const { return {entropy, distance, first, previous, self}; }
 };
 
 /// The statistics of one head's weights w (n x n, row-major; w.size() == n * n, n >= 1, else
@@ -104,5 +112,11 @@ class AttentionSummaries {
     std::vector<double> means_;
     std::vector<double> rollout_;
 };
+
+/// One layer as forward() returns it, numbered `layer`: each of its H heads' n x n weights
+/// (read a head at a time through LayerResult::rows, so either path gives them) added to
+/// `summaries`, then the layer closed.
+template <class T>
+void add_layer(AttentionSummaries& summaries, std::size_t layer, const LayerResult<T>& result);
 
 }  // namespace attn::model
