@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -208,7 +209,9 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
         for (Show item : show) {
             std::vector<io::MatrixStream> parts;
             for (std::size_t k = 0; k < seqs.size(); ++k) parts.push_back(arrays(k, item));
-            io::MatrixStream e = io::concatenate(std::move(parts), "sentence", padding(item));
+            // a shorter sentence's missing keys: weights 0, else NaN
+            io::MatrixStream e = io::concatenate(std::move(parts), "sentence",
+                                                 item == Show::weights ? 0.0 : std::nan(""));
             e.info.title += ", every sentence";
             streams.push_back(std::move(e));
         }

@@ -1,9 +1,9 @@
 // attn attend: what its files share. attend.cpp declares the options and wires a run
 // (options -> inputs -> attn::forward per sequence -> the --show table -> the writer);
 // attend_inputs.cpp reads the rows (sentences, embeddings, --input), the masks, the
-// permutation, and reads or draws W (attn::draw_attention_weights); attend_arrays.cpp is the
-// --show table over the layer's results, the path and the memory plan. The scheme's options
-// are cli/position_options' AttentionPositions.
+// permutation, reads or draws W (attn::draw_attention_weights) and reserves the run's memory
+// (attn::run_plan); attend_arrays.cpp is the --show table over the layer's results. The scheme's
+// options are cli/position_options' AttentionPositions.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -169,7 +169,7 @@ enum class Show {
     w_key,
     w_value,
     w_out,
-    head_stats,  // the summaries (attend_summaries.hpp)
+    head_stats,  // the summaries (model::AttentionSummaries)
     offsets,
     mean_weights,
     rollout
@@ -220,10 +220,6 @@ constexpr unsigned binary = 32;  // npy or npz, where tokens are text without th
 /// A --show list ("all", "scores,weights", ...) as items in order, without repeats, for a run
 /// that has the needs `have` (parse_show_list over attend_show_table).
 std::vector<Show> parse_show(const std::string& list, unsigned have);
-
-/// Where a sentence's row is shorter than the widest (keys it lacks) when several sentences
-/// are one array: weights 0, else NaN.
-double padding(Show item);
 
 /// The memory of the whole run (attn::run_plan: every sequence's layer on the path taken,
 /// its unpermuted twin with --permute, the row blocks streamed), with X as read, as shown

@@ -1,6 +1,6 @@
 // attn attend's inputs: sentences -> tokens -> embedded rows (drawn nn.Embedding, an .npy
 // table, or word vectors), or the rows of an .npy file; the masks; --permute; the projections
-// (files or draws) and the widths they imply.
+// (files or draws) and the widths they imply; the memory of the run they make.
 #include "cli/attend.hpp"
 
 #include <fmt/format.h>
@@ -18,6 +18,7 @@
 
 #include <xtensor/xview.hpp>
 
+#include "attn/attention/memory_plan.hpp"
 #include "attn/embedding.hpp"
 #include "attn/tokenizer.hpp"
 #include "cli/arguments.hpp"
@@ -390,5 +391,39 @@ template AttentionWeights<float> make_parameters<float>(const AttendOptions&,
 template AttentionWeights<double> make_parameters<double>(const AttendOptions&,
                                                           const ProjectionFiles&, const Dims&,
                                                           TorchGenerator&);
+
+// held per row besides the layers: X as read (double), as shown (T), and unpermuted (double)
+template <class T>
+io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
+                                const Dims& dims, bool keep_masked, bool tiled) {
+    LayerShape shape;
+    shape.d_in = dims.d_in, shape.heads = dims.heads, shape.kv_heads = dims.heads;
+    shape.d_k = dims.dq, shape.d_v = dims.dv, shape.d_out = dims.d_out;
+    shape.output = dims.out_proj, shape.scheme = opt.pos.scheme;
+    shape.permuted = !opt.permute.empty();
+    LayerOptions o;
+    o.path = tiled ? attn::AttentionPath::tiled : attn::AttentionPath::direct;
+    o.keep_masked = keep_masked;
+    std::vector<SequenceShape> sizes;
+    for (const auto& s : seqs) sizes.push_back({s.n(), s.batch});
+    const RunPlan plan =
+        run_plan(shape, sizes, o, sizeof(T),
+                 runtime::checked_product({dims.d_in, 8 + sizeof(T) + (shape.permuted ? 8 : 0)},
+                                          "the inputs"));
+    const Sequence& first = seqs.front();
+    const std::string batch = first.batch ? fmt::format("{} x ", first.batch) : "";
+    const std::string input = opt.input.empty() ? "" : "--input: ";
+    runtime::reserve(
+        plan.bytes, tiled ? fmt::format("{}tiled attention over {}{} rows", input, batch, first.n())
+                    : !opt.input.empty() ? fmt::format("--input: {}{} x {} x {} attention scores",
+                                                       batch, dims.heads, first.n(), first.n())
+                                         : "the attention scores");
+    return {plan.block_rows, tiled && thread_count(opt.out) > 1};
+}
+
+template io::DriveOptions plan_attention<float>(const AttendOptions&, const std::vector<Sequence>&,
+                                                const Dims&, bool, bool);
+template io::DriveOptions plan_attention<double>(const AttendOptions&, const std::vector<Sequence>&,
+                                                 const Dims&, bool, bool);
 
 }  // namespace attn::cli
