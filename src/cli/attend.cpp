@@ -18,6 +18,7 @@
 
 #include "attn/attention/layer.hpp"
 #include "attn/attention/memory_plan.hpp"
+#include "attn/attention/permutation.hpp"
 #include "cli/attend_model.hpp"
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
@@ -165,18 +166,10 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
             run.x.push_back(xt::cast<T>(seqs[k].x[b]));
             round(run.x.back());
             if (p.empty()) continue;
-            // context(X[p]) - context(X)[p]: row i against the original's row p[i].
-            in.permutation.clear();
+            in.permutation.clear();  // context(X[p]) - context(X)[p]
             if (opt.no_projection)
                 in.q = in.k = in.v = {{unpermuted.data(), x.shape(0), x.shape(1), x.shape(1)}};
-            LayerOptions plain = o;
-            plain.keep_scores = plain.keep_scaled = plain.keep_masked = plain.keep_weights = false;
-            plain.progress = nullptr;
-            const xt::xtensor<T, 2> before = forward(in, weights, scheme, plain).output;
-            xt::xtensor<T, 2> diff = run.results.back().output;  // (n, d_out)
-            for (std::size_t i = 0; i < p.size(); ++i)
-                for (std::size_t c = 0; c < diff.shape(1); ++c) diff(i, c) -= before(p[i], c);
-            run.equivariance.push_back(std::move(diff));
+            run.equivariance.push_back(equivariance(run.results.back(), in, weights, scheme, o, p));
         }
     }
     std::string mask_text;

@@ -19,6 +19,7 @@
 #include <xtensor/xview.hpp>
 
 #include "attn/attention/memory_plan.hpp"
+#include "attn/attention/permutation.hpp"
 #include "attn/embedding.hpp"
 #include "attn/tokenizer.hpp"
 #include "cli/arguments.hpp"
@@ -233,11 +234,8 @@ std::vector<std::vector<MaskOptions>> sequence_masks(const AttendOptions& opt,
 
 std::vector<std::size_t> parse_permutation(const std::string& text, std::size_t n,
                                            const std::string& where) {
+    if (text == "reverse") return reverse_permutation(n);
     std::vector<std::size_t> p;
-    if (text == "reverse") {
-        for (std::size_t i = 0; i < n; ++i) p.push_back(n - 1 - i);
-        return p;
-    }
     std::vector<bool> seen(n, false);
     for (const std::string& f : split_list(text)) {
         const auto index = parse_index(f);
@@ -269,9 +267,8 @@ Sequence permuted(const Sequence& s, const std::vector<std::size_t>& p) {
     for (std::size_t i = 0; i < p.size(); ++i) {
         if (!s.tokens.empty()) out.tokens[i] = s.tokens[p[i]];
         if (!s.ids.empty()) out.ids[i] = s.ids[p[i]];
-        for (std::size_t b = 0; b < s.x.size(); ++b)
-            for (std::size_t c = 0; c < s.d_in(); ++c) out.x[b](i, c) = s.x[b](p[i], c);
     }
+    for (auto& x : out.x) x = permute_rows(x, p);
     return out;
 }
 
