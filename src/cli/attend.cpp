@@ -50,7 +50,7 @@ void check_html(const AttendOptions& opt, const std::vector<Show>& show, bool fr
             "--show: -f html draws the attention weights; use --show weights (the "
             "default) or another format for " +
             opt.show);
-    if (opt.query_opt->count())
+    if (opt.given("--query"))
         throw UsageError("--query: -f html draws every query; leave --query out");
     if (from_stdin)
         throw UsageError(
@@ -98,9 +98,9 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     if (reduced) par.round_to(*reduced);
 
     const std::vector<std::vector<MaskOptions>> masks = sequence_masks(opt, seqs);
-    const bool fill = opt.mask_value_opt->count() > 0;
+    const bool fill = opt.given("--mask-value");
     std::optional<std::size_t> query;
-    if (opt.query_opt->count()) query = static_cast<std::size_t>(opt.query);
+    if (opt.given("--query")) query = static_cast<std::size_t>(opt.query);
     const auto sequence_name = [&](std::size_t k) -> std::string {
         return indexed              ? fmt::format("sentence {}", k)
                : !opt.input.empty() ? "the input"
@@ -217,8 +217,8 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
 
 int run_attend(const AttendOptions& opt) {
     const bool from_input = !opt.input.empty();
-    const bool indexed = !from_input && !opt.sentence_opt->count();
-    if (opt.embed_dim_opt->count() && !opt.embeddings.empty())
+    const bool indexed = !from_input && !opt.given("sentence");
+    if (opt.given("--embed-dim") && !opt.embeddings.empty())
         throw UsageError("--embed-dim: the dimension comes from --embeddings " + opt.embeddings);
 
     const io::OutputSpec spec = resolve_output(opt.out);
@@ -274,10 +274,10 @@ Command add_attend(CLI::App& root) {
     auto opt = std::make_shared<AttendOptions>();  // bound addresses must outlive parse()
     CLI::App* sub = root.add_subcommand(
         "attend", "Self-attention of a sentence, step by step as the notebook, or of given rows");
-    opt->sentence_opt =
-        sub->add_option("sentence", opt->sentence,
-                        "The sentence; absent: one sentence per line on standard input")
-            ->type_name("SENTENCE");
+    opt->app = sub;
+    sub->add_option("sentence", opt->sentence,
+                    "The sentence; absent: one sentence per line on standard input")
+        ->type_name("SENTENCE");
     auto* g_tok = sub->add_option_group("Tokens and embeddings");
     g_tok->add_flag("--lowercase", opt->lowercase, "Lower-case ASCII letters before splitting");
     g_tok->add_flag("--strip-punctuation", opt->strip_punctuation, "Remove all ASCII punctuation");
@@ -286,10 +286,9 @@ Command add_attend(CLI::App& root) {
                      "Rows of the nn.Embedding table drawn from the seed")
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40))
         ->capture_default_str();
-    opt->embed_dim_opt =
-        g_tok->add_option("--embed-dim", opt->embed_dim, "Columns of the nn.Embedding table (d_in)")
-            ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
-            ->capture_default_str();
+    g_tok->add_option("--embed-dim", opt->embed_dim, "Columns of the nn.Embedding table (d_in)")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
+        ->capture_default_str();
     g_tok
         ->add_option(
             "--embeddings", opt->embeddings,
@@ -316,16 +315,14 @@ Command add_attend(CLI::App& root) {
         ->capture_default_str();
     add_enum_option(*g_par, "--rng-kernel", opt->rng_kernel, kKernels,
                     "libtorch's kernels to imitate: avx2 (x86-64 with AVX2) or scalar (without)");
-    opt->dq_opt =
-        g_par->add_option("--dq", opt->dq, "Query width d_q per head (--input: the input's width)")
-            ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
-            ->capture_default_str();
-    opt->dk_opt = g_par->add_option("--dk", opt->dk, "Key width d_k (default and only value: d_q)")
-                      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
-    opt->dv_opt =
-        g_par->add_option("--dv", opt->dv, "Value width d_v per head (--input: the input's width)")
-            ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
-            ->capture_default_str();
+    g_par->add_option("--dq", opt->dq, "Query width d_q per head (--input: the input's width)")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
+        ->capture_default_str();
+    g_par->add_option("--dk", opt->dk, "Key width d_k (default and only value: d_q)")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
+    g_par->add_option("--dv", opt->dv, "Value width d_v per head (--input: the input's width)")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
+        ->capture_default_str();
     add_enum_option(*g_par, "--init", opt->init, kInits,
                     "rand: torch.rand(d_in, d_out) as the notebook; linear: nn.Linear(d_in, "
                     "d_out, bias=False) weight, transposed");
@@ -363,12 +360,11 @@ Command add_attend(CLI::App& root) {
         ->add_option("--valid-len", opt->valid_len,
                      "Keys at positions >= L are masked; L1,L2,... one per sequence")
         ->type_name("L[,L...]");
-    opt->mask_value_opt =
-        g_mask
-            ->add_option("--mask-value", opt->mask_value,
-                         "Fill masked scaled scores with V before the softmax (the book: -1e6) "
-                         "instead of exact zeros")
-            ->type_name("V");
+    g_mask
+        ->add_option("--mask-value", opt->mask_value,
+                     "Fill masked scaled scores with V before the softmax (the book: -1e6) "
+                     "instead of exact zeros")
+        ->type_name("V");
 
     auto* g_show = sub->add_option_group("What to print");
     const CLI::Option* show_option =
@@ -380,9 +376,9 @@ Command add_attend(CLI::App& root) {
     std::vector<std::string> show_words{"all"};
     for (const auto& e : attend_show_table<float>()) show_words.push_back(e.name);
     complete_values(show_option, show_words, true);
-    opt->query_opt = g_show->add_option("--query", opt->query, "Only the rows of query position I")
-                         ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
-                         ->type_name("I");
+    g_show->add_option("--query", opt->query, "Only the rows of query position I")
+        ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
+        ->type_name("I");
     add_enum_option(*g_par, "--attention", opt->attention, kPaths,
                     "direct: the n x n matrices held (the notebook's numbers); tiled: fused "
                     "kernel, no n x n matrix held; auto: tiled when n_q n_k > 4194304");
@@ -393,7 +389,7 @@ Command add_attend(CLI::App& root) {
     // --input replaces the sentence and its embedding: checked after parsing rather than with
     // CLI11's excludes(), which would print "Excludes: --input" beside every such option.
     CLI::Option* input = g_tok->get_option("--input");
-    std::vector<CLI::Option*> sentence_only{opt->sentence_opt};
+    std::vector<CLI::Option*> sentence_only{sub->get_option("sentence")};
     for (const char* name : {"--embeddings", "--vocab", "--lowercase", "--strip-punctuation",
                              "--unknown", "--vocab-size", "--embed-dim"})
         sentence_only.push_back(g_tok->get_option(name));
@@ -414,7 +410,7 @@ Command add_attend(CLI::App& root) {
             [opt, input, sentence_only, model, sub] {
                 if (model->given())
                     return run_attend_model(*model,
-                                            opt->sentence_opt->count() ? &opt->sentence : nullptr,
+                                            opt->given("sentence") ? &opt->sentence : nullptr,
                                             opt->show, opt->out, *sub);
                 if (input->count() > 0)
                     for (const CLI::Option* o : sentence_only)

@@ -68,14 +68,9 @@ struct AttendOptions {
     std::string permute;     // "" none, "reverse", or a comma list
     bool bias = false;
     OutputOptions out;
-    // Options whose presence matters, not only their value.
-    CLI::Option* sentence_opt = nullptr;
-    CLI::Option* embed_dim_opt = nullptr;
-    CLI::Option* dq_opt = nullptr;
-    CLI::Option* dk_opt = nullptr;
-    CLI::Option* dv_opt = nullptr;
-    CLI::Option* mask_value_opt = nullptr;
-    CLI::Option* query_opt = nullptr;
+    const CLI::App* app = nullptr;  // the parsed subcommand
+    /// Whether the option ("--dq", "sentence") was given, where its presence matters.
+    bool given(const std::string& name) const { return app->count(name) > 0; }
 };
 
 // One sequence of the run: a sentence, or the input matrix (b = 0: 2-d) / batch.

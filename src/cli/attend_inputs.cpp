@@ -215,7 +215,7 @@ std::vector<std::vector<MaskOptions>> sequence_masks(const AttendOptions& opt,
     std::size_t sequences = 0;
     for (const auto& s : seqs) sequences += std::max<std::size_t>(s.batch, 1);
     const std::vector<std::size_t> valid = valid_lengths(opt.valid_len, sequences);
-    const bool fill = opt.mask_value_opt->count() > 0;
+    const bool fill = opt.given("--mask-value");
     if (fill && (std::isnan(opt.mask_value) || (opt.mask_value > 0 && std::isinf(opt.mask_value))))
         throw UsageError(fmt::format("--mask-value: {} is not a number or -inf", opt.mask_value));
     std::vector<std::vector<MaskOptions>> masks;
@@ -303,9 +303,9 @@ ProjectionFiles read_projections(const AttendOptions& opt) {
 
 Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& f, std::size_t d_in) {
     if (opt.no_projection) {  // Q = K = V = X: one head as wide as the rows
-        const std::pair<bool, const char*> given[] = {{opt.dq_opt->count() > 0, "--dq"},
-                                                      {opt.dk_opt->count() > 0, "--dk"},
-                                                      {opt.dv_opt->count() > 0, "--dv"},
+        const std::pair<bool, const char*> given[] = {{opt.given("--dq"), "--dq"},
+                                                      {opt.given("--dk"), "--dk"},
+                                                      {opt.given("--dv"), "--dv"},
                                                       {!opt.wq.empty(), "--wq"},
                                                       {!opt.wk.empty(), "--wk"},
                                                       {!opt.wv.empty(), "--wv"},
@@ -325,14 +325,14 @@ Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& f, std::si
     const auto H = static_cast<std::size_t>(opt.heads);
     // --input rows keep their width unless told otherwise: d_q = d_v = d_in
     const bool input = !opt.input.empty();
-    std::size_t dq = !opt.dq_opt->count() && input ? d_in : static_cast<std::size_t>(opt.dq);
-    std::size_t dv = !opt.dv_opt->count() && input ? d_in : static_cast<std::size_t>(opt.dv);
+    std::size_t dq = !opt.given("--dq") && input ? d_in : static_cast<std::size_t>(opt.dq);
+    std::size_t dv = !opt.given("--dv") && input ? d_in : static_cast<std::size_t>(opt.dv);
     const auto width = [H](const std::optional<io::NpyArray>& a) {
         return a ? head_width(a->shape, H) : 0;
     };
-    if (!opt.dq_opt->count() && width(f.q ? f.q : f.k)) dq = width(f.q ? f.q : f.k);
-    if (!opt.dv_opt->count() && width(f.v)) dv = width(f.v);
-    const std::size_t dk = opt.dk_opt->count() ? static_cast<std::size_t>(opt.dk) : dq;
+    if (!opt.given("--dq") && width(f.q ? f.q : f.k)) dq = width(f.q ? f.q : f.k);
+    if (!opt.given("--dv") && width(f.v)) dv = width(f.v);
+    const std::size_t dk = opt.given("--dk") ? static_cast<std::size_t>(opt.dk) : dq;
     if (dk != dq)
         throw UsageError(
             fmt::format("--dk: {} differs from d_q = {}; the scores Q K^T need d_k = d_q", dk, dq));
