@@ -109,8 +109,6 @@ Sequence embed_sentence(const std::string& text, const std::string& where, const
     const Vocabulary vocab(s.tokens);
     s.vocab = vocab.tokens();
     s.ids = vocab.ids(s.tokens);
-    const std::size_t n = s.tokens.size(), d = src.dim();
-    xt::xtensor<double, 2> x = xt::zeros<double>({n, d});  // (n, d)
     if (src.kind != EmbeddingSource::words) {
         const std::size_t rows = src.table.shape(0);
         if (vocab.size() > rows)
@@ -118,39 +116,20 @@ Sequence embed_sentence(const std::string& text, const std::string& where, const
                 "{}: {} distinct tokens have ids 0..{}, but the embedding table has {} rows ({})",
                 where, vocab.size(), vocab.size() - 1, rows,
                 src.kind == EmbeddingSource::torch_table ? "--vocab-size" : "--embeddings"));
-        for (std::size_t i = 0; i < n; ++i) xt::row(x, i) = xt::row(src.table, s.ids[i]);
-    } else {
-        std::vector<std::string> unknown;  // in vocabulary order
-        std::vector<std::size_t> row_of(vocab.size());
-        for (std::size_t id = 0; id < vocab.size(); ++id) {
-            const auto r = src.vectors.find(vocab.token(id));
-            if (!r) unknown.push_back(vocab.token(id));
-            row_of[id] = r.value_or(std::numeric_limits<std::size_t>::max());
-        }
-        if (!unknown.empty() && opt.unknown == Unknown::error) {
-            std::string list;
-            for (const auto& u : unknown) list += (list.empty() ? "'" : ", '") + u + "'";
-            throw UsageError(
-                fmt::format("--embeddings: {}: no vector for {} (see --unknown)", where, list));
-        }
-        // --unknown random: torch.manual_seed(seed); torch.randn(len(unknown), dim).
-        xt::xtensor<float, 2> random;
-        if (!unknown.empty() && opt.unknown == Unknown::random) {
-            gen.manual_seed(opt.seed);
-            random = torch_randn<float>(gen, unknown.size(), d);
-        }
-        for (std::size_t i = 0; i < n; ++i) {
-            const std::size_t r = row_of[s.ids[i]];
-            if (r != std::numeric_limits<std::size_t>::max()) {
-                for (std::size_t j = 0; j < d; ++j) x(i, j) = src.vectors.values[r * d + j];
-            } else if (opt.unknown == Unknown::random) {
-                const auto k = static_cast<std::size_t>(
-                    std::find(unknown.begin(), unknown.end(), s.tokens[i]) - unknown.begin());
-                for (std::size_t j = 0; j < d; ++j) x(i, j) = random(k, j);
-            }
-        }
+        s.x.push_back(embed_rows(src.table, s.ids));  // (n, d)
+        return s;
     }
-    s.x.push_back(std::move(x));
+    std::vector<std::string> unknown;  // in vocabulary order
+    const xt::xtensor<double, 2> table = word_table(
+        s.vocab, [&src](const std::string& w) { return src.vectors.find(w); }, src.vectors.values,
+        src.dim(), opt.unknown == Unknown::random, gen, opt.seed, unknown);
+    if (!unknown.empty() && opt.unknown == Unknown::error) {
+        std::string list;
+        for (const auto& u : unknown) list += (list.empty() ? "'" : ", '") + u + "'";
+        throw UsageError(
+            fmt::format("--embeddings: {}: no vector for {} (see --unknown)", where, list));
+    }
+    s.x.push_back(embed_rows(table, s.ids));  // (n, d)
     return s;
 }
 
