@@ -93,9 +93,6 @@ struct EmbeddingSource {
     std::size_t dim() const { return kind == words ? vectors.dim : table.shape(1); }
 };
 
-/// io::read_npy with `option` named in every message (cli/errors.hpp naming_option).
-io::NpyArray read_npy_option(const std::string& option, const std::string& path);
-
 /// The table or vectors the sentences are embedded with (draws nn.Embedding from the seed).
 EmbeddingSource load_embeddings(const AttendOptions& opt, TorchGenerator& gen);
 

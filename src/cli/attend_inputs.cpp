@@ -39,11 +39,12 @@ bool is_npy_file(const std::string& path) {
     return in.gcount() == 6 && std::memcmp(magic, "\x93NUMPY", 6) == 0;
 }
 
-}  // namespace
-
+// io::read_npy with `option` named in every message.
 io::NpyArray read_npy_option(const std::string& option, const std::string& path) {
     return naming_option(option, [&] { return io::read_npy(path); });
 }
+
+}  // namespace
 
 EmbeddingSource load_embeddings(const AttendOptions& opt, TorchGenerator& gen) {
     EmbeddingSource src;
