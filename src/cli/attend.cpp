@@ -86,7 +86,10 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     const bool tiled = use_tiled(opt, seqs);  // else direct: n x n matrices held
     const auto shown = [&](Show s) { return std::find(show.begin(), show.end(), s) != show.end(); };
     const io::DriveOptions drive =
-        plan_attention<T>(opt, seqs, dims, shown(Show::masked_scores), tiled);
+        plan_attention<T>(opt, seqs, dims, shown(Show::masked_scores),
+                          shown(Show::head_stats) || shown(Show::offsets) ||
+                              shown(Show::mean_weights) || shown(Show::rollout),
+                          tiled);
     AttentionWeights<T> par =
         opt.no_projection ? AttentionWeights<T>{} : make_parameters<T>(opt, files, dims, gen);
     // --dtype bfloat16|float16: inputs, weights and biases rounded once to the dtype, as

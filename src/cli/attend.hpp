@@ -21,6 +21,7 @@
 #include "attn/attention/reference.hpp"
 #include "attn/attention/weights.hpp"
 #include "attn/embedding.hpp"
+#include "attn/model/summaries.hpp"
 #include "attn/positions/scheme.hpp"
 #include "attn/torch_random.hpp"
 #include "cli/common_options.hpp"
@@ -176,6 +177,8 @@ struct SequenceRun {
     std::vector<xt::xtensor<T, 2>> equivariance;  // context(X[p]) - context(X)[p], (n, d_out)
     positions::PositionScheme<T> scheme;
     std::optional<double> scale;  // nullopt: omega / sqrt(d_k); 1 with --no-scale
+    // per batch element, made by the first summary shown and shared by the others
+    mutable std::shared_ptr<std::vector<model::AttentionSummaries>> summaries;
 };
 
 /// What the arrays of one sentence (or of the --input rows) are made from.
@@ -215,10 +218,10 @@ std::vector<Show> parse_show(const std::string& list, unsigned have);
 
 /// The memory of the whole run (attn::run_plan: every sequence's layer on the path taken,
 /// its unpermuted twin with --permute, the row blocks streamed), with X as read, as shown
-/// and unpermuted, reserved before anything is allocated: UsageError naming --max-memory above
-/// the limit. Returns how arrays are streamed.
+/// and unpermuted, and the summaries when shown, reserved before anything is allocated: UsageError
+/// naming --max-memory above the limit. Returns how arrays are streamed.
 template <class T>
 io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
-                                const Dims& dims, bool keep_masked, bool tiled);
+                                const Dims& dims, bool keep_masked, bool summaries, bool tiled);
 
 }  // namespace attn::cli

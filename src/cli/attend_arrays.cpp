@@ -280,11 +280,12 @@ io::MatrixStream context_stream(const SentenceArrays<T>& a) {
 // Each batch element's one layer reduced by model::AttentionSummaries (as --model's layers).
 template <class T>
 std::shared_ptr<std::vector<model::AttentionSummaries>> summaries(const SentenceArrays<T>& a) {
+    if (a.run.summaries) return a.run.summaries;
     auto out = std::make_shared<std::vector<model::AttentionSummaries>>();
     for (const auto& r : a.run.results)
         model::add_layer(out->emplace_back(a.s.n(), model::SummaryChoice{true, true, true, true}),
                          0, r);
-    return out;
+    return a.run.summaries = out;
 }
 
 // head_stats: a row per (sequence, head): [sequence,] layer, head, then HeadStats::kNames.

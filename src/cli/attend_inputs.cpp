@@ -372,7 +372,7 @@ template AttentionWeights<double> make_parameters<double>(const AttendOptions&,
 // held per row besides the layers: X as read (double), as shown (T), and unpermuted (double)
 template <class T>
 io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
-                                const Dims& dims, bool keep_masked, bool tiled) {
+                                const Dims& dims, bool keep_masked, bool summaries, bool tiled) {
     LayerShape shape;
     shape.d_in = dims.d_in, shape.heads = dims.heads, shape.kv_heads = dims.heads;
     shape.d_k = dims.dq, shape.d_v = dims.dv, shape.d_out = dims.d_out;
@@ -387,20 +387,33 @@ io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequ
         run_plan(shape, sizes, o, sizeof(T),
                  runtime::checked_product({dims.d_in, 8 + sizeof(T) + (shape.permuted ? 8 : 0)},
                                           "the inputs"));
+    std::uint64_t bytes = plan.bytes;
+    for (const auto& s : seqs)  // each batch element's summaries; one head's weights at a time
+        if (summaries)
+            bytes = runtime::checked_add(
+                runtime::checked_add(
+                    bytes,
+                    runtime::checked_mul(
+                        std::max<std::size_t>(s.batch, 1),
+                        model::summaries_bytes(s.n(), dims.heads, 1, {true, true, true, true}),
+                        "the summaries"),
+                    "the attention"),
+                runtime::checked_product({s.n(), s.n(), sizeof(T)}, "the summaries"),
+                "the attention");
     const Sequence& first = seqs.front();
     const std::string batch = first.batch ? fmt::format("{} x ", first.batch) : "";
     const std::string input = opt.input.empty() ? "" : "--input: ";
     runtime::reserve(
-        plan.bytes, tiled ? fmt::format("{}tiled attention over {}{} rows", input, batch, first.n())
-                    : !opt.input.empty() ? fmt::format("--input: {}{} x {} x {} attention scores",
-                                                       batch, dims.heads, first.n(), first.n())
-                                         : "the attention scores");
+        bytes, tiled ? fmt::format("{}tiled attention over {}{} rows", input, batch, first.n())
+               : !opt.input.empty() ? fmt::format("--input: {}{} x {} x {} attention scores", batch,
+                                                  dims.heads, first.n(), first.n())
+                                    : "the attention scores");
     return {plan.block_rows, tiled && thread_count(opt.out) > 1};
 }
 
 template io::DriveOptions plan_attention<float>(const AttendOptions&, const std::vector<Sequence>&,
-                                                const Dims&, bool, bool);
+                                                const Dims&, bool, bool, bool);
 template io::DriveOptions plan_attention<double>(const AttendOptions&, const std::vector<Sequence>&,
-                                                 const Dims&, bool, bool);
+                                                 const Dims&, bool, bool, bool);
 
 }  // namespace attn::cli

@@ -10,6 +10,8 @@
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xtensor.hpp>
 
+#include "runtime/memory_budget.hpp"
+
 namespace attn::model {
 
 namespace {
@@ -146,6 +148,24 @@ void AttentionSummaries::end_layer() {
     const xt::xtensor<double, 2> r = xt::adapt(rollout_, {n, n});
     const xt::xtensor<double, 2> product = xt::linalg::dot(a, r);
     std::copy(product.begin(), product.end(), rollout_.begin());
+}
+
+std::uint64_t summaries_bytes(std::size_t n, std::size_t heads, std::size_t layers,
+                              SummaryChoice c) {
+    using runtime::checked_add;
+    using runtime::checked_product;
+    const char* what = "the attention summaries";
+    const std::uint64_t square = checked_product({n, n, sizeof(double)}, what);  // one n x n
+    std::uint64_t bytes = 0;
+    if (c.head_stats) bytes = checked_product({layers, heads, sizeof(HeadStats)}, what);
+    if (c.offsets)
+        bytes =
+            checked_add(bytes, checked_product({layers, heads, 2 * n, sizeof(double)}, what), what);
+    if (c.mean_weights || c.rollout) bytes = checked_add(bytes, square, what);  // the head sum
+    if (c.mean_weights) bytes = checked_add(bytes, checked_product({layers, square}, what), what);
+    if (c.rollout)  // R, and while a layer closes A, R's copy, dot's result and A R
+        bytes = checked_add(bytes, checked_product({5, square}, what), what);
+    return bytes;
 }
 
 template <class T>

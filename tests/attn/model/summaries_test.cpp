@@ -14,6 +14,7 @@
 
 #include "attn/attention/weights.hpp"
 #include "io/npz.hpp"
+#include "runtime/memory_budget.hpp"
 #include "support/reference_data.hpp"
 #include "support/throws.hpp"
 
@@ -182,4 +183,33 @@ TEST_CASE("add_layer: a layer's heads read by rows on either path, as its weight
     CHECK(from_direct.rollout() == want.rollout());
     check_close(from_tiled.mean_weights(), want.mean_weights(), "tiled mean_weights", 1e-12);
     check_close(from_tiled.offsets(), want.offsets(), "tiled offsets", 1e-12);
+}
+
+TEST_CASE("summaries_bytes: what an AttentionSummaries holds, counted before it is made") {
+    const std::size_t n = 7, H = 3, L = 2;
+    const std::uint64_t square = n * n * 8;
+    CHECK(attn::model::summaries_bytes(n, H, L, SummaryChoice{}) == 0);
+    CHECK(attn::model::summaries_bytes(n, H, L, SummaryChoice{true, false, false, false}) ==
+          L * H * sizeof(attn::model::HeadStats));
+    CHECK(attn::model::summaries_bytes(n, H, L, SummaryChoice{false, true, false, false}) ==
+          L * H * 2 * n * 8);
+    // the head sum and L means; with the rollout, R and the four n x n of its product
+    CHECK(attn::model::summaries_bytes(n, H, L, SummaryChoice{false, false, true, false}) ==
+          square + L * square);
+    CHECK(attn::model::summaries_bytes(n, H, L, SummaryChoice{false, false, false, true}) ==
+          square + 5 * square);
+    // at least what the summaries keep once filled
+    AttentionSummaries s(n, SummaryChoice{true, true, true, true});
+    std::vector<double> w(n * n, 1.0 / n);
+    for (std::size_t l = 0; l < L; ++l) {
+        for (std::size_t h = 0; h < H; ++h) s.add_head(l, h, std::span<const double>(w));
+        s.end_layer();
+    }
+    const std::uint64_t kept =
+        8 * (s.offsets().size() + s.mean_weights().size() + s.rollout().size()) +
+        s.head_stats().size() * sizeof(attn::model::HeadStats);
+    CHECK(attn::model::summaries_bytes(n, H, L, SummaryChoice{true, true, true, true}) >= kept);
+    CHECK_THROWS_AS(attn::model::summaries_bytes(std::size_t{1} << 33, 1, 1,
+                                                 SummaryChoice{false, false, false, true}),
+                    attn::runtime::SizeOverflow);
 }
