@@ -86,7 +86,8 @@ TEST_CASE("attention_weights: drawn matrices cast to T, a given one by blocks, b
     CHECK(v.query[1].weight.data == w.query[1].data());
     CHECK(v.value[0].in() == 3);
     CHECK(v.value[0].out() == 4);
-    CHECK(v.key[0].bias == w.b_key[0]->data());
+    CHECK(v.query[0].bias == w.b_query[0]->data());
+    CHECK(v.key[0].bias == nullptr);  // a given W_k has no drawn bias
     REQUIRE(v.output.has_value());
     CHECK(v.output->out() == 5);
     CHECK(attn::attention_weights<double>(drawn, given, 2, false).views().output == std::nullopt);
