@@ -41,6 +41,29 @@ template xt::xtensor<float, 2> embed_rows<float>(const xt::xtensor<float, 2>&,
 template xt::xtensor<double, 2> embed_rows<double>(const xt::xtensor<double, 2>&,
                                                    const std::vector<std::size_t>&);
 
+xt::xtensor<double, 2> word_table(
+    const std::vector<std::string>& words,
+    const std::function<std::optional<std::size_t>(const std::string&)>& row,
+    std::span<const double> values, std::size_t d, bool random, TorchGenerator& gen,
+    std::uint64_t seed, std::vector<std::string>& unknown) {
+    xt::xtensor<double, 2> table = xt::zeros<double>({words.size(), d});  // (V, d)
+    std::vector<std::size_t> missing;                                     // their ids
+    for (std::size_t id = 0; id < words.size(); ++id) {
+        if (const auto r = row(words[id])) {
+            std::copy_n(values.begin() + static_cast<std::ptrdiff_t>(*r * d), d, &table(id, 0));
+        } else {
+            unknown.push_back(words[id]);
+            missing.push_back(id);
+        }
+    }
+    if (missing.empty() || !random) return table;
+    gen.manual_seed(seed);
+    const xt::xtensor<float, 2> drawn = torch_randn<float>(gen, missing.size(), d);
+    for (std::size_t k = 0; k < missing.size(); ++k)
+        for (std::size_t j = 0; j < d; ++j) table(missing[k], j) = drawn(k, j);
+    return table;
+}
+
 DrawnWeights draw_attention_weights(TorchGenerator& gen, std::uint64_t seed,
                                     const WeightDraws& draws, ProjectionInit init) {
     gen.manual_seed(seed);

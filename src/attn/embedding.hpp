@@ -13,7 +13,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <span>
+#include <string>
 #include <vector>
 
 #include <xtensor/xtensor.hpp>
@@ -42,6 +45,17 @@ xt::xtensor<float, 2> draw_embedding_table(TorchGenerator& gen, std::uint64_t se
 /// beyond the table's rows.
 template <class T>
 xt::xtensor<T, 2> embed_rows(const xt::xtensor<T, 2>& table, const std::vector<std::size_t>& ids);
+
+/// The table of a vocabulary's words from word vectors (word2vec, GloVe), (V, d): row id is
+/// the vector of words[id], values[row(w) d ...] of `values` (rows, d) row-major. A word
+/// without one (row(w) nullopt) is listed in `unknown`, in vocabulary order, and gets zeros,
+/// or with `random` row k of torch.randn(unknowns, d) drawn after torch.manual_seed(seed), k
+/// its place in `unknown`.
+xt::xtensor<double, 2> word_table(
+    const std::vector<std::string>& words,
+    const std::function<std::optional<std::size_t>(const std::string&)>& row,
+    std::span<const double> values, std::size_t d, bool random, TorchGenerator& gen,
+    std::uint64_t seed, std::vector<std::string>& unknown);
 
 /// The shapes of the attention weights and which of them to draw.
 struct WeightDraws {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,6 +17,8 @@
 #include <xtensor/xtensor.hpp>
 
 #include "attn/attention/layer.hpp"
+#include "attn/attention/memory_plan.hpp"
+#include "attn/attention/permutation.hpp"
 #include "cli/attend_model.hpp"
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
@@ -36,6 +39,9 @@ const NameTable<Rng> kRng{{"torch", Rng::torch}};
 const NameTable<TorchKernel> kKernels{{"avx2", TorchKernel::avx2}, {"scalar", TorchKernel::scalar}};
 const NameTable<ProjectionInit> kInits{{"rand", ProjectionInit::rand},
                                        {"linear", ProjectionInit::linear}};
+const NameTable<AttentionPath> kPaths{{"auto", AttentionPath::automatic},
+                                      {"direct", AttentionPath::direct},
+                                      {"tiled", AttentionPath::tiled}};
 
 // An html page draws the weights (its default --show) of every query of one sentence.
 void check_html(const AttendOptions& opt, const std::vector<Show>& show, bool from_stdin) {
@@ -44,15 +50,14 @@ void check_html(const AttendOptions& opt, const std::vector<Show>& show, bool fr
             "--show: -f html draws the attention weights; use --show weights (the "
             "default) or another format for " +
             opt.show);
-    if (opt.query_opt->count())
+    if (opt.given("--query"))
         throw UsageError("--query: -f html draws every query; leave --query out");
     if (from_stdin)
         throw UsageError(
             "--format html: a page draws one sentence; give it as the SENTENCE argument");
 }
 
-}  // namespace
-
+// Whether the run takes the tiled path: --attention, or automatic_path of the longest sequence.
 bool use_tiled(const AttendOptions& opt, const std::vector<Sequence>& seqs) {
     if (io::reduced_format(opt.out.dtype)) {  // bfloat16, float16: the direct path (reduced.hpp)
         if (opt.attention == AttentionPath::tiled)
@@ -68,11 +73,9 @@ bool use_tiled(const AttendOptions& opt, const std::vector<Sequence>& seqs) {
     }
     if (opt.attention != AttentionPath::automatic) return opt.attention == AttentionPath::tiled;
     return std::any_of(seqs.begin(), seqs.end(), [](const Sequence& s) {
-        return std::uint64_t{s.n()} * s.n() > kTiledAbove;
+        return automatic_path(s.n()) == attn::AttentionPath::tiled;
     });
 }
-
-namespace {
 
 template <class T>
 int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::string& embed_title,
@@ -81,32 +84,26 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     const ProjectionFiles files = read_projections(opt);
     const Dims dims = projection_dims(opt, files, seqs.front().d_in());
     const bool tiled = use_tiled(opt, seqs);  // else direct: n x n matrices held
-    const io::DriveOptions drive = plan_attention<T>(opt, seqs, dims, show, tiled);
-    Parameters<T> par =
-        opt.no_projection ? Parameters<T>{} : make_parameters<T>(opt, files, dims, gen);
+    const auto shown = [&](Show s) { return std::find(show.begin(), show.end(), s) != show.end(); };
+    const io::DriveOptions drive =
+        plan_attention<T>(opt, seqs, dims, shown(Show::masked_scores),
+                          shown(Show::head_stats) || shown(Show::offsets) ||
+                              shown(Show::mean_weights) || shown(Show::rollout),
+                          tiled);
+    AttentionWeights<T> par =
+        opt.no_projection ? AttentionWeights<T>{} : make_parameters<T>(opt, files, dims, gen);
     // --dtype bfloat16|float16: inputs, weights and biases rounded once to the dtype, as
     // model.to(dtype) and x.to(dtype) do; the layer then computes in it (attention/reduced.hpp)
     const std::optional<runtime::Reduced> reduced = io::reduced_format(opt.out.dtype);
     const auto round = [&](auto& m) {
         if (reduced) runtime::round_all(*reduced, m.data(), m.size());
     };
-    const auto round_each = [&](auto& list) {
-        for (auto& m : list)
-            if constexpr (requires { m.has_value(); }) {
-                if (m) round(*m);
-            } else {
-                round(m);
-            }
-    };
-    round_each(par.query), round_each(par.key), round_each(par.value);
-    round_each(par.b_query), round_each(par.b_key), round_each(par.b_value);
-    if (par.w_out) round(*par.w_out);
-    if (par.b_out) round(*par.b_out);
+    if (reduced) par.round_to(*reduced);
 
     const std::vector<std::vector<MaskOptions>> masks = sequence_masks(opt, seqs);
-    const bool fill = opt.mask_value_opt->count() > 0;
+    const bool fill = opt.given("--mask-value");
     std::optional<std::size_t> query;
-    if (opt.query_opt->count()) query = static_cast<std::size_t>(opt.query);
+    if (opt.given("--query")) query = static_cast<std::size_t>(opt.query);
     const auto sequence_name = [&](std::size_t k) -> std::string {
         return indexed              ? fmt::format("sentence {}", k)
                : !opt.input.empty() ? "the input"
@@ -124,11 +121,10 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     const positions::SchemeConfig config =
         attention_scheme(opt.pos, dims.d_in, dims.heads, dims.dq,
                          opt.no_projection ? "--no-projection" : "--dq");  // d_k = d_in there
-    const LayerWeights<T> weights = layer_weights(par);
+    const LayerWeights<T> weights = par.views();
     std::shared_ptr<io::Progress> progress;
     if (tiled)
         progress = std::make_shared<io::Progress>("attend", 0, !opt.out.quiet && !spec.to_terminal);
-    const auto shown = [&](Show s) { return std::find(show.begin(), show.end(), s) != show.end(); };
     std::vector<SequenceRun<T>> runs(seqs.size());
     for (std::size_t k = 0; k < seqs.size(); ++k) {
         SequenceRun<T>& run = runs[k];
@@ -173,18 +169,10 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
             run.x.push_back(xt::cast<T>(seqs[k].x[b]));
             round(run.x.back());
             if (p.empty()) continue;
-            // context(X[p]) - context(X)[p]: row i against the original's row p[i].
-            in.permutation.clear();
+            in.permutation.clear();  // context(X[p]) - context(X)[p]
             if (opt.no_projection)
                 in.q = in.k = in.v = {{unpermuted.data(), x.shape(0), x.shape(1), x.shape(1)}};
-            LayerOptions plain = o;
-            plain.keep_scores = plain.keep_scaled = plain.keep_masked = plain.keep_weights = false;
-            plain.progress = nullptr;
-            const xt::xtensor<T, 2> before = forward(in, weights, scheme, plain).output;
-            xt::xtensor<T, 2> diff = run.results.back().output;  // (n, d_out)
-            for (std::size_t i = 0; i < p.size(); ++i)
-                for (std::size_t c = 0; c < diff.shape(1); ++c) diff(i, c) -= before(p[i], c);
-            run.equivariance.push_back(std::move(diff));
+            run.equivariance.push_back(equivariance(run.results.back(), in, weights, scheme, o, p));
         }
     }
     std::string mask_text;
@@ -217,7 +205,9 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
         for (Show item : show) {
             std::vector<io::MatrixStream> parts;
             for (std::size_t k = 0; k < seqs.size(); ++k) parts.push_back(arrays(k, item));
-            io::MatrixStream e = io::concatenate(std::move(parts), "sentence", padding(item));
+            // a shorter sentence's missing keys: weights 0, else NaN
+            io::MatrixStream e = io::concatenate(std::move(parts), "sentence",
+                                                 item == Show::weights ? 0.0 : std::nan(""));
             e.info.title += ", every sentence";
             streams.push_back(std::move(e));
         }
@@ -230,8 +220,8 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
 
 int run_attend(const AttendOptions& opt) {
     const bool from_input = !opt.input.empty();
-    const bool indexed = !from_input && !opt.sentence_opt->count();
-    if (opt.embed_dim_opt->count() && !opt.embeddings.empty())
+    const bool indexed = !from_input && !opt.given("sentence");
+    if (opt.given("--embed-dim") && !opt.embeddings.empty())
         throw UsageError("--embed-dim: the dimension comes from --embeddings " + opt.embeddings);
 
     const io::OutputSpec spec = resolve_output(opt.out);
@@ -287,10 +277,10 @@ Command add_attend(CLI::App& root) {
     auto opt = std::make_shared<AttendOptions>();  // bound addresses must outlive parse()
     CLI::App* sub = root.add_subcommand(
         "attend", "Self-attention of a sentence, step by step as the notebook, or of given rows");
-    opt->sentence_opt =
-        sub->add_option("sentence", opt->sentence,
-                        "The sentence; absent: one sentence per line on standard input")
-            ->type_name("SENTENCE");
+    opt->app = sub;
+    sub->add_option("sentence", opt->sentence,
+                    "The sentence; absent: one sentence per line on standard input")
+        ->type_name("SENTENCE");
     auto* g_tok = sub->add_option_group("Tokens and embeddings");
     g_tok->add_flag("--lowercase", opt->lowercase, "Lower-case ASCII letters before splitting");
     g_tok->add_flag("--strip-punctuation", opt->strip_punctuation, "Remove all ASCII punctuation");
@@ -299,10 +289,9 @@ Command add_attend(CLI::App& root) {
                      "Rows of the nn.Embedding table drawn from the seed")
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40))
         ->capture_default_str();
-    opt->embed_dim_opt =
-        g_tok->add_option("--embed-dim", opt->embed_dim, "Columns of the nn.Embedding table (d_in)")
-            ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
-            ->capture_default_str();
+    g_tok->add_option("--embed-dim", opt->embed_dim, "Columns of the nn.Embedding table (d_in)")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
+        ->capture_default_str();
     g_tok
         ->add_option(
             "--embeddings", opt->embeddings,
@@ -329,16 +318,14 @@ Command add_attend(CLI::App& root) {
         ->capture_default_str();
     add_enum_option(*g_par, "--rng-kernel", opt->rng_kernel, kKernels,
                     "libtorch's kernels to imitate: avx2 (x86-64 with AVX2) or scalar (without)");
-    opt->dq_opt =
-        g_par->add_option("--dq", opt->dq, "Query width d_q per head (--input: the input's width)")
-            ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
-            ->capture_default_str();
-    opt->dk_opt = g_par->add_option("--dk", opt->dk, "Key width d_k (default and only value: d_q)")
-                      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
-    opt->dv_opt =
-        g_par->add_option("--dv", opt->dv, "Value width d_v per head (--input: the input's width)")
-            ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
-            ->capture_default_str();
+    g_par->add_option("--dq", opt->dq, "Query width d_q per head (--input: the input's width)")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
+        ->capture_default_str();
+    g_par->add_option("--dk", opt->dk, "Key width d_k (default and only value: d_q)")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
+    g_par->add_option("--dv", opt->dv, "Value width d_v per head (--input: the input's width)")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
+        ->capture_default_str();
     add_enum_option(*g_par, "--init", opt->init, kInits,
                     "rand: torch.rand(d_in, d_out) as the notebook; linear: nn.Linear(d_in, "
                     "d_out, bias=False) weight, transposed");
@@ -376,12 +363,11 @@ Command add_attend(CLI::App& root) {
         ->add_option("--valid-len", opt->valid_len,
                      "Keys at positions >= L are masked; L1,L2,... one per sequence")
         ->type_name("L[,L...]");
-    opt->mask_value_opt =
-        g_mask
-            ->add_option("--mask-value", opt->mask_value,
-                         "Fill masked scaled scores with V before the softmax (the book: -1e6) "
-                         "instead of exact zeros")
-            ->type_name("V");
+    g_mask
+        ->add_option("--mask-value", opt->mask_value,
+                     "Fill masked scaled scores with V before the softmax (the book: -1e6) "
+                     "instead of exact zeros")
+        ->type_name("V");
 
     auto* g_show = sub->add_option_group("What to print");
     const CLI::Option* show_option =
@@ -393,10 +379,12 @@ Command add_attend(CLI::App& root) {
     std::vector<std::string> show_words{"all"};
     for (const auto& e : attend_show_table<float>()) show_words.push_back(e.name);
     complete_values(show_option, show_words, true);
-    opt->query_opt = g_show->add_option("--query", opt->query, "Only the rows of query position I")
-                         ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
-                         ->type_name("I");
-    add_attention_option(*g_par, opt->attention);
+    g_show->add_option("--query", opt->query, "Only the rows of query position I")
+        ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
+        ->type_name("I");
+    add_enum_option(*g_par, "--attention", opt->attention, kPaths,
+                    "direct: the n x n matrices held (the notebook's numbers); tiled: fused "
+                    "kernel, no n x n matrix held; auto: tiled when n_q n_k > 4194304");
     add_output_options(*sub, opt->out, true);
     add_curve_columns(*sub, opt->out);
     const auto model = add_attend_model_options(*sub);  // --model: attend_model.cpp
@@ -404,7 +392,7 @@ Command add_attend(CLI::App& root) {
     // --input replaces the sentence and its embedding: checked after parsing rather than with
     // CLI11's excludes(), which would print "Excludes: --input" beside every such option.
     CLI::Option* input = g_tok->get_option("--input");
-    std::vector<CLI::Option*> sentence_only{opt->sentence_opt};
+    std::vector<CLI::Option*> sentence_only{sub->get_option("sentence")};
     for (const char* name : {"--embeddings", "--vocab", "--lowercase", "--strip-punctuation",
                              "--unknown", "--vocab-size", "--embed-dim"})
         sentence_only.push_back(g_tok->get_option(name));
@@ -425,7 +413,7 @@ Command add_attend(CLI::App& root) {
             [opt, input, sentence_only, model, sub] {
                 if (model->given())
                     return run_attend_model(*model,
-                                            opt->sentence_opt->count() ? &opt->sentence : nullptr,
+                                            opt->given("sentence") ? &opt->sentence : nullptr,
                                             opt->show, opt->out, *sub);
                 if (input->count() > 0)
                     for (const CLI::Option* o : sentence_only)

@@ -1,9 +1,9 @@
 // attn attend: what its files share. attend.cpp declares the options and wires a run
 // (options -> inputs -> attn::forward per sequence -> the --show table -> the writer);
 // attend_inputs.cpp reads the rows (sentences, embeddings, --input), the masks, the
-// permutation, and reads or draws W (attn::draw_attention_weights); attend_arrays.cpp is the
-// --show table over the layer's results, the path and the memory plan. The scheme's options
-// are cli/position_options' AttentionPositions.
+// permutation, reads or draws W (attn::draw_attention_weights) and reserves the run's memory
+// (attn::run_plan); attend_arrays.cpp is the --show table over the layer's results. The scheme's
+// options are cli/position_options' AttentionPositions.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -19,7 +19,9 @@
 
 #include "attn/attention/layer.hpp"
 #include "attn/attention/reference.hpp"
+#include "attn/attention/weights.hpp"
 #include "attn/embedding.hpp"
+#include "attn/model/summaries.hpp"
 #include "attn/positions/scheme.hpp"
 #include "attn/torch_random.hpp"
 #include "cli/common_options.hpp"
@@ -67,14 +69,9 @@ struct AttendOptions {
     std::string permute;     // "" none, "reverse", or a comma list
     bool bias = false;
     OutputOptions out;
-    // Options whose presence matters, not only their value.
-    CLI::Option* sentence_opt = nullptr;
-    CLI::Option* embed_dim_opt = nullptr;
-    CLI::Option* dq_opt = nullptr;
-    CLI::Option* dk_opt = nullptr;
-    CLI::Option* dv_opt = nullptr;
-    CLI::Option* mask_value_opt = nullptr;
-    CLI::Option* query_opt = nullptr;
+    const CLI::App* app = nullptr;  // the parsed subcommand
+    /// Whether the option ("--dq", "sentence") was given, where its presence matters.
+    bool given(const std::string& name) const { return app->count(name) > 0; }
 };
 
 // One sequence of the run: a sentence, or the input matrix (b = 0: 2-d) / batch.
@@ -97,9 +94,6 @@ struct EmbeddingSource {
     std::size_t dim() const { return kind == words ? vectors.dim : table.shape(1); }
 };
 
-/// io::read_npy with `option` named in every message (cli/errors.hpp naming_option).
-io::NpyArray read_npy_option(const std::string& option, const std::string& path);
-
 /// The table or vectors the sentences are embedded with (draws nn.Embedding from the seed).
 EmbeddingSource load_embeddings(const AttendOptions& opt, TorchGenerator& gen);
 
@@ -119,16 +113,10 @@ std::vector<std::vector<MaskOptions>> sequence_masks(const AttendOptions& opt,
 /// One sentence per line of standard input (refused on a terminal).
 std::vector<std::string> read_sentence_lines();
 
-// A projection file for H heads of width d: (d_in, d) for one head, (d_in, H d) column
-// blocks (head h = columns [h d, (h+1) d), the layout of the book's W^T) or (H, d_in, d).
-struct ProjectionFile {
-    io::NpyArray a;
-    std::size_t width(std::size_t heads) const;  // d as the file implies it, 0 if it cannot
-};
-
-/// --wq --wk --wv --wo, those given.
+/// --wq --wk --wv --wo, those given: (d_in, d) for one head, (d_in, H d) or (H, d_in, d)
+/// (attn/attention/weights.hpp).
 struct ProjectionFiles {
-    std::optional<ProjectionFile> q, k, v, o;
+    std::optional<io::NpyArray> q, k, v, o;
 };
 ProjectionFiles read_projections(const AttendOptions& opt);
 
@@ -140,25 +128,12 @@ struct Dims {
 /// Checks every file against the widths (UsageError naming the option).
 Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& files, std::size_t d_in);
 
-/// The layer's weights in T: the files' blocks, or attn::draw_attention_weights.
-template <class T>
-struct Parameters {
-    std::vector<xt::xtensor<T, 2>> query, key, value;  // [H] (d_in, d_q), (d_in, d_k), (d_in, d_v)
-    std::optional<xt::xtensor<T, 2>> w_out;            // (H d_v, d_out)
-    std::vector<std::optional<xt::xtensor<T, 1>>> b_query, b_key, b_value;  // [H] with --bias
-    std::optional<xt::xtensor<T, 1>> b_out;                                 // (d_out,)
-};
-
 /// The files' blocks, and the others drawn by attn::draw_attention_weights after
 /// torch.manual_seed(seed) in its order (with --bias, each weight followed by its bias), after
 /// their memory is reserved. --bias with a weight file: UsageError.
 template <class T>
-Parameters<T> make_parameters(const AttendOptions& opt, const ProjectionFiles& files,
-                              const Dims& dims, TorchGenerator& gen);
-
-/// par as the layer's weights: views on its matrices and biases (par must outlive them).
-template <class T>
-LayerWeights<T> layer_weights(const Parameters<T>& par);
+AttentionWeights<T> make_parameters(const AttendOptions& opt, const ProjectionFiles& files,
+                                    const Dims& dims, TorchGenerator& gen);
 
 /// --permute for a sequence of n rows: "reverse" or a comma list, a permutation of 0..n-1
 /// (new position i holds old row p[i], numpy's X[p]). UsageError naming --permute and `where`
@@ -187,7 +162,7 @@ enum class Show {
     w_key,
     w_value,
     w_out,
-    head_stats,  // the summaries (attend_summaries.hpp)
+    head_stats,  // the summaries (model::AttentionSummaries)
     offsets,
     mean_weights,
     rollout
@@ -202,6 +177,8 @@ struct SequenceRun {
     std::vector<xt::xtensor<T, 2>> equivariance;  // context(X[p]) - context(X)[p], (n, d_out)
     positions::PositionScheme<T> scheme;
     std::optional<double> scale;  // nullopt: omega / sqrt(d_k); 1 with --no-scale
+    // per batch element, made by the first summary shown and shared by the others
+    mutable std::shared_ptr<std::vector<model::AttentionSummaries>> summaries;
 };
 
 /// What the arrays of one sentence (or of the --input rows) are made from.
@@ -209,7 +186,7 @@ template <class T>
 struct SentenceArrays {
     const Sequence& s;
     const SequenceRun<T>& run;
-    const Parameters<T>& par;
+    const AttentionWeights<T>& par;
     const Dims& dims;
     std::optional<std::size_t> query;  // --query: only this row of Q, scores, weights, context
     std::string embed_title;           // what the embeddings are
@@ -239,26 +216,12 @@ constexpr unsigned binary = 32;  // npy or npz, where tokens are text without th
 /// that has the needs `have` (parse_show_list over attend_show_table).
 std::vector<Show> parse_show(const std::string& list, unsigned have);
 
-/// Where a sentence's row is shorter than the widest (keys it lacks) when several sentences
-/// are one array: weights 0, else NaN.
-double padding(Show item);
-
-/// --attention auto takes the tiled path when a head's n_q x n_k matrices have more entries
-/// than this (n > 2048 for self-attention), the direct path otherwise.
-inline constexpr std::uint64_t kTiledAbove = std::uint64_t{1} << 22;
-
-/// The option --attention direct|tiled|auto, in `group`.
-void add_attention_option(CLI::App& group, AttentionPath& path);
-
-/// Whether the run takes the tiled path.
-bool use_tiled(const AttendOptions& opt, const std::vector<Sequence>& seqs);
-
-/// The memory of the whole run, counted by attn::memory_plan before anything is allocated:
-/// every sequence's layer (and its unpermuted twin with --permute) on the path taken, plus the
-/// row blocks streamed to the writer (at most 2^22 values and 256 rows each, made one block
-/// ahead). UsageError naming --max-memory above the limit. Returns how arrays are streamed.
+/// The memory of the whole run (attn::run_plan: every sequence's layer on the path taken,
+/// its unpermuted twin with --permute, the row blocks streamed), with X as read, as shown
+/// and unpermuted, and the summaries when shown, reserved before anything is allocated: UsageError
+/// naming --max-memory above the limit. Returns how arrays are streamed.
 template <class T>
 io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
-                                const Dims& dims, const std::vector<Show>& show, bool tiled);
+                                const Dims& dims, bool keep_masked, bool summaries, bool tiled);
 
 }  // namespace attn::cli

@@ -1,26 +1,23 @@
 // attn attend's --show table: every array it can print, written once (name, shape, help,
 // producer, needs) over the layer's results (attn::LayerResult), the --show list against it,
-// and how they are streamed: the path (--attention) and the memory plan of the run.
+// with the summaries of the layer's heads.
 #include "cli/attend.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <functional>
-#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "attn/attention/memory_plan.hpp"
+#include "attn/model/summaries.hpp"
 #include "cli/arguments.hpp"
-#include "cli/attend_summaries.hpp"
-#include "cli/enum_option.hpp"
+#include "cli/attend_model.hpp"
 #include "cli/errors.hpp"
 #include "io/matrix_stack.hpp"
-#include "runtime/memory_budget.hpp"
 
 namespace attn::cli {
 
@@ -48,17 +45,6 @@ io::StackBlock layer_rows(const SentenceArrays<T>& a, T* ScoreRows<T>::*field) {
                        [](T x) { return static_cast<double>(x); });
         if (progress) progress->advance(len);
     };
-}
-
-// The rows of one sentence: position, and token where there are tokens.
-template <class T>
-std::vector<io::StackLabel> row_labels(const SentenceArrays<T>& a) {
-    std::vector<io::StackLabel> labels{
-        {"position", [](std::size_t i) { return std::to_string(i); }}};
-    auto tokens = std::make_shared<std::vector<std::string>>(a.s.tokens);
-    if (!tokens->empty())
-        labels.push_back({"token", [tokens](std::size_t i) { return (*tokens)[i]; }});
-    return labels;
 }
 
 template <class T>
@@ -123,35 +109,31 @@ io::MatrixStream embeddings_stream(const SentenceArrays<T>& a) {
     const auto& x = a.run.x;
     return io::matrix_stack(
         "embeddings", a.embed_title, a.s.batch, 0, io::every_row(a.s.n()),
-        io::index_labels(a.dims.d_in), row_labels(a),
+        io::index_labels(a.dims.d_in), io::position_labels(a.s.tokens),
         io::held_rows<T>([&x](std::size_t b, std::size_t) { return x[b].data(); }, a.dims.d_in));
 }
 
-// W_query, W_key or W_value of every head: (d_in, d) each.
+// W_query, W_key or W_value of every head, (d_in, d) each; or W_o, (H d_v, d_out).
 template <class T>
 io::MatrixStream weight_stream(const SentenceArrays<T>& a, int which) {
     const auto& p = a.par;
     auto pick = [&p, which](std::size_t, std::size_t h) {
-        return (which == 0 ? p.query[h] : which == 1 ? p.key[h] : p.value[h]).data();
+        return (which == 0   ? p.query[h]
+                : which == 1 ? p.key[h]
+                : which == 2 ? p.value[h]
+                             : *p.out)
+            .data();
     };
-    const std::size_t d = which == 2 ? a.dims.dv : a.dims.dq;
-    const char* names[] = {"w_query", "w_key", "w_value"};
-    const char* titles[] = {"W_query (d_in x d_q)", "W_key (d_in x d_k)", "W_value (d_in x d_v)"};
-    const std::vector<io::StackLabel> in{{"in", [](std::size_t i) { return std::to_string(i); }}};
-    return io::matrix_stack(
-        names[which], std::string("projection ") + titles[which] + heads_text(a), 0, head_axis(a),
-        io::every_row(a.dims.d_in), io::index_labels(d), in, io::held_rows<T>(pick, d));
-}
-
-template <class T>
-io::MatrixStream w_out_stream(const SentenceArrays<T>& a) {
-    const auto& par = a.par;
-    const std::vector<io::StackLabel> in{{"in", [](std::size_t i) { return std::to_string(i); }}};
-    return io::matrix_stack(
-        "w_out", "output projection W_o (heads x d_v, d_out)", 0, 0,
-        io::every_row(a.dims.heads * a.dims.dv), io::index_labels(a.dims.d_out), in,
-        io::held_rows<T>([&par](std::size_t, std::size_t) { return par.w_out->data(); },
-                         a.dims.d_out));
+    const std::size_t d[] = {a.dims.dq, a.dims.dk, a.dims.dv, a.dims.d_out};
+    const char* names[] = {"w_query", "w_key", "w_value", "w_out"};
+    const std::string titles[] = {"projection W_query (d_in x d_q)" + heads_text(a),
+                                  "projection W_key (d_in x d_k)" + heads_text(a),
+                                  "projection W_value (d_in x d_v)" + heads_text(a),
+                                  "output projection W_o (heads x d_v, d_out)"};
+    return io::matrix_stack(names[which], titles[which], 0, which < 3 ? head_axis(a) : 0,
+                            io::every_row(which < 3 ? a.dims.d_in : a.dims.heads * a.dims.dv),
+                            io::index_labels(d[which]), {io::index_label("in")},
+                            io::held_rows<T>(pick, d[which]));
 }
 
 // Q, K or V of every batch element and head.
@@ -169,7 +151,7 @@ io::MatrixStream projected_stream(const SentenceArrays<T>& a, int which) {
     const std::size_t width[] = {a.dims.dq, a.dims.dk, a.dims.dv};
     return io::matrix_stack(names[which], titles[which] + heads_text(a), a.s.batch, head_axis(a),
                             which == 0 ? query_rows(a) : io::every_row(a.s.n()),
-                            io::index_labels(width[which]), row_labels(a),
+                            io::index_labels(width[which]), io::position_labels(a.s.tokens),
                             io::held_rows<T>(pick, width[which]));
 }
 
@@ -180,7 +162,7 @@ io::MatrixStream attention_stream(const SentenceArrays<T>& a, bool weights) {
         weights ? "weights" : "scores",
         weights ? "attention weights softmax(omega / sqrt(d_k))" + a.mask_text + heads_text(a)
                 : "unnormalized attention scores omega = Q K^T" + heads_text(a),
-        a.s.batch, head_axis(a), query_rows(a), key_labels(a), row_labels(a),
+        a.s.batch, head_axis(a), query_rows(a), key_labels(a), io::position_labels(a.s.tokens),
         layer_rows(a, weights ? &ScoreRows<T>::weights : &ScoreRows<T>::raw));
     // Pictures: a panel per (sequence, head), query rows against keys; weights on a fixed
     // 0..1 scale so that pictures compare; the keys a mask hides are drawn as masked.
@@ -229,7 +211,7 @@ io::MatrixStream scaled_stream(const SentenceArrays<T>& a, bool masked) {
                                                : "-inf") +
                      ")" + a.mask_text + heads_text(a)
                : "scaled scores " + scale + bias + ", before masks" + heads_text(a),
-        a.s.batch, head_axis(a), query_rows(a), key_labels(a), row_labels(a),
+        a.s.batch, head_axis(a), query_rows(a), key_labels(a), io::position_labels(a.s.tokens),
         layer_rows(a, masked ? &ScoreRows<T>::masked : &ScoreRows<T>::scores));
     e.info.column_axis = "key";
     return e;
@@ -242,12 +224,10 @@ io::MatrixStream positions_stream(const SentenceArrays<T>& a) {
     const std::vector<std::size_t> shape = scheme.positions_shape();
     const bool bias = shape.size() == 3;
     const std::size_t n = a.s.n(), cols = shape.back();
-    const std::vector<io::StackLabel> position{
-        {"position", [](std::size_t i) { return std::to_string(i); }}};
     auto buffer = std::make_shared<std::vector<T>>();
     io::MatrixStream e =
         io::matrix_stack("positions", scheme.description(), 0, bias ? head_axis(a) : 0,
-                         io::every_row(n), io::index_labels(cols), position,
+                         io::every_row(n), io::index_labels(cols), {io::index_label("position")},
                          [&scheme, buffer, n, cols](std::size_t, std::size_t h, std::size_t i,
                                                     std::size_t len, double* out) {
                              buffer->resize(len * cols);
@@ -273,7 +253,8 @@ io::MatrixStream equivariance_stream(const SentenceArrays<T>& a) {
         "equivariance",
         "equivariance context(X[p]) - context(X)[p]" +
             (scheme.empty() ? std::string() : ", " + scheme) + a.mask_text,
-        a.s.batch, 0, query_rows(a), io::index_labels(eq.front().shape(1)), row_labels(a),
+        a.s.batch, 0, query_rows(a), io::index_labels(eq.front().shape(1)),
+        io::position_labels(a.s.tokens),
         io::held_rows<T>([&eq](std::size_t b, std::size_t) { return eq[b].data(); },
                          eq.front().shape(1)));
     e.info.noise = io::rounding_noise(
@@ -291,9 +272,93 @@ io::MatrixStream context_stream(const SentenceArrays<T>& a) {
     const auto& res = a.run.results;
     return io::matrix_stack(
         "context", title + a.mask_text, a.s.batch, 0, query_rows(a),
-        io::index_labels(res.front().output.shape(1)), row_labels(a),
+        io::index_labels(res.front().output.shape(1)), io::position_labels(a.s.tokens),
         io::held_rows<T>([&res](std::size_t b, std::size_t) { return res[b].output.data(); },
                          res.front().output.shape(1)));
+}
+
+// Each batch element's one layer reduced by model::AttentionSummaries (as --model's layers).
+template <class T>
+std::shared_ptr<std::vector<model::AttentionSummaries>> summaries(const SentenceArrays<T>& a) {
+    if (a.run.summaries) return a.run.summaries;
+    auto out = std::make_shared<std::vector<model::AttentionSummaries>>();
+    for (const auto& r : a.run.results)
+        model::add_layer(out->emplace_back(a.s.n(), model::SummaryChoice{true, true, true, true}),
+                         0, r);
+    return a.run.summaries = out;
+}
+
+// head_stats: a row per (sequence, head): [sequence,] layer, head, then HeadStats::kNames.
+template <class T>
+io::MatrixStream head_stats_stream(const SentenceArrays<T>& a) {
+    const auto sums = summaries(a);
+    const std::size_t H = a.dims.heads;
+    std::vector<io::TableColumn> cols;
+    const auto add = [&cols](const char* name, std::function<double(std::size_t)> v, bool count) {
+        cols.push_back({name, true,
+                        [v, count](std::size_t r) {
+                            return count ? std::to_string(std::size_t(v(r)))
+                                         : fmt::format("{}", v(r));
+                        },
+                        v});
+    };
+    if (a.s.batch > 0)
+        add(
+            "sequence", [H](std::size_t r) { return double(r / H); }, true);
+    add(
+        "layer", [](std::size_t) { return 0.0; }, true);
+    add(
+        "head", [H](std::size_t r) { return double(r % H); }, true);
+    for (std::size_t f = 0; f < model::HeadStats::kNames.size(); ++f)
+        add(
+            model::HeadStats::kNames[f],
+            [sums, H, f](std::size_t r) { return (*sums)[r / H].head_stats()[r % H].values()[f]; },
+            false);
+    io::MatrixStream s = io::table_stream(
+        "head_stats",
+        "per head: entropy (nats), mean distance, weight on the first, previous and own position",
+        sums->size() * H, std::move(cols), a.binary);
+    s.info.scatter = head_stats_scatter();
+    return s;
+}
+
+// offsets ([b,] H, 2n-1: o = j - i from -(n-1)), mean_weights or rollout ([b,] n, n).
+template <class T>
+io::MatrixStream summary_stream(const SentenceArrays<T>& a, Show which) {
+    const auto sums = summaries(a);
+    const std::size_t n = a.s.n();
+    const bool offsets = which == Show::offsets;
+    std::vector<std::string> columns = io::index_labels(n);
+    if (offsets) {
+        columns.clear();
+        for (std::size_t o = 0; o < 2 * n - 1; ++o)
+            columns.push_back(
+                std::to_string(static_cast<long long>(o) - static_cast<long long>(n - 1)));
+    }
+    const auto pick = [which](const model::AttentionSummaries& m) -> const std::vector<double>& {
+        return which == Show::offsets        ? m.offsets()
+               : which == Show::mean_weights ? m.mean_weights()
+                                             : m.rollout();
+    };
+    const std::size_t k = static_cast<std::size_t>(which) - static_cast<std::size_t>(Show::offsets);
+    const char* names[] = {"offsets", "mean_weights", "rollout"};
+    const char* titles[] = {"mean weight by offset j - i, from -(n-1) to n-1",
+                            "attention weights, mean over the heads",
+                            "attention rollout: rows of 0.5 mean_weights + 0.5 I renormalised"};
+    io::MatrixStream s = io::matrix_stack(
+        names[k], titles[k] + a.mask_text, a.s.batch, 0, io::every_row(offsets ? a.dims.heads : n),
+        columns, {io::index_label(offsets ? "head" : "query")},
+        [sums, pick, cols = columns.size()](std::size_t b, std::size_t, std::size_t i,
+                                            std::size_t len, double* out) {
+            std::copy_n(pick((*sums)[b]).begin() + static_cast<std::ptrdiff_t>(i * cols),
+                        len * cols, out);
+        });
+    if (offsets) {
+        s.info.row_curves = true;
+        s.info.column_axis = "offset j - i (key minus query)";
+        s.info.value_axis = "mean weight";
+    }
+    return s;
 }
 
 }  // namespace
@@ -302,7 +367,7 @@ template <class T>
 const ShowTable<Show, SentenceArrays<T>>& attend_show_table() {
     using A = const SentenceArrays<T>&;
     using namespace need;
-    static const ShowTable<Show, SentenceArrays<T>> table = with_summaries<T>({
+    static const ShowTable<Show, SentenceArrays<T>> table{
         {Show::vocabulary, "vocabulary", "(V, 1)", "sorted unique tokens and their ids",
          [](A a) { return ids_stream(a, Show::vocabulary); }, tokens},
         {Show::tokens, "tokens", "(n, 1)",
@@ -343,8 +408,17 @@ const ShowTable<Show, SentenceArrays<T>>& attend_show_table() {
         {Show::w_value, "w_value", "([H,] d_in, d_v)", "W_value of each head",
          [](A a) { return weight_stream(a, 2); }, projections, false},
         {Show::w_out, "w_out", "(H d_v, d_out)", "W_o (--out-proj or --wo)",
-         [](A a) { return w_out_stream(a); }, out_proj, false},
-    });
+         [](A a) { return weight_stream(a, 3); }, out_proj, false},
+        {Show::head_stats, "head_stats", "([b] H, 7)",
+         "per head: entropy, mean distance, weight on the first, previous and own position",
+         [](A a) { return head_stats_stream(a); }, 0, false},
+        {Show::offsets, "offsets", "([b,] H, 2n-1)", "mean weight at each offset j - i",
+         [](A a) { return summary_stream(a, Show::offsets); }, 0, false},
+        {Show::mean_weights, "mean_weights", "([b,] n, n)", "weights, mean over the heads",
+         [](A a) { return summary_stream(a, Show::mean_weights); }, 0, false},
+        {Show::rollout, "rollout", "([b,] n, n)", "rows of 0.5 mean_weights + 0.5 I, normalised",
+         [](A a) { return summary_stream(a, Show::rollout); }, 0, false},
+    };
     return table;
 }
 
@@ -366,76 +440,5 @@ std::vector<Show> parse_show(const std::string& list, unsigned have) {
         {need::projections, "--no-projection attends over X itself, without W"}};
     return parse_show_list(attend_show_table<float>(), list, have, reasons);
 }
-
-double padding(Show item) {
-    return item == Show::weights ? 0.0 : std::numeric_limits<double>::quiet_NaN();
-}
-
-namespace {
-
-const NameTable<AttentionPath> kPaths{{"auto", AttentionPath::automatic},
-                                      {"direct", AttentionPath::direct},
-                                      {"tiled", AttentionPath::tiled}};
-
-}  // namespace
-
-void add_attention_option(CLI::App& group, AttentionPath& path) {
-    add_enum_option(group, "--attention", path, kPaths,
-                    "direct: the n x n matrices held (the notebook's numbers); tiled: fused "
-                    "kernel, no n x n matrix held; auto: tiled when n_q n_k > 4194304");
-}
-
-template <class T>
-io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
-                                const Dims& dims, const std::vector<Show>& show, bool tiled) {
-    const auto shown = [&](Show s) { return std::find(show.begin(), show.end(), s) != show.end(); };
-    io::DriveOptions drive;
-    std::size_t widest = 1;
-    for (const auto& s : seqs) widest = std::max(widest, s.n());
-    if (tiled) {
-        drive.block_rows = std::clamp<std::size_t>((std::size_t{1} << 22) / widest, 1, 256);
-        drive.compute_ahead = thread_count(opt.out) > 1;
-    }
-    LayerOptions o;
-    o.path = tiled ? attn::AttentionPath::tiled : attn::AttentionPath::direct;
-    o.keep_masked = shown(Show::masked_scores);
-    std::uint64_t bytes = 0;
-    for (const auto& s : seqs) {
-        LayerShape shape;
-        shape.n = s.n(), shape.d_in = dims.d_in, shape.heads = dims.heads;
-        shape.kv_heads = dims.heads, shape.d_k = dims.dq, shape.d_v = dims.dv;
-        shape.d_out = dims.d_out, shape.output = dims.out_proj, shape.scheme = opt.pos.scheme;
-        shape.permuted = !opt.permute.empty();
-        // what the run holds besides: X as read (double) and as shown (T), per batch element,
-        // and the unpermuted copy of --permute
-        const std::uint64_t held = runtime::checked_product(
-            {s.n(), dims.d_in, 8 + sizeof(T) + (shape.permuted ? 8 : 0)}, "the inputs");
-        const std::uint64_t one = memory_plan(shape, o, sizeof(T), 0, held).total();
-        // every batch element's layer is held; with --permute one more, unpermuted, at a time
-        const std::uint64_t b = std::max<std::size_t>(s.batch, 1) + (shape.permuted ? 1 : 0);
-        bytes = runtime::checked_add(bytes, runtime::checked_mul(b, one, "the attention"),
-                                     "the attention");
-    }
-    // the streamed rows: in T, the doubles handed to the writer, and the block made ahead
-    bytes = runtime::checked_add(
-        bytes,
-        runtime::checked_product({drive.block_rows, widest, sizeof(T) + 2 * sizeof(double)},
-                                 "the streamed rows"),
-        "the attention");
-    const Sequence& first = seqs.front();
-    const std::string batch = first.batch ? fmt::format("{} x ", first.batch) : "";
-    runtime::reserve(
-        bytes, tiled                ? fmt::format("{}tiled attention over {}{} rows",
-                                   opt.input.empty() ? "" : "--input: ", batch, first.n())
-               : !opt.input.empty() ? fmt::format("--input: {}{} x {} x {} attention scores", batch,
-                                                  dims.heads, first.n(), first.n())
-                                    : "the attention scores");
-    return drive;
-}
-
-template io::DriveOptions plan_attention<float>(const AttendOptions&, const std::vector<Sequence>&,
-                                                const Dims&, const std::vector<Show>&, bool);
-template io::DriveOptions plan_attention<double>(const AttendOptions&, const std::vector<Sequence>&,
-                                                 const Dims&, const std::vector<Show>&, bool);
 
 }  // namespace attn::cli

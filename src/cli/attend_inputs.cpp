@@ -1,6 +1,6 @@
 // attn attend's inputs: sentences -> tokens -> embedded rows (drawn nn.Embedding, an .npy
 // table, or word vectors), or the rows of an .npy file; the masks; --permute; the projections
-// (files or draws) and the widths they imply.
+// (files or draws) and the widths they imply; the memory of the run they make.
 #include "cli/attend.hpp"
 
 #include <fmt/format.h>
@@ -18,6 +18,8 @@
 
 #include <xtensor/xview.hpp>
 
+#include "attn/attention/memory_plan.hpp"
+#include "attn/attention/permutation.hpp"
 #include "attn/embedding.hpp"
 #include "attn/tokenizer.hpp"
 #include "cli/arguments.hpp"
@@ -37,11 +39,12 @@ bool is_npy_file(const std::string& path) {
     return in.gcount() == 6 && std::memcmp(magic, "\x93NUMPY", 6) == 0;
 }
 
-}  // namespace
-
+// io::read_npy with `option` named in every message.
 io::NpyArray read_npy_option(const std::string& option, const std::string& path) {
     return naming_option(option, [&] { return io::read_npy(path); });
 }
+
+}  // namespace
 
 EmbeddingSource load_embeddings(const AttendOptions& opt, TorchGenerator& gen) {
     EmbeddingSource src;
@@ -107,8 +110,6 @@ Sequence embed_sentence(const std::string& text, const std::string& where, const
     const Vocabulary vocab(s.tokens);
     s.vocab = vocab.tokens();
     s.ids = vocab.ids(s.tokens);
-    const std::size_t n = s.tokens.size(), d = src.dim();
-    xt::xtensor<double, 2> x = xt::zeros<double>({n, d});  // (n, d)
     if (src.kind != EmbeddingSource::words) {
         const std::size_t rows = src.table.shape(0);
         if (vocab.size() > rows)
@@ -116,39 +117,20 @@ Sequence embed_sentence(const std::string& text, const std::string& where, const
                 "{}: {} distinct tokens have ids 0..{}, but the embedding table has {} rows ({})",
                 where, vocab.size(), vocab.size() - 1, rows,
                 src.kind == EmbeddingSource::torch_table ? "--vocab-size" : "--embeddings"));
-        for (std::size_t i = 0; i < n; ++i) xt::row(x, i) = xt::row(src.table, s.ids[i]);
-    } else {
-        std::vector<std::string> unknown;  // in vocabulary order
-        std::vector<std::size_t> row_of(vocab.size());
-        for (std::size_t id = 0; id < vocab.size(); ++id) {
-            const auto r = src.vectors.find(vocab.token(id));
-            if (!r) unknown.push_back(vocab.token(id));
-            row_of[id] = r.value_or(std::numeric_limits<std::size_t>::max());
-        }
-        if (!unknown.empty() && opt.unknown == Unknown::error) {
-            std::string list;
-            for (const auto& u : unknown) list += (list.empty() ? "'" : ", '") + u + "'";
-            throw UsageError(
-                fmt::format("--embeddings: {}: no vector for {} (see --unknown)", where, list));
-        }
-        // --unknown random: torch.manual_seed(seed); torch.randn(len(unknown), dim).
-        xt::xtensor<float, 2> random;
-        if (!unknown.empty() && opt.unknown == Unknown::random) {
-            gen.manual_seed(opt.seed);
-            random = torch_randn<float>(gen, unknown.size(), d);
-        }
-        for (std::size_t i = 0; i < n; ++i) {
-            const std::size_t r = row_of[s.ids[i]];
-            if (r != std::numeric_limits<std::size_t>::max()) {
-                for (std::size_t j = 0; j < d; ++j) x(i, j) = src.vectors.values[r * d + j];
-            } else if (opt.unknown == Unknown::random) {
-                const auto k = static_cast<std::size_t>(
-                    std::find(unknown.begin(), unknown.end(), s.tokens[i]) - unknown.begin());
-                for (std::size_t j = 0; j < d; ++j) x(i, j) = random(k, j);
-            }
-        }
+        s.x.push_back(embed_rows(src.table, s.ids));  // (n, d)
+        return s;
     }
-    s.x.push_back(std::move(x));
+    std::vector<std::string> unknown;  // in vocabulary order
+    const xt::xtensor<double, 2> table = word_table(
+        s.vocab, [&src](const std::string& w) { return src.vectors.find(w); }, src.vectors.values,
+        src.dim(), opt.unknown == Unknown::random, gen, opt.seed, unknown);
+    if (!unknown.empty() && opt.unknown == Unknown::error) {
+        std::string list;
+        for (const auto& u : unknown) list += (list.empty() ? "'" : ", '") + u + "'";
+        throw UsageError(
+            fmt::format("--embeddings: {}: no vector for {} (see --unknown)", where, list));
+    }
+    s.x.push_back(embed_rows(table, s.ids));  // (n, d)
     return s;
 }
 
@@ -213,7 +195,7 @@ std::vector<std::vector<MaskOptions>> sequence_masks(const AttendOptions& opt,
     std::size_t sequences = 0;
     for (const auto& s : seqs) sequences += std::max<std::size_t>(s.batch, 1);
     const std::vector<std::size_t> valid = valid_lengths(opt.valid_len, sequences);
-    const bool fill = opt.mask_value_opt->count() > 0;
+    const bool fill = opt.given("--mask-value");
     if (fill && (std::isnan(opt.mask_value) || (opt.mask_value > 0 && std::isinf(opt.mask_value))))
         throw UsageError(fmt::format("--mask-value: {} is not a number or -inf", opt.mask_value));
     std::vector<std::vector<MaskOptions>> masks;
@@ -232,11 +214,8 @@ std::vector<std::vector<MaskOptions>> sequence_masks(const AttendOptions& opt,
 
 std::vector<std::size_t> parse_permutation(const std::string& text, std::size_t n,
                                            const std::string& where) {
+    if (text == "reverse") return reverse_permutation(n);
     std::vector<std::size_t> p;
-    if (text == "reverse") {
-        for (std::size_t i = 0; i < n; ++i) p.push_back(n - 1 - i);
-        return p;
-    }
     std::vector<bool> seen(n, false);
     for (const std::string& f : split_list(text)) {
         const auto index = parse_index(f);
@@ -268,9 +247,8 @@ Sequence permuted(const Sequence& s, const std::vector<std::size_t>& p) {
     for (std::size_t i = 0; i < p.size(); ++i) {
         if (!s.tokens.empty()) out.tokens[i] = s.tokens[p[i]];
         if (!s.ids.empty()) out.ids[i] = s.ids[p[i]];
-        for (std::size_t b = 0; b < s.x.size(); ++b)
-            for (std::size_t c = 0; c < s.d_in(); ++c) out.x[b](i, c) = s.x[b](p[i], c);
     }
+    for (auto& x : out.x) x = permute_rows(x, p);
     return out;
 }
 
@@ -279,14 +257,14 @@ Sequence permuted(const Sequence& s, const std::vector<std::size_t>& p) {
 
 namespace {
 
-std::optional<ProjectionFile> read_projection(const std::string& option, const std::string& path) {
+std::optional<io::NpyArray> read_projection(const std::string& option, const std::string& path) {
     if (path.empty()) return std::nullopt;
-    return ProjectionFile{read_npy_option(option, path)};
+    return read_npy_option(option, path);
 }
 
-void check_projection(const std::string& option, const std::string& path, const ProjectionFile& f,
+void check_projection(const std::string& option, const std::string& path, const io::NpyArray& f,
                       std::size_t heads, std::size_t d_in, std::size_t d, const char* dname) {
-    const auto& sh = f.a.shape;
+    const auto& sh = f.shape;
     const bool ok = (sh.size() == 2 && sh[0] == d_in && sh[1] == heads * d) ||
                     (sh.size() == 3 && sh[0] == heads && sh[1] == d_in && sh[2] == d);
     if (!ok)
@@ -296,27 +274,7 @@ void check_projection(const std::string& option, const std::string& path, const 
             heads > 1 ? fmt::format(" or ({}, {}, {})", heads, d_in, d) : std::string()));
 }
 
-// Head h's (d_in, d) block of a projection file.
-template <class T>
-xt::xtensor<T, 2> head_block(const ProjectionFile& f, std::size_t h, std::size_t heads) {
-    const auto& sh = f.a.shape;
-    const std::size_t d_in = sh.size() == 3 ? sh[1] : sh[0];
-    const std::size_t d = f.width(heads);
-    xt::xtensor<T, 2> w = xt::xtensor<T, 2>::from_shape({d_in, d});
-    for (std::size_t i = 0; i < d_in; ++i)
-        for (std::size_t j = 0; j < d; ++j)
-            w(i, j) = static_cast<T>(sh.size() == 3 ? f.a.values[(h * d_in + i) * d + j]
-                                                    : f.a.values[i * sh[1] + h * d + j]);
-    return w;
-}
-
 }  // namespace
-
-std::size_t ProjectionFile::width(std::size_t heads) const {
-    if (a.shape.size() == 3) return a.shape[0] == heads ? a.shape[2] : 0;
-    if (a.shape.size() == 2) return a.shape[1] % heads == 0 ? a.shape[1] / heads : 0;
-    return 0;
-}
 
 ProjectionFiles read_projections(const AttendOptions& opt) {
     return {read_projection("--wq", opt.wq), read_projection("--wk", opt.wk),
@@ -325,9 +283,9 @@ ProjectionFiles read_projections(const AttendOptions& opt) {
 
 Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& f, std::size_t d_in) {
     if (opt.no_projection) {  // Q = K = V = X: one head as wide as the rows
-        const std::pair<bool, const char*> given[] = {{opt.dq_opt->count() > 0, "--dq"},
-                                                      {opt.dk_opt->count() > 0, "--dk"},
-                                                      {opt.dv_opt->count() > 0, "--dv"},
+        const std::pair<bool, const char*> given[] = {{opt.given("--dq"), "--dq"},
+                                                      {opt.given("--dk"), "--dk"},
+                                                      {opt.given("--dv"), "--dv"},
                                                       {!opt.wq.empty(), "--wq"},
                                                       {!opt.wk.empty(), "--wk"},
                                                       {!opt.wv.empty(), "--wv"},
@@ -347,12 +305,14 @@ Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& f, std::si
     const auto H = static_cast<std::size_t>(opt.heads);
     // --input rows keep their width unless told otherwise: d_q = d_v = d_in
     const bool input = !opt.input.empty();
-    std::size_t dq = !opt.dq_opt->count() && input ? d_in : static_cast<std::size_t>(opt.dq);
-    std::size_t dv = !opt.dv_opt->count() && input ? d_in : static_cast<std::size_t>(opt.dv);
-    if (!opt.dq_opt->count() && (f.q || f.k) && (f.q ? f.q : f.k)->width(H))
-        dq = (f.q ? f.q : f.k)->width(H);
-    if (!opt.dv_opt->count() && f.v && f.v->width(H)) dv = f.v->width(H);
-    const std::size_t dk = opt.dk_opt->count() ? static_cast<std::size_t>(opt.dk) : dq;
+    std::size_t dq = !opt.given("--dq") && input ? d_in : static_cast<std::size_t>(opt.dq);
+    std::size_t dv = !opt.given("--dv") && input ? d_in : static_cast<std::size_t>(opt.dv);
+    const auto width = [H](const std::optional<io::NpyArray>& a) {
+        return a ? head_width(a->shape, H) : 0;
+    };
+    if (!opt.given("--dq") && width(f.q ? f.q : f.k)) dq = width(f.q ? f.q : f.k);
+    if (!opt.given("--dv") && width(f.v)) dv = width(f.v);
+    const std::size_t dk = opt.given("--dk") ? static_cast<std::size_t>(opt.dk) : dq;
     if (dk != dq)
         throw UsageError(
             fmt::format("--dk: {} differs from d_q = {}; the scores Q K^T need d_k = d_q", dk, dq));
@@ -361,7 +321,7 @@ Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& f, std::si
     if (f.v) check_projection("--wv", opt.wv, *f.v, H, d_in, dv, "d_v");
     std::size_t d_out = H * dv;
     if (f.o) {
-        const auto& sh = f.o->a.shape;
+        const auto& sh = f.o->shape;
         if (sh.size() != 2 || sh[0] != H * dv || sh[1] == 0)
             throw UsageError(
                 fmt::format("--wo: {} has shape {}; W_o needs {} rows (heads x d_v) and "
@@ -373,8 +333,8 @@ Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& f, std::si
 }
 
 template <class T>
-Parameters<T> make_parameters(const AttendOptions& opt, const ProjectionFiles& f, const Dims& dims,
-                              TorchGenerator& gen) {
+AttentionWeights<T> make_parameters(const AttendOptions& opt, const ProjectionFiles& f,
+                                    const Dims& dims, TorchGenerator& gen) {
     if (opt.bias && (f.q || f.k || f.v || f.o))
         throw UsageError(fmt::format(
             "--bias: draws every projection with its bias; it cannot be combined with {}",
@@ -394,55 +354,66 @@ Parameters<T> make_parameters(const AttendOptions& opt, const ProjectionFiles& f
     draws.d_query = dims.dq, draws.d_key = dims.dk, draws.d_value = dims.dv;
     if (dims.out_proj) draws.d_out = dims.d_out;
     draws.query = !f.q, draws.key = !f.k, draws.value = !f.v, draws.out = !f.o;
-    const DrawnWeights w = draw_attention_weights(gen, opt.seed, draws, opt.init);
-
-    Parameters<T> par;
-    const std::size_t H = dims.heads;
-    // head h's block of a file (heads: H, or 1 for W_o's whole matrix), else the draw, in T
-    const auto take = [](const std::optional<ProjectionFile>& file,
-                         const std::optional<xt::xtensor<float, 2>>& drawn, std::size_t h,
-                         std::size_t heads) {
-        return file ? head_block<T>(*file, h, heads) : xt::xtensor<T, 2>(xt::cast<T>(*drawn));
+    const auto given = [](const std::optional<io::NpyArray>& a) {
+        return a ? std::optional(GivenTensor{a->values, a->shape}) : std::nullopt;
     };
-    const auto bias = [](const std::optional<xt::xtensor<float, 1>>& b) {
-        return b ? std::optional(xt::xtensor<T, 1>(xt::cast<T>(*b))) : std::nullopt;
-    };
-    for (std::size_t h = 0; h < H; ++h) {
-        par.query.push_back(take(f.q, w.query[h], h, H));
-        par.key.push_back(take(f.k, w.key[h], h, H));
-        par.value.push_back(take(f.v, w.value[h], h, H));
-        par.b_query.push_back(bias(w.b_query[h]));
-        par.b_key.push_back(bias(w.b_key[h]));
-        par.b_value.push_back(bias(w.b_value[h]));
-    }
-    if (dims.out_proj) par.w_out = take(f.o, w.out, 0, 1);
-    par.b_out = bias(w.b_out);
-    return par;
+    return attention_weights<T>(draw_attention_weights(gen, opt.seed, draws, opt.init),
+                                {given(f.q), given(f.k), given(f.v), given(f.o)}, dims.heads,
+                                dims.out_proj);
 }
 
+template AttentionWeights<float> make_parameters<float>(const AttendOptions&,
+                                                        const ProjectionFiles&, const Dims&,
+                                                        TorchGenerator&);
+template AttentionWeights<double> make_parameters<double>(const AttendOptions&,
+                                                          const ProjectionFiles&, const Dims&,
+                                                          TorchGenerator&);
+
+// held per row besides the layers: X as read (double), as shown (T), and unpermuted (double)
 template <class T>
-LayerWeights<T> layer_weights(const Parameters<T>& par) {
-    const auto projection = [](const xt::xtensor<T, 2>& w,
-                               const std::optional<xt::xtensor<T, 1>>& b) {
-        return Projection<T>{{w.data(), w.shape(0), w.shape(1), w.shape(1)},
-                             WeightLayout::in_out,
-                             b ? b->data() : nullptr};
-    };
-    LayerWeights<T> out;
-    for (std::size_t h = 0; h < par.query.size(); ++h) {
-        out.query.push_back(projection(par.query[h], par.b_query[h]));
-        out.key.push_back(projection(par.key[h], par.b_key[h]));
-        out.value.push_back(projection(par.value[h], par.b_value[h]));
-    }
-    if (par.w_out) out.output = projection(*par.w_out, par.b_out);
-    return out;
+io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
+                                const Dims& dims, bool keep_masked, bool summaries, bool tiled) {
+    LayerShape shape;
+    shape.d_in = dims.d_in, shape.heads = dims.heads, shape.kv_heads = dims.heads;
+    shape.d_k = dims.dq, shape.d_v = dims.dv, shape.d_out = dims.d_out;
+    shape.output = dims.out_proj, shape.scheme = opt.pos.scheme;
+    shape.permuted = !opt.permute.empty();
+    LayerOptions o;
+    o.path = tiled ? attn::AttentionPath::tiled : attn::AttentionPath::direct;
+    o.keep_masked = keep_masked;
+    std::vector<SequenceShape> sizes;
+    for (const auto& s : seqs) sizes.push_back({s.n(), s.batch});
+    const RunPlan plan =
+        run_plan(shape, sizes, o, sizeof(T),
+                 runtime::checked_product({dims.d_in, 8 + sizeof(T) + (shape.permuted ? 8 : 0)},
+                                          "the inputs"));
+    std::uint64_t bytes = plan.bytes;
+    for (const auto& s : seqs)  // each batch element's summaries; one head's weights at a time
+        if (summaries)
+            bytes = runtime::checked_add(
+                runtime::checked_add(
+                    bytes,
+                    runtime::checked_mul(
+                        std::max<std::size_t>(s.batch, 1),
+                        model::summaries_bytes(s.n(), dims.heads, 1, {true, true, true, true}),
+                        "the summaries"),
+                    "the attention"),
+                runtime::checked_product({s.n(), s.n(), sizeof(T)}, "the summaries"),
+                "the attention");
+    const Sequence& first = seqs.front();
+    const std::string batch = first.batch ? fmt::format("{} x ", first.batch) : "";
+    const std::string input = opt.input.empty() ? "" : "--input: ";
+    runtime::reserve(
+        bytes, tiled ? fmt::format("{}tiled attention over {}{} rows", input, batch, first.n())
+               : !opt.input.empty() ? fmt::format("--input: {}{} x {} x {} attention scores", batch,
+                                                  dims.heads, first.n(), first.n())
+                                    : "the attention scores");
+    return {plan.block_rows, tiled && thread_count(opt.out) > 1};
 }
 
-template LayerWeights<float> layer_weights<float>(const Parameters<float>&);
-template LayerWeights<double> layer_weights<double>(const Parameters<double>&);
-template Parameters<float> make_parameters<float>(const AttendOptions&, const ProjectionFiles&,
-                                                  const Dims&, TorchGenerator&);
-template Parameters<double> make_parameters<double>(const AttendOptions&, const ProjectionFiles&,
-                                                    const Dims&, TorchGenerator&);
+template io::DriveOptions plan_attention<float>(const AttendOptions&, const std::vector<Sequence>&,
+                                                const Dims&, bool, bool, bool);
+template io::DriveOptions plan_attention<double>(const AttendOptions&, const std::vector<Sequence>&,
+                                                 const Dims&, bool, bool, bool);
 
 }  // namespace attn::cli

@@ -66,4 +66,8 @@ std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::Mo
                                             const std::vector<std::string>& tokens,
                                             const Spelling& spell, const io::OutputSpec& spec);
 
+/// svg: head_stats drawn as mean distance against entropy, one point per head, the heads that
+/// look one token back marked (both models' head_stats).
+io::ArrayInfo::Scatter head_stats_scatter();
+
 }  // namespace attn::cli

@@ -270,8 +270,8 @@ io::MatrixStream id_stream(const std::vector<std::int64_t>& ids,
     return s;
 }
 
-/// svg: head_stats drawn as mean distance against entropy, one point per head, the heads that
-/// look one token back marked.
+}  // namespace
+
 io::ArrayInfo::Scatter head_stats_scatter() {
     return {"distance",
             "entropy",
@@ -281,6 +281,8 @@ io::ArrayInfo::Scatter head_stats_scatter() {
             "previous",
             "weight on the previous token > 0.5"};
 }
+
+namespace {
 
 /// head_stats (a table), offsets (layers x heads x 2n-1), mean_weights (layers x n x n),
 /// rollout (n x n): model::AttentionSummaries, reduced during the first pass.

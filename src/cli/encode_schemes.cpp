@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "cli/arguments.hpp"
 #include "cli/encode_arrays.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_code.hpp"
@@ -133,12 +134,8 @@ void check_scheme_options(const EncodeOptions& opt) {
 }
 
 bool show_errors(const EncodeOptions& opt) {
-    for (std::size_t at = 0; at <= opt.show.size();) {
-        const std::size_t comma = std::min(opt.show.find(',', at), opt.show.size());
-        if (opt.show.compare(at, comma - at, "error") == 0) return true;
-        at = comma + 1;
-    }
-    return false;
+    const std::vector<std::string> names = split_list(opt.show);
+    return std::find(names.begin(), names.end(), "error") != names.end();
 }
 
 std::vector<EncodeArray> parse_encode_show(const EncodeOptions& opt) {
@@ -154,11 +151,7 @@ std::vector<EncodeArray> parse_encode_show(const EncodeOptions& opt) {
                                                                   : "buckets";
     std::string list = opt.show.empty() ? fallback : opt.show;
     if (list == "error") list = fallback;
-    std::size_t at = 0;
-    while (at <= list.size()) {
-        const std::size_t comma = std::min(list.find(',', at), list.size());
-        const std::string name = list.substr(at, comma - at);
-        at = comma + 1;
+    for (const std::string& name : split_list(list)) {
         if (name == "error") continue;
         std::vector<EncodeArray> items;
         if (name == "all" && opt.scheme == Scheme::sinusoidal) {

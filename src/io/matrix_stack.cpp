@@ -18,6 +18,18 @@ std::vector<std::size_t> every_row(std::size_t n) {
     return v;
 }
 
+StackLabel index_label(std::string name) {
+    return {std::move(name), [](std::size_t i) { return std::to_string(i); }};
+}
+
+std::vector<StackLabel> position_labels(std::vector<std::string> tokens) {
+    std::vector<StackLabel> labels{index_label("position")};
+    if (tokens.empty()) return labels;
+    auto t = std::make_shared<std::vector<std::string>>(std::move(tokens));
+    labels.push_back({"token", [t](std::size_t i) { return (*t)[i]; }});
+    return labels;
+}
+
 MatrixStream matrix_stack(std::string name, std::string title, std::size_t batch, std::size_t heads,
                           std::vector<std::size_t> rows, std::vector<std::string> column_labels,
                           std::vector<StackLabel> row_labels, StackBlock block) {

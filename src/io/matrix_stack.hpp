@@ -28,6 +28,12 @@ struct StackLabel {
     std::function<std::string(std::size_t i)> value;
 };
 
+/// A label field holding the row's index: name, then "0", "1", ...
+StackLabel index_label(std::string name);
+
+/// A sentence's rows: "position", then "token" (tokens[i]) unless tokens is empty.
+std::vector<StackLabel> position_labels(std::vector<std::string> tokens);
+
 /// The stack: batch (0 = no batch axis) x heads (0 = no head axis) matrices, rows `rows` of
 /// each, `column_labels.size()` columns. Each run of consecutive rows of one matrix is asked
 /// of `block` at once.

@@ -4,11 +4,13 @@
 
 #include <cmath>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <doctest/doctest.h>
 
 #include <xtensor/xmanipulation.hpp>
+#include <xtensor/xview.hpp>
 
 #include "attn/tokenizer.hpp"
 #include "support/reference_data.hpp"
@@ -153,4 +155,30 @@ TEST_CASE("embedding: with biases, each weight is followed by its bias (nn.Linea
         CHECK(!w.b_query[0]);
         CHECK(!w.b_out);
     }
+}
+
+TEST_CASE("word_table: known words' vectors, unknown ones zero or torch.randn after the seed") {
+    // vectors of "a" (row 1) and "c" (row 0), 2 columns; "b" and "d" have none
+    const std::vector<double> values{10, 11, 20, 21};
+    const auto row = [](const std::string& w) -> std::optional<std::size_t> {
+        if (w == "a") return 1;
+        if (w == "c") return 0;
+        return std::nullopt;
+    };
+    const std::vector<std::string> words{"a", "b", "c", "d"};
+    attn::TorchGenerator gen(0);
+    std::vector<std::string> unknown;
+    const auto zero = attn::word_table(words, row, values, 2, false, gen, 5, unknown);
+    CHECK(zero == xt::xtensor<double, 2>{{20, 21}, {0, 0}, {10, 11}, {0, 0}});
+    CHECK(unknown == std::vector<std::string>{"b", "d"});
+    unknown.clear();
+    const auto random = attn::word_table(words, row, values, 2, true, gen, 5, unknown);
+    attn::TorchGenerator again(0);
+    again.manual_seed(5);
+    const xt::xtensor<float, 2> draws = attn::torch_randn<float>(again, 2, 2);  // (unknowns, d)
+    CHECK(xt::view(random, 0) == xt::view(zero, 0));
+    CHECK(random(1, 0) == double(draws(0, 0)));
+    CHECK(random(1, 1) == double(draws(0, 1)));
+    CHECK(random(3, 1) == double(draws(1, 1)));
+    CHECK(random(2, 1) == 11);
 }

@@ -34,4 +34,12 @@ done
 expect_status 0 "$ATTN" attend "$S" --heads 2 --show head_stats -f csv
 expect_grep '^layer,head,entropy,distance,first,previous,self$' "$OUT"
 expect_grep '^0,1,' "$OUT"
+# The summaries' n x n sums and the rollout's product are counted before anything is made: at
+# n = 4096 the attention fits in 64 MiB, its rollout (about 1 GiB) is refused, nothing written.
+"$PYTHON" -c "import numpy as np; np.save('$WORK/x.npy', np.ones((4096, 8), np.float32))"
+expect_status 0 "$ATTN" attend --input "$WORK/x.npy" --show context --max-memory 64M -o "$WORK/c.npy"
+expect_usage_error max-memory "$ATTN" attend --input "$WORK/x.npy" --show rollout \
+    --max-memory 64M -o "$WORK/r.npy"
+checks=$((checks + 1))
+[ ! -e "$WORK/r.npy" ] || fail "a refused rollout left $WORK/r.npy"
 finish

@@ -60,4 +60,29 @@ MemoryPlan memory_plan(const LayerShape& s, const LayerOptions& options, std::si
     return plan;
 }
 
+RunPlan run_plan(const LayerShape& widths, const std::vector<SequenceShape>& sequences,
+                 const LayerOptions& options, std::size_t element, std::uint64_t held_per_row) {
+    RunPlan plan;
+    std::size_t widest = 1;
+    for (const SequenceShape& s : sequences) widest = std::max(widest, s.n);
+    if (options.path == AttentionPath::tiled)
+        plan.block_rows = std::clamp<std::size_t>((std::size_t{1} << 22) / widest, 1, 256);
+    for (const SequenceShape& s : sequences) {
+        LayerShape shape = widths;
+        shape.n = s.n;
+        const std::uint64_t one = memory_plan(shape, options, element, 0,
+                                              checked_product({held_per_row, s.n}, "the inputs"))
+                                      .total();
+        const std::uint64_t layers = std::max<std::size_t>(s.batch, 1) + (shape.permuted ? 1 : 0);
+        plan.bytes = checked_add(plan.bytes, checked_product({layers, one}, "the attention"),
+                                 "the attention");
+    }
+    plan.bytes =
+        checked_add(plan.bytes,
+                    checked_product({plan.block_rows, widest, element + 2 * sizeof(double)},
+                                    "the streamed rows"),
+                    "the attention");
+    return plan;
+}
+
 }  // namespace attn

@@ -40,4 +40,28 @@ struct MemoryPlan {
 MemoryPlan memory_plan(const LayerShape& shape, const LayerOptions& options, std::size_t element,
                        std::size_t streamed_rows = 0, std::uint64_t held = 0);
 
+/// forward()'s path when the caller does not choose: tiled when a head's n x n matrices have
+/// more entries than kTiledAbove (n > 2048), direct otherwise.
+inline constexpr std::uint64_t kTiledAbove = std::uint64_t{1} << 22;
+inline AttentionPath automatic_path(std::size_t n) {
+    return std::uint64_t{n} * n > kTiledAbove ? AttentionPath::tiled : AttentionPath::direct;
+}
+
+/// One sequence of a run: n rows, `batch` elements (0: one, without a batch axis).
+struct SequenceShape {
+    std::size_t n = 0, batch = 0;
+};
+
+/// A run over several sequences of one layer's widths (`widths`, its n unused): every batch
+/// element's layer held (memory_plan with `held_per_row` x n bytes the caller holds besides),
+/// one more unpermuted at a time with widths.permuted (the equivariance's twin), and the row
+/// blocks streamed to a writer: block_rows rows of the widest n, in T, as doubles and one
+/// block made ahead.
+struct RunPlan {
+    std::uint64_t bytes = 0;
+    std::size_t block_rows = 256;  // tiled: at most 2^22 values and 256 rows a block
+};
+RunPlan run_plan(const LayerShape& widths, const std::vector<SequenceShape>& sequences,
+                 const LayerOptions& options, std::size_t element, std::uint64_t held_per_row);
+
 }  // namespace attn

@@ -38,33 +38,11 @@ void require_nonempty(const xt::xtensor<T, 2>& m, const char* what) {
             fmt::format("{} has an empty dimension: {}", what, shape_str(shape_of(m))));
 }
 
-// A @ B for owning row-major containers, (n, m) x (m, p) -> (n, p).
-template <class T>
-xt::xtensor<T, 2> matmul(const xt::xtensor<T, 2>& a, const xt::xtensor<T, 2>& b, const char* what) {
-    if (a.shape(1) != b.shape(0))
-        throw std::invalid_argument(fmt::format("{}: cannot multiply {} by {}", what,
-                                                shape_str(shape_of(a)), shape_str(shape_of(b))));
-    xt::xtensor<T, 2> out = xt::linalg::dot(a, b);
-    return out;
-}
-
 // The fill of MaskOptions: a number or -inf (NaN and +inf have no softmax).
 void check_fill(std::optional<double> fill, const char* who) {
     if (fill && (std::isnan(*fill) || *fill == std::numeric_limits<double>::infinity()))
         throw std::invalid_argument(
             fmt::format("{}: fill value must be a number or -inf, got {}", who, *fill));
-}
-
-// m + b broadcast over rows: (n, d) + (d,).
-template <class T>
-void add_row_bias(xt::xtensor<T, 2>& m, const std::optional<xt::xtensor<T, 1>>& b,
-                  const char* what) {
-    if (!b) return;
-    if (b->size() != m.shape(1))
-        throw std::invalid_argument(
-            fmt::format("{}: bias of {} entries for {} columns", what, b->size(), m.shape(1)));
-    for (std::size_t i = 0; i < m.shape(0); ++i)
-        for (std::size_t j = 0; j < m.shape(1); ++j) m(i, j) += (*b)(j);
 }
 
 }  // namespace
@@ -196,40 +174,14 @@ xt::xtensor<T, 2> masked_scores(const xt::xtensor<T, 2>& scaled, const MaskOptio
     return out;
 }
 
-template <class T>
-HeadResult<T> attention_head(const xt::xtensor<T, 2>& x_query, const xt::xtensor<T, 2>& x_key,
-                             const xt::xtensor<T, 2>& x_value, const HeadWeights<T>& weights,
-                             const MaskOptions& mask, const HeadOptions<T>& options) {
-    HeadResult<T> h;
-    h.queries = matmul(x_query, weights.w_query, "queries = X_q W_q");  // (q, d_in) x (d_in, d_k)
-    h.keys = matmul(x_key, weights.w_key, "keys = X_k W_k");            // (k, d_in) x (d_in, d_k)
-    h.values = matmul(x_value, weights.w_value, "values = X_v W_v");    // (k, d_in) x (d_in, d_v)
-    add_row_bias(h.queries, options.b_query, "queries = X_q W_q + b_q");
-    add_row_bias(h.keys, options.b_key, "keys = X_k W_k + b_k");
-    add_row_bias(h.values, options.b_value, "values = X_v W_v + b_v");
-    if (options.rotate) {
-        h.rotated_queries = options.rotate(h.queries);
-        h.rotated_keys = options.rotate(h.keys);
-        h.attention = scaled_dot_product_attention(h.rotated_queries, h.rotated_keys, h.values,
-                                                   mask, options.score);
-    } else {
-        h.attention =
-            scaled_dot_product_attention(h.queries, h.keys, h.values, mask, options.score);
-    }
-    return h;
-}
-
-#define ATTN_INSTANTIATE(T)                                                                      \
-    template xt::xtensor<T, 2> masked_softmax<T>(                                                \
-        const xt::xtensor<T, 2>&, const xt::xtensor<bool, 2>&, std::optional<double>);           \
-    template xt::xtensor<T, 2> masked_softmax<T>(const xt::xtensor<T, 2>&);                      \
-    template AttentionResult<T> scaled_dot_product_attention<T>(                                 \
-        const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&,            \
-        const MaskOptions&, const ScoreOptions<T>&);                                             \
-    template xt::xtensor<T, 2> masked_scores<T>(const xt::xtensor<T, 2>&, const MaskOptions&);   \
-    template HeadResult<T> attention_head<T>(const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&, \
-                                             const xt::xtensor<T, 2>&, const HeadWeights<T>&,    \
-                                             const MaskOptions&, const HeadOptions<T>&);
+#define ATTN_INSTANTIATE(T)                                                            \
+    template xt::xtensor<T, 2> masked_softmax<T>(                                      \
+        const xt::xtensor<T, 2>&, const xt::xtensor<bool, 2>&, std::optional<double>); \
+    template xt::xtensor<T, 2> masked_softmax<T>(const xt::xtensor<T, 2>&);            \
+    template AttentionResult<T> scaled_dot_product_attention<T>(                       \
+        const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&,  \
+        const MaskOptions&, const ScoreOptions<T>&);                                   \
+    template xt::xtensor<T, 2> masked_scores<T>(const xt::xtensor<T, 2>&, const MaskOptions&);
 
 ATTN_INSTANTIATE(float)
 ATTN_INSTANTIATE(double)

@@ -1,5 +1,5 @@
-// Scaled dot-product attention, masks, masked softmax and one attention head (the layer of
-// several heads is attn::forward, layer.hpp)
+// Scaled dot-product attention, masks and masked softmax: the direct path of the layer
+// (attn::forward, layer.hpp, whose heads run scaled_dot_product_attention)
 // (Vaswani et al. 2017, sec. 3.2; d2l 11.3-11.6; the "self-attention from scratch" notebook).
 //
 // Row-vector convention, as the notebook: a token is a row, projections multiply on the
@@ -124,46 +124,5 @@ AttentionResult<T> scaled_dot_product_attention(const xt::xtensor<T, 2>& Q,
 /// softmax of scaled_dot_product_attention reads). scaled (q, k) -> (q, k).
 template <class T>
 xt::xtensor<T, 2> masked_scores(const xt::xtensor<T, 2>& scaled, const MaskOptions& mask);
-
-/// One head's projections: W_q (d_in, d_k), W_k (d_in, d_k), W_v (d_in, d_v).
-template <class T>
-struct HeadWeights {
-    xt::xtensor<T, 2> w_query;
-    xt::xtensor<T, 2> w_key;
-    xt::xtensor<T, 2> w_value;
-};
-
-/// What one head adds to the notebook's (default: nothing).
-///   b_query, b_key, b_value: projection biases, Q = X_q W_q + b_q (nn.Linear(bias=True));
-///                            (d_k,), (d_k,), (d_v,)
-///   rotate: applied to Q and K after the projections, before the scores (rope); row i of
-///           its argument is position i. Empty: none.
-///   score:  scale and position bias of the scores.
-template <class T>
-struct HeadOptions {
-    std::optional<xt::xtensor<T, 1>> b_query, b_key, b_value;
-    std::function<xt::xtensor<T, 2>(const xt::xtensor<T, 2>&)> rotate;
-    ScoreOptions<T> score;
-};
-
-/// One head applied to inputs: the projections and the attention over them.
-template <class T>
-struct HeadResult {
-    xt::xtensor<T, 2> queries;          // X_q W_q (+ b_q), (q, d_k)
-    xt::xtensor<T, 2> keys;             // X_k W_k (+ b_k), (k, d_k)
-    xt::xtensor<T, 2> values;           // X_v W_v (+ b_v), (k, d_v)
-    xt::xtensor<T, 2> rotated_queries;  // rotate(queries) with a rotation, else empty (0, 0)
-    xt::xtensor<T, 2> rotated_keys;     // rotate(keys) with a rotation, else empty (0, 0)
-    AttentionResult<T> attention;       // of the rotated queries and keys when rotated
-};
-
-/// Q = X_q W_q, K = X_k W_k, V = X_v W_v (plus the biases of `options`), Q and K rotated if
-/// asked, then scaled_dot_product_attention(Q, K, V, mask, options.score).
-/// X_q (q, d_in), X_k and X_v (k, d_in). Self-attention passes X three times (the notebook's
-/// SelfAttention(d_in, d_k, d_v) is one head).
-template <class T>
-HeadResult<T> attention_head(const xt::xtensor<T, 2>& x_query, const xt::xtensor<T, 2>& x_key,
-                             const xt::xtensor<T, 2>& x_value, const HeadWeights<T>& weights,
-                             const MaskOptions& mask = {}, const HeadOptions<T>& options = {});
 
 }  // namespace attn

@@ -10,6 +10,8 @@
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xtensor.hpp>
 
+#include "runtime/memory_budget.hpp"
+
 namespace attn::model {
 
 namespace {
@@ -147,5 +149,40 @@ void AttentionSummaries::end_layer() {
     const xt::xtensor<double, 2> product = xt::linalg::dot(a, r);
     std::copy(product.begin(), product.end(), rollout_.begin());
 }
+
+std::uint64_t summaries_bytes(std::size_t n, std::size_t heads, std::size_t layers,
+                              SummaryChoice c) {
+    using runtime::checked_add;
+    using runtime::checked_product;
+    const char* what = "the attention summaries";
+    const std::uint64_t square = checked_product({n, n, sizeof(double)}, what);  // one n x n
+    std::uint64_t bytes = 0;
+    if (c.head_stats) bytes = checked_product({layers, heads, sizeof(HeadStats)}, what);
+    if (c.offsets)
+        bytes =
+            checked_add(bytes, checked_product({layers, heads, 2 * n, sizeof(double)}, what), what);
+    if (c.mean_weights || c.rollout) bytes = checked_add(bytes, square, what);  // the head sum
+    if (c.mean_weights) bytes = checked_add(bytes, checked_product({layers, square}, what), what);
+    if (c.rollout)  // R, and while a layer closes A, R's copy, dot's result and A R
+        bytes = checked_add(bytes, checked_product({5, square}, what), what);
+    return bytes;
+}
+
+template <class T>
+void add_layer(AttentionSummaries& summaries, std::size_t layer, const LayerResult<T>& result) {
+    const std::size_t n = summaries.n();
+    std::vector<T> w(n * n);  // one head's (n, n) weights
+    for (std::size_t h = 0; h < result.queries.size(); ++h) {
+        ScoreRows<T> rows;
+        rows.weights = w.data();
+        rows.stride = n;
+        result.rows->rows(h, 0, n, rows);
+        summaries.add_head(layer, h, std::span<const T>(w));
+    }
+    summaries.end_layer();
+}
+
+template void add_layer(AttentionSummaries&, std::size_t, const LayerResult<float>&);
+template void add_layer(AttentionSummaries&, std::size_t, const LayerResult<double>&);
 
 }  // namespace attn::model

@@ -19,12 +19,17 @@
 //
 // Memory: the layer being reduced (one n x n sum of its heads) and the rollout (n x n), plus the
 // outputs asked for: head_stats rows, offsets rows (2n - 1 each), mean_weights (n x n a layer);
-// while a layer closes, three n x n operands of the rollout's matrix product (BLAS).
+// while a layer closes, four n x n of the rollout's matrix product (A, R's copy, BLAS's result, A
+// R).
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
+
+#include "attn/attention/layer.hpp"
 
 namespace attn::model {
 
@@ -37,6 +42,11 @@ struct HeadStats {
     double first = 0;
     double previous = 0;
     double self = 0;
+
+    /// The statistics' names (head_stats' columns after layer and head) and their values.
+    static constexpr std::array<const char*, 5> kNames{"entropy", "distance", "first", "previous",
+                                                       "self"};
+    std::array<double, 5> values() const { return {entropy, distance, first, previous, self}; }
 };
 
 /// The statistics of one head's weights w (n x n, row-major; w.size() == n * n, n >= 1, else
@@ -104,5 +114,17 @@ class AttentionSummaries {
     std::vector<double> means_;
     std::vector<double> rollout_;
 };
+
+/// The bytes an AttentionSummaries of n tokens holds once `layers` layers of `heads` heads are
+/// added with `choice` (the memory above), the four n x n of the rollout's product included.
+/// runtime::SizeOverflow when the count does not fit 64 bits.
+std::uint64_t summaries_bytes(std::size_t n, std::size_t heads, std::size_t layers,
+                              SummaryChoice choice);
+
+/// One layer as forward() returns it, numbered `layer`: each of its H heads' n x n weights
+/// (read a head at a time through LayerResult::rows, so either path gives them) added to
+/// `summaries`, then the layer closed.
+template <class T>
+void add_layer(AttentionSummaries& summaries, std::size_t layer, const LayerResult<T>& result);
 
 }  // namespace attn::model

@@ -1,5 +1,5 @@
-// attn::ScoreOptions and attn::HeadOptions: the scale and the position bias of the scores
-// (alibi's slope, a table), projection biases and a rotation of q and k, against a long-double
+// attn::ScoreOptions: the scale and the position bias of the scores (alibi's slope, a table),
+// and a head's projection biases and rotation of q and k (attn::forward), against a long-double
 // reference computed here, and against the fused kernel given the same AttentionBias.
 #include <algorithm>
 #include <cmath>
@@ -14,6 +14,7 @@
 #include <xtensor-blas/xlinalg.hpp>
 #include <xtensor/xadapt.hpp>
 
+#include "attn/attention/layer.hpp"
 #include "attn/attention/reference.hpp"
 #include "attn/attention/tiled.hpp"
 #include "support/approx.hpp"
@@ -133,18 +134,27 @@ TEST_CASE("default score options keep the notebook's numbers bit for bit") {
                   r.scores(i, j) / std::sqrt(2.0f));  // the division, not * 1/sqrt
 }
 
-TEST_CASE("head options: projection biases and a rotation of q and k") {
+TEST_CASE("a head's projection biases and a rotation of q and k, through attn::forward") {
     const auto x = uniform<double>(5, 3, 7);
-    attn::HeadWeights<double> w;
-    w.w_query = uniform<double>(3, 2, 8);
-    w.w_key = uniform<double>(3, 2, 9);
-    w.w_value = uniform<double>(3, 4, 10);
-    attn::HeadOptions<double> o;
-    o.b_query = xt::xtensor<double, 1>{0.5, -1.0};
-    o.b_key = xt::xtensor<double, 1>{2.0, 0.25};
-    o.b_value = xt::xtensor<double, 1>{1.0, 2.0, 3.0, 4.0};
-    // A rotation by position i of the only pair: angle i / 2.
-    o.rotate = [](const xt::xtensor<double, 2>& m) {
+    const auto w_query = uniform<double>(3, 2, 8), w_key = uniform<double>(3, 2, 9),
+               w_value = uniform<double>(3, 4, 10);
+    const xt::xtensor<double, 1> b_query{0.5, -1.0}, b_key{2.0, 0.25}, b_value{1.0, 2.0, 3.0, 4.0};
+    const auto projection = [](const xt::xtensor<double, 2>& m, const xt::xtensor<double, 1>& b) {
+        return attn::Projection<double>{
+            {m.data(), m.shape(0), m.shape(1), m.shape(1)}, attn::WeightLayout::in_out, b.data()};
+    };
+    attn::LayerWeights<double> w;
+    w.query = {projection(w_query, b_query)};
+    w.key = {projection(w_key, b_key)};
+    w.value = {projection(w_value, b_value)};
+    // RoPE of d_k = 2, linear scaling 2: the only pair rotated by angle i / 2 at position i
+    attn::positions::SchemeConfig c;
+    c.scheme = attn::positions::Scheme::rope;
+    c.rope.d = 2;
+    c.rope.scaling = attn::positions::RopeScaling::linear;
+    c.rope.factor = 2.0;
+    const attn::positions::PositionScheme<double> rope(c, 5);
+    const auto rotate = [](const xt::xtensor<double, 2>& m) {
         xt::xtensor<double, 2> r = m;
         for (std::size_t i = 0; i < m.shape(0); ++i) {
             const double c = std::cos(0.5 * i), s = std::sin(0.5 * i);
@@ -153,17 +163,19 @@ TEST_CASE("head options: projection biases and a rotation of q and k") {
         }
         return r;
     };
-    const auto h = attn::attention_head(x, x, x, w, {}, o);
-    xt::xtensor<double, 2> q = xt::linalg::dot(x, w.w_query);
+    attn::LayerInput<double> in;
+    in.x = {x.data(), 5, 3, 3};
+    const auto h = attn::forward(in, w, rope, attn::LayerOptions{});
+    xt::xtensor<double, 2> q = xt::linalg::dot(x, w_query);
     for (std::size_t i = 0; i < 5; ++i) q(i, 0) += 0.5, q(i, 1) -= 1.0;
-    require_allclose(h.queries, q, 0, 1e-14, "X W_q + b_q (before rotation)");
-    require_allclose(h.rotated_queries, o.rotate(q), 0, 1e-14, "rotated queries");
+    require_allclose(h.queries[0], q, 0, 1e-14, "X W_q + b_q (before rotation)");
+    require_allclose(h.rotated_queries[0], rotate(q), 0, 1e-14, "rotated queries");
     const auto direct =
-        attn::scaled_dot_product_attention(h.rotated_queries, h.rotated_keys, h.values);
-    require_allclose(h.attention.context, direct.context, 0, 0, "context of the rotated q, k");
+        attn::scaled_dot_product_attention(h.rotated_queries[0], h.rotated_keys[0], h.values[0]);
+    require_allclose(h.context[0], direct.context, 0, 0, "context of the rotated q, k");
     // Rotations by position keep only offsets: scores depend on i - j, not on where both sit.
+    const auto& r = h.rotated_queries[0];
     for (std::size_t i = 0; i + 1 < 5; ++i)
-        CHECK(h.rotated_queries(i, 0) * h.rotated_queries(i, 0) +
-                  h.rotated_queries(i, 1) * h.rotated_queries(i, 1) ==
+        CHECK(r(i, 0) * r(i, 0) + r(i, 1) * r(i, 1) ==
               doctest::Approx(q(i, 0) * q(i, 0) + q(i, 1) * q(i, 1)));
 }

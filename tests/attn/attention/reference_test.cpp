@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <doctest/doctest.h>
+#include <xtensor-blas/xlinalg.hpp>
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xview.hpp>
 
@@ -37,11 +38,17 @@ std::vector<double> notebook(const char* name) {
     return attn::test::json_tensor_values(notebook_json(), name);
 }
 
+// One head's projections: W_q (d_in, d_k), W_k (d_in, d_k), W_v (d_in, d_v).
+template <class T>
+struct HeadWeights {
+    Matrix<T> w_query, w_key, w_value;
+};
+
 // The notebook's inputs from the generator: embedded_sentence (6, 3), then after re-seeding
 // 123, W_query (3, 2), W_key (3, 2), W_value (3, 4).
 struct NotebookInputs {
     Matrix<float> x;
-    attn::HeadWeights<float> w;
+    HeadWeights<float> w;
 };
 
 NotebookInputs notebook_inputs() {
@@ -88,6 +95,29 @@ void check_rows_sum_to_one(const Matrix<T>& w, const xt::xtensor<bool, 2>& fully
     }
 }
 
+// H heads of (d_in, d) matrices and W_o as attn::forward's layer (direct path, no positions)
+// over the rows of X: the library's one multi-head path.
+template <class T>
+attn::LayerResult<T> multi_head(const Matrix<T>& X, const std::vector<HeadWeights<T>>& heads,
+                                const std::optional<Matrix<T>>& w_out,
+                                const attn::MaskOptions& mask = {}) {
+    const auto view = [](const Matrix<T>& m) {
+        return attn::Projection<T>{{m.data(), m.shape(0), m.shape(1), m.shape(1)}};
+    };
+    attn::LayerWeights<T> w;
+    for (const auto& h : heads) {
+        w.query.push_back(view(h.w_query));
+        w.key.push_back(view(h.w_key));
+        w.value.push_back(view(h.w_value));
+    }
+    if (w_out) w.output = view(*w_out);
+    attn::LayerInput<T> in;
+    in.x = {X.data(), X.shape(0), X.shape(1), X.shape(1)};
+    attn::LayerOptions o;
+    o.mask = mask;
+    return attn::forward(in, w, attn::positions::PositionScheme<T>{}, o);
+}
+
 }  // namespace
 
 TEST_CASE("attention: the notebook's numbers end to end from the torch generator") {
@@ -97,27 +127,29 @@ TEST_CASE("attention: the notebook's numbers end to end from the torch generator
                                notebook_json(), "embedded_sentence", "bits")),
                            "embedded_sentence");
 
-    const auto head = attn::attention_head(in.x, in.x, in.x, in.w);
-    const auto& a = head.attention;
+    // the notebook's SelfAttention(d_in, d_k, d_v): attn::forward with one head
+    const auto head = multi_head<float>(in.x, {in.w}, std::nullopt);
     constexpr double tol = 1e-6;
-    require_allclose(head.keys, notebook("keys"), 0, tol, "keys");
-    require_allclose(head.values, notebook("values"), 0, tol, "values");
-    require_allclose(xt::row(head.queries, 1), notebook("query_2"), 0, tol, "query_2");
-    require_allclose(xt::row(head.keys, 1), notebook("key_2"), 0, tol, "key_2");
-    require_allclose(xt::row(head.values, 1), notebook("value_2"), 0, tol, "value_2");
-    CHECK(a.scores(1, 4) == doctest::Approx(notebook("omega_24").at(0)).epsilon(tol).scale(0));
-    require_allclose(xt::row(a.scores, 1), notebook("omega_2"), 0, tol, "omega_2");
-    require_allclose(xt::row(a.weights, 1), notebook("attention_weights_2"), 0, tol,
+    require_allclose(head.keys[0], notebook("keys"), 0, tol, "keys");
+    require_allclose(head.values[0], notebook("values"), 0, tol, "values");
+    require_allclose(xt::row(head.queries[0], 1), notebook("query_2"), 0, tol, "query_2");
+    require_allclose(xt::row(head.keys[0], 1), notebook("key_2"), 0, tol, "key_2");
+    require_allclose(xt::row(head.values[0], 1), notebook("value_2"), 0, tol, "value_2");
+    CHECK(head.scores[0](1, 4) ==
+          doctest::Approx(notebook("omega_24").at(0)).epsilon(tol).scale(0));
+    require_allclose(xt::row(head.scores[0], 1), notebook("omega_2"), 0, tol, "omega_2");
+    require_allclose(xt::row(head.weights[0], 1), notebook("attention_weights_2"), 0, tol,
                      "attention_weights_2");
-    require_allclose(xt::row(a.context, 1), notebook("context_vector_2"), 0, tol,
+    require_allclose(xt::row(head.context[0], 1), notebook("context_vector_2"), 0, tol,
                      "context_vector_2");
-    require_allclose(a.context, notebook("self_attention_output"), 0, tol, "self_attention_output");
+    require_allclose(head.output, notebook("self_attention_output"), 0, tol,
+                     "self_attention_output");
 
     SUBCASE("the same draws computed in float64 agree within 1e-6") {
         const Matrix<double> x = in.x;
-        const attn::HeadWeights<double> w{in.w.w_query, in.w.w_key, in.w.w_value};
-        const auto h64 = attn::attention_head(x, x, x, w);
-        require_allclose(h64.attention.context, notebook("self_attention_output"), 0, tol,
+        const HeadWeights<double> w{in.w.w_query, in.w.w_key, in.w.w_value};
+        require_allclose(multi_head<double>(x, {w}, std::nullopt).output,
+                         notebook("self_attention_output"), 0, tol,
                          "self_attention_output (float64)");
     }
 }
@@ -236,31 +268,8 @@ TEST_CASE("attention: shape errors are std::invalid_argument") {
     CHECK_THROWS_AS(attn::scaled_dot_product_attention(a, b, b), std::invalid_argument);
     CHECK_THROWS_AS(attn::scaled_dot_product_attention(a, a, c), std::invalid_argument);
     CHECK_THROWS_AS(attn::scaled_dot_product_attention(empty, a, a), std::invalid_argument);
-    const attn::HeadWeights<float> w{b, b, b};  // W_q (3, 4) needs d_in = 3
-    CHECK_THROWS_AS(attn::attention_head(c, c, c, w), std::invalid_argument);
-}
-
-// H heads of (d_in, d) matrices and W_o as attn::forward's layer (direct path, no positions)
-// over the rows of X: the library's one multi-head path.
-template <class T>
-attn::LayerResult<T> multi_head(const Matrix<T>& X, const std::vector<attn::HeadWeights<T>>& heads,
-                                const std::optional<Matrix<T>>& w_out,
-                                const attn::MaskOptions& mask = {}) {
-    const auto view = [](const Matrix<T>& m) {
-        return attn::Projection<T>{{m.data(), m.shape(0), m.shape(1), m.shape(1)}};
-    };
-    attn::LayerWeights<T> w;
-    for (const auto& h : heads) {
-        w.query.push_back(view(h.w_query));
-        w.key.push_back(view(h.w_key));
-        w.value.push_back(view(h.w_value));
-    }
-    if (w_out) w.output = view(*w_out);
-    attn::LayerInput<T> in;
-    in.x = {X.data(), X.shape(0), X.shape(1), X.shape(1)};
-    attn::LayerOptions o;
-    o.mask = mask;
-    return attn::forward(in, w, attn::positions::PositionScheme<T>{}, o);
+    const HeadWeights<float> w{b, b, b};  // W_q (3, 4) needs d_in = 3
+    CHECK_THROWS_AS(multi_head<float>(c, {w}, std::nullopt), std::invalid_argument);
 }
 
 TEST_CASE("attention: a layer without heads is refused") {
@@ -273,7 +282,7 @@ TEST_CASE_TEMPLATE("attention: head h of multi-head equals a single head with it
     attn::TorchGenerator gen(42);
     const std::size_t n = 6, d_in = 8, d_k = 3, H = 3;
     const auto X = random_matrix<T>(gen, n, d_in);  // (n, d_in)
-    std::vector<attn::HeadWeights<T>> heads;
+    std::vector<HeadWeights<T>> heads;
     for (std::size_t h = 0; h < H; ++h)
         heads.push_back({random_matrix<T>(gen, d_in, d_k), random_matrix<T>(gen, d_in, d_k),
                          random_matrix<T>(gen, d_in, 2 + h)});  // d_v = 2, 3, 4
@@ -287,12 +296,16 @@ TEST_CASE_TEMPLATE("attention: head h of multi-head equals a single head with it
     std::size_t col = 0;
     for (std::size_t h = 0; h < H; ++h) {
         INFO("head ", h);
-        const auto single = attn::attention_head(X, X, X, heads[h], mask);
-        require_allclose(mh.weights[h], single.attention.weights, 0, 0, "weights");
-        require_allclose(mh.context[h], single.attention.context, 0, 0, "context");
-        const std::size_t d_v = single.attention.context.shape(1);
-        require_allclose(xt::view(mh.concat, xt::all(), xt::range(col, col + d_v)),
-                         single.attention.context, 0, 0, "concat block");
+        // the head by hand: its projections, then the one scaled dot-product attention
+        const Matrix<T> Q = xt::linalg::dot(X, heads[h].w_query),
+                        K = xt::linalg::dot(X, heads[h].w_key),
+                        V = xt::linalg::dot(X, heads[h].w_value);
+        const auto single = attn::scaled_dot_product_attention(Q, K, V, mask);
+        require_allclose(mh.weights[h], single.weights, 0, 0, "weights");
+        require_allclose(mh.context[h], single.context, 0, 0, "context");
+        const std::size_t d_v = single.context.shape(1);
+        require_allclose(xt::view(mh.concat, xt::all(), xt::range(col, col + d_v)), single.context,
+                         0, 0, "concat block");
         col += d_v;
     }
     // output = concat W_o, summed by hand in double.
@@ -318,7 +331,7 @@ TEST_CASE("attention: d2l's example, 100 hidden units, 5 heads, X = ones(2, 4, 1
     const Matrix<float> Wk_t = xt::transpose(attn::torch_linear(gen, hidden, hidden, false).weight);
     const Matrix<float> Wv_t = xt::transpose(attn::torch_linear(gen, hidden, hidden, false).weight);
     const Matrix<float> Wo_t = xt::transpose(attn::torch_linear(gen, hidden, hidden, false).weight);
-    std::vector<attn::HeadWeights<float>> heads;
+    std::vector<HeadWeights<float>> heads;
     for (std::size_t h = 0; h < H; ++h) {
         const std::size_t c0 = h * d_h;
         heads.push_back({Matrix<float>(xt::view(Wq_t, xt::all(), xt::range(c0, c0 + d_h))),

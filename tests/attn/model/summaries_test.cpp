@@ -12,7 +12,9 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include "attn/attention/weights.hpp"
 #include "io/npz.hpp"
+#include "runtime/memory_budget.hpp"
 #include "support/reference_data.hpp"
 #include "support/throws.hpp"
 
@@ -137,4 +139,77 @@ TEST_CASE("summaries refuse misuse: n = 0, wrong block size, layers out of order
     std::vector<double> out(2);
     CHECK_THROWS_AS(attn::model::offset_profile(std::span<const double>(block), 2, out),
                     std::invalid_argument);
+}
+
+TEST_CASE("add_layer: a layer's heads read by rows on either path, as its weights added in turn") {
+    const std::size_t n = 5, d = 4, H = 2;
+    xt::xtensor<double, 2> x = xt::xtensor<double, 2>::from_shape({n, d});  // (n, d) sin(i d + j)
+    for (std::size_t k = 0; k < x.size(); ++k) x.data()[k] = std::sin(double(k));
+    attn::AttentionWeights<double> w;
+    for (std::size_t h = 0; h < H; ++h) {
+        xt::xtensor<double, 2> m = xt::xtensor<double, 2>::from_shape({d, 3});  // (d, 3)
+        for (std::size_t k = 0; k < m.size(); ++k) m.data()[k] = std::cos(double(k + 7 * h));
+        w.query.push_back(m), w.key.push_back(m * 0.5), w.value.push_back(m * m);
+        w.b_query.emplace_back(), w.b_key.emplace_back(), w.b_value.emplace_back();
+    }
+    attn::LayerInput<double> in;
+    in.x = {x.data(), n, d, d};
+    attn::LayerOptions o;
+    o.mask.causal = true;
+    const attn::positions::PositionScheme<double> none;
+    const auto direct = attn::forward(in, w.views(), none, o);
+    o.path = attn::AttentionPath::tiled;
+    const auto tiled = attn::forward(in, w.views(), none, o);
+
+    const SummaryChoice all{true, true, true, true};
+    AttentionSummaries want(n, all), from_direct(n, all), from_tiled(n, all);
+    for (std::size_t h = 0; h < H; ++h)
+        want.add_head(3, h, std::span<const double>(direct.weights[h].data(), n * n));
+    want.end_layer();
+    attn::model::add_layer(from_direct, 3, direct);
+    attn::model::add_layer(from_tiled, 3, tiled);
+    REQUIRE(from_direct.head_stats().size() == H);
+    for (std::size_t h = 0; h < H; ++h) {
+        const auto& got = from_direct.head_stats()[h];
+        CHECK(got.layer == 3);
+        CHECK(got.head == h);
+        CHECK(got.values() == want.head_stats()[h].values());
+        CHECK(got.values()[1] == got.distance);  // in kNames' order
+        const auto exact = got.values();
+        check_close(from_tiled.head_stats()[h].values(),
+                    std::vector<double>(exact.begin(), exact.end()), "tiled head_stats", 1e-12);
+    }
+    CHECK(std::string(attn::model::HeadStats::kNames[1]) == "distance");
+    CHECK(from_direct.rollout() == want.rollout());
+    check_close(from_tiled.mean_weights(), want.mean_weights(), "tiled mean_weights", 1e-12);
+    check_close(from_tiled.offsets(), want.offsets(), "tiled offsets", 1e-12);
+}
+
+TEST_CASE("summaries_bytes: what an AttentionSummaries holds, counted before it is made") {
+    const std::size_t n = 7, H = 3, L = 2;
+    const std::uint64_t square = n * n * 8;
+    CHECK(attn::model::summaries_bytes(n, H, L, SummaryChoice{}) == 0);
+    CHECK(attn::model::summaries_bytes(n, H, L, SummaryChoice{true, false, false, false}) ==
+          L * H * sizeof(attn::model::HeadStats));
+    CHECK(attn::model::summaries_bytes(n, H, L, SummaryChoice{false, true, false, false}) ==
+          L * H * 2 * n * 8);
+    // the head sum and L means; with the rollout, R and the four n x n of its product
+    CHECK(attn::model::summaries_bytes(n, H, L, SummaryChoice{false, false, true, false}) ==
+          square + L * square);
+    CHECK(attn::model::summaries_bytes(n, H, L, SummaryChoice{false, false, false, true}) ==
+          square + 5 * square);
+    // at least what the summaries keep once filled
+    AttentionSummaries s(n, SummaryChoice{true, true, true, true});
+    std::vector<double> w(n * n, 1.0 / n);
+    for (std::size_t l = 0; l < L; ++l) {
+        for (std::size_t h = 0; h < H; ++h) s.add_head(l, h, std::span<const double>(w));
+        s.end_layer();
+    }
+    const std::uint64_t kept =
+        8 * (s.offsets().size() + s.mean_weights().size() + s.rollout().size()) +
+        s.head_stats().size() * sizeof(attn::model::HeadStats);
+    CHECK(attn::model::summaries_bytes(n, H, L, SummaryChoice{true, true, true, true}) >= kept);
+    CHECK_THROWS_AS(attn::model::summaries_bytes(std::size_t{1} << 33, 1, 1,
+                                                 SummaryChoice{false, false, false, true}),
+                    attn::runtime::SizeOverflow);
 }

@@ -1,0 +1,108 @@
+// attn::AttentionWeights: heads' blocks of a given tensor in both layouts, the draws in their
+// order, the views forward() reads and the rounding to a reduced dtype.
+#include "attn/attention/weights.hpp"
+
+#include <cstddef>
+#include <numeric>
+#include <stdexcept>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "attn/torch_random.hpp"
+
+namespace {
+
+// 0, 1, 2, ...: entry (i, j) of a (rows, cols) tensor is i cols + j.
+std::vector<double> iota(std::size_t count) {
+    std::vector<double> v(count);
+    std::iota(v.begin(), v.end(), 0.0);
+    return v;
+}
+
+}  // namespace
+
+TEST_CASE("head_width: d of (d_in, H d) and (H, d_in, d), 0 for other shapes") {
+    CHECK(attn::head_width({3, 8}, 2) == 4);
+    CHECK(attn::head_width({3, 8}, 3) == 0);
+    CHECK(attn::head_width({2, 3, 5}, 2) == 5);
+    CHECK(attn::head_width({4, 3, 5}, 2) == 0);
+    CHECK(attn::head_width({8}, 1) == 0);
+}
+
+TEST_CASE(
+    "head_block: head h is columns h d .. (h+1) d - 1 of (d_in, H d), or slice h of the 3-d") {
+    const std::vector<double> v = iota(24);
+    // (3, 8), H = 2: head 1 = columns 4..7, entry (i, j) = 8 i + 4 + j
+    const attn::GivenTensor side{v, {3, 8}};
+    const auto b = attn::head_block<float>(side, 1, 2);
+    REQUIRE(b.shape(0) == 3);
+    REQUIRE(b.shape(1) == 4);
+    for (std::size_t i = 0; i < 3; ++i)
+        for (std::size_t j = 0; j < 4; ++j) CHECK(b(i, j) == float(8 * i + 4 + j));
+    // (2, 3, 4): head 1 entry (i, j) = 12 + 4 i + j
+    const attn::GivenTensor stacked{v, {2, 3, 4}};
+    const auto s = attn::head_block<double>(stacked, 1, 2);
+    for (std::size_t i = 0; i < 3; ++i)
+        for (std::size_t j = 0; j < 4; ++j) CHECK(s(i, j) == double(12 + 4 * i + j));
+    // the same weights in both layouts give the same blocks
+    std::vector<double> side_values(24);
+    for (std::size_t h = 0; h < 2; ++h)
+        for (std::size_t i = 0; i < 3; ++i)
+            for (std::size_t j = 0; j < 4; ++j)
+                side_values[i * 8 + h * 4 + j] = v[h * 12 + i * 4 + j];
+    CHECK(attn::head_block<double>({side_values, {3, 8}}, 1, 2) == s);
+    CHECK_THROWS_AS(attn::head_block<double>(side, 2, 2), std::invalid_argument);
+    CHECK_THROWS_AS(attn::head_block<double>({v, {3, 8}}, 0, 3), std::invalid_argument);
+}
+
+TEST_CASE("attention_weights: drawn matrices cast to T, a given one by blocks, biases after") {
+    attn::TorchGenerator gen(0);
+    attn::WeightDraws d;
+    d.heads = 2, d.d_in = 3, d.d_query = d.d_key = 2, d.d_value = 4, d.d_out = 5, d.bias = true;
+    const std::vector<double> wk = iota(12);  // W_k given: (3, 2 x 2)
+    d.key = false;
+    const attn::DrawnWeights drawn =
+        attn::draw_attention_weights(gen, 123, d, attn::ProjectionInit::rand);
+    attn::GivenWeights given;
+    given.key = attn::GivenTensor{wk, {3, 4}};
+    const auto w = attn::attention_weights<double>(drawn, given, 2, true);
+    REQUIRE(w.query.size() == 2);
+    for (std::size_t h = 0; h < 2; ++h) {
+        CHECK(w.query[h] == xt::cast<double>(*drawn.query[h]));
+        CHECK(w.value[h] == xt::cast<double>(*drawn.value[h]));
+        CHECK(w.key[h] == attn::head_block<double>(*given.key, h, 2));
+        REQUIRE(w.b_query[h].has_value());
+        CHECK(*w.b_query[h] == xt::cast<double>(*drawn.b_query[h]));
+    }
+    CHECK(w.key[1](2, 1) == 11.0);  // row 2 of (3, 4), column 2 + 1
+    REQUIRE(w.out.has_value());
+    CHECK(w.out->shape(0) == 8);
+    CHECK(w.out->shape(1) == 5);
+    CHECK(*w.out == xt::cast<double>(*drawn.out));
+
+    const attn::LayerWeights<double> v = w.views();
+    REQUIRE(v.query.size() == 2);
+    CHECK(v.query[1].weight.data == w.query[1].data());
+    CHECK(v.value[0].in() == 3);
+    CHECK(v.value[0].out() == 4);
+    CHECK(v.query[0].bias == w.b_query[0]->data());
+    CHECK(v.key[0].bias == nullptr);  // a given W_k has no drawn bias
+    REQUIRE(v.output.has_value());
+    CHECK(v.output->out() == 5);
+    CHECK(attn::attention_weights<double>(drawn, given, 2, false).views().output == std::nullopt);
+    CHECK_THROWS_AS(attn::attention_weights<double>(drawn, given, 3, true), std::invalid_argument);
+}
+
+TEST_CASE("AttentionWeights::round_to: every matrix and bias rounded once") {
+    attn::AttentionWeights<float> w;
+    w.query = w.key = w.value = {xt::xtensor<float, 2>{{1.0f + 1.0f / 512, 3.0f}}};
+    w.b_query = w.b_key = w.b_value = {xt::xtensor<float, 1>{1.0f + 3.0f / 512}};
+    w.out = xt::xtensor<float, 2>{{1.0f + 1.0f / 256}};
+    w.round_to(attn::runtime::Reduced::bfloat16);
+    // bfloat16 keeps 8 bits: 1 + 2^-9 is a tie to even 1; 1 + 3 2^-9 goes up to 1 + 2^-7
+    CHECK(w.query[0](0, 0) == 1.0f);
+    CHECK(w.value[0](0, 1) == 3.0f);
+    CHECK((*w.b_key[0])(0) == 1.0f + 1.0f / 128);
+    CHECK((*w.out)(0, 0) == 1.0f);  // 1 + 2^-8: a tie, to even
+}

@@ -1,0 +1,51 @@
+// io::matrix_stack: a [b] x [H] stack of matrices as one stream (shape, label fields, rows
+// asked of the block function), and the label fields of a sentence's rows.
+#include "io/matrix_stack.hpp"
+
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+using attn::io::StackLabel;
+
+TEST_CASE("position_labels: position, then token when there are tokens") {
+    const std::vector<StackLabel> plain = attn::io::position_labels({});
+    REQUIRE(plain.size() == 1);
+    CHECK(plain[0].name == "position");
+    CHECK(plain[0].value(17) == "17");
+    const std::vector<StackLabel> words = attn::io::position_labels({"Life", "is"});
+    REQUIRE(words.size() == 2);
+    CHECK(words[1].name == "token");
+    CHECK(words[1].value(1) == "is");
+    CHECK(attn::io::index_label("in").value(3) == "3");
+}
+
+TEST_CASE("matrix_stack: rows of (b, h) matrices, labelled batch, head and row") {
+    // entry (b, h, i, j) = 1000 b + 100 h + 10 i + j; rows 2 and 0 of each 3-row matrix
+    std::vector<std::string> asked;
+    const attn::io::MatrixStream s = attn::io::matrix_stack(
+        "m", "a stack", 2, 3, {2, 0}, attn::io::index_labels(2),
+        attn::io::position_labels({"a", "b", "c"}),
+        [&asked](std::size_t b, std::size_t h, std::size_t i, std::size_t len, double* out) {
+            asked.push_back(std::to_string(b) + std::to_string(h) + std::to_string(i) +
+                            std::to_string(len));
+            for (std::size_t r = 0; r < len; ++r)
+                for (std::size_t j = 0; j < 2; ++j)
+                    out[r * 2 + j] = 1000.0 * b + 100.0 * h + 10.0 * (i + r) + j;
+        });
+    CHECK(s.info.shape == std::vector<std::size_t>{2, 3, 2, 2});
+    REQUIRE(s.info.labels.size() == 4);
+    CHECK(s.info.labels[0].name == "batch");
+    CHECK(s.info.labels[1].name == "head");
+    CHECK(s.info.labels[3].name == "token");
+    // stack row 9: batch 1, head 1, the matrix's second chosen row, 0 ("a")
+    CHECK(s.info.labels[0].value(9) == "1");
+    CHECK(s.info.labels[1].value(9) == "1");
+    CHECK(s.info.labels[2].value(9) == "0");
+    CHECK(s.info.labels[3].value(9) == "a");
+    std::vector<double> out(2 * 2);
+    s.produce(8, 2, out.data());
+    CHECK(out == std::vector<double>{1120, 1121, 1100, 1101});
+    CHECK(asked == std::vector<std::string>{"1121", "1101"});  // rows 2 and 0: one call each
+}
