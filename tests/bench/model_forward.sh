@@ -120,7 +120,7 @@ ATTN_S=$(cut -d' ' -f1 "$WORK/attn_times" | median)
 ATTN_RSS=$(cut -d' ' -f2 "$WORK/attn_times" | sort -g | tail -1)
 ATTN_CPU=$(cut -d' ' -f3 "$WORK/attn_times" | median)
 
-TORCH_S=$("$PY" - "$WORK" "$IDS" "$THREADS" "$RUNS" <<'PY'
+TORCH_S=$(OMP_NUM_THREADS="$THREADS" OPENBLAS_NUM_THREADS="$THREADS" "$PY" - "$WORK" "$IDS" "$THREADS" "$RUNS" <<'PY'
 import json, math, struct, sys, time
 import numpy as np, torch
 folder, ids, threads, runs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
