@@ -121,7 +121,8 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     const positions::SchemeConfig config =
         attention_scheme(opt.pos, dims.d_in, dims.heads, dims.dq,
                          opt.no_projection ? "--no-projection" : "--dq");  // d_k = d_in there
-    const LayerWeights<T> weights = par.views();
+    LayerWeights<T> weights = par.views();
+    weights.identity = opt.no_projection;  // Q = K = V = X
     std::shared_ptr<io::Progress> progress;
     if (tiled)
         progress = std::make_shared<io::Progress>("attend", 0, !opt.out.quiet && !spec.to_terminal);
@@ -152,27 +153,14 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
             LayerInput<T> in;
             in.x = {x.data(), x.shape(0), x.shape(1), x.shape(1)};
             in.permutation = p;
-            // --no-projection: q = k = v = x[p] (+ P), given to the layer as its projections
-            xt::xtensor<T, 2> pooled = xt::cast<T>(seqs[k].x[b]), unpermuted = x;
-            if (opt.no_projection) {
-                for (xt::xtensor<T, 2>* m : {&pooled, &unpermuted})
-                    run.scheme.add_positions(m->data(), 0, m->shape(0), m->shape(1));
-                in.x = {};
-                in.permutation.clear();
-                in.q = in.k = in.v = {{pooled.data(), x.shape(0), x.shape(1), x.shape(1)}};
-            }
             o.mask = run.masks[b];
-            // sinusoidal P is in `pooled` already, which the layer takes as projections
-            const bool added = opt.no_projection && config.scheme == positions::Scheme::sinusoidal;
-            const positions::PositionScheme<T> none, &scheme = added ? none : run.scheme;
-            run.results.push_back(forward(in, weights, scheme, o));
+            run.results.push_back(forward(in, weights, run.scheme, o));
             run.x.push_back(xt::cast<T>(seqs[k].x[b]));
             round(run.x.back());
             if (p.empty()) continue;
             in.permutation.clear();  // context(X[p]) - context(X)[p]
-            if (opt.no_projection)
-                in.q = in.k = in.v = {{unpermuted.data(), x.shape(0), x.shape(1), x.shape(1)}};
-            run.equivariance.push_back(equivariance(run.results.back(), in, weights, scheme, o, p));
+            run.equivariance.push_back(
+                equivariance(run.results.back(), in, weights, run.scheme, o, p));
         }
     }
     std::string mask_text;
