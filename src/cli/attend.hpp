@@ -158,13 +158,7 @@ enum class Show {
 
 /// Everything computed for one sequence (a sentence, or the --input rows), per batch element.
 template <class T>
-struct SequenceRun {
-    std::vector<xt::xtensor<T, 2>> x;  // X as attended (permuted with --permute), (n, d_in)
-    std::vector<MaskOptions> masks;
-    std::vector<LayerResult<T>> results;
-    std::vector<xt::xtensor<T, 2>> equivariance;  // context(X[p]) - context(X)[p], (n, d_out)
-    positions::PositionScheme<T> scheme;
-    std::optional<double> scale;  // nullopt: omega / sqrt(d_k); 1 with --no-scale
+struct SequenceRun : SequenceResult<T> {  // scale: nullopt, omega / sqrt(d_k); 1 with --no-scale
     // per batch element, made by the first summary shown and shared by the others
     mutable std::shared_ptr<std::vector<model::AttentionSummaries>> summaries;
 };

@@ -6,8 +6,11 @@
 #include <stdexcept>
 #include <utility>
 
+#include <xtensor/xtensor.hpp>
+
 #include "attn/attention/permutation.hpp"
 #include "attn/tokenizer.hpp"
+#include "runtime/reduced_float.hpp"
 
 namespace attn {
 
@@ -61,5 +64,43 @@ std::vector<std::vector<MaskOptions>> sequence_masks(const std::vector<Sequence>
     }
     return masks;
 }
+
+template <class T>
+SequenceResult<T> attend_sequence(const Sequence& s, std::span<const std::size_t> p,
+                                  const LayerWeights<T>& weights,
+                                  const positions::SchemeConfig& config,
+                                  const std::vector<MaskOptions>& masks, LayerOptions options) {
+    if (masks.size() != s.x.size())
+        throw std::invalid_argument(
+            fmt::format("sequence: {} masks for {} batch elements", masks.size(), s.x.size()));
+    SequenceResult<T> r;
+    r.masks = masks;
+    r.scheme = positions::PositionScheme<T>(config, s.n());
+    r.scale = options.scale;
+    const std::vector<std::size_t> perm(p.begin(), p.end());
+    for (std::size_t b = 0; b < s.x.size(); ++b) {
+        xt::xtensor<T, 2> x = xt::cast<T>(s.x[b]);  // (n, d_in)
+        if (options.dtype) runtime::round_all(*options.dtype, x.data(), x.size());
+        LayerInput<T> in;
+        in.x = {x.data(), x.shape(0), x.shape(1), x.shape(1)};
+        in.permutation = perm;
+        options.mask = masks[b];
+        r.results.push_back(forward(in, weights, r.scheme, options));
+        r.x.push_back(perm.empty() ? x : permute_rows(x, p));
+        if (perm.empty()) continue;
+        in.permutation.clear();  // context(X[p]) - context(X)[p]
+        r.equivariance.push_back(equivariance(r.results.back(), in, weights, r.scheme, options, p));
+    }
+    return r;
+}
+
+template SequenceResult<float> attend_sequence<float>(const Sequence&, std::span<const std::size_t>,
+                                                      const LayerWeights<float>&,
+                                                      const positions::SchemeConfig&,
+                                                      const std::vector<MaskOptions>&,
+                                                      LayerOptions);
+template SequenceResult<double> attend_sequence<double>(
+    const Sequence&, std::span<const std::size_t>, const LayerWeights<double>&,
+    const positions::SchemeConfig&, const std::vector<MaskOptions>&, LayerOptions);
 
 }  // namespace attn

@@ -1,19 +1,24 @@
 // One sequence a layer attends over, as attn attend assembles it: a sentence's tokens, their
 // ids in the sentence's vocabulary and their embedded rows, or rows given as they are, with
-// an optional batch axis; its permutation X[p]; the masks of each batch element.
+// an optional batch axis; its permutation X[p]; the masks of each batch element; the layer
+// run over each batch element (attend_sequence).
 //
 //   tokens  t_0 .. t_{n-1};  vocab = sorted unique tokens;  ids_i = index of t_i in vocab
 //   x_b     (n, d_in) per batch element b (one when there is no batch axis)
+//   result_b = forward(x_b[p]);  equivariance_b = context(x_b[p]) - context(x_b)[p]
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include <xtensor/xtensor.hpp>
 
+#include "attn/attention/layer.hpp"
 #include "attn/attention/reference.hpp"
+#include "attn/positions/scheme.hpp"
 
 namespace attn {
 
@@ -41,5 +46,25 @@ Sequence permuted(const Sequence& s, std::span<const std::size_t> p);
 std::vector<std::vector<MaskOptions>> sequence_masks(const std::vector<Sequence>& seqs,
                                                      const MaskOptions& base,
                                                      std::span<const std::size_t> valid);
+
+/// Everything one sequence's layer computes, per batch element b.
+template <class T>
+struct SequenceResult {
+    std::vector<xt::xtensor<T, 2>> x;     // [b] x_b[p] as attended, (n, d_in), in options.dtype
+    std::vector<MaskOptions> masks;       // [b]
+    std::vector<LayerResult<T>> results;  // [b] forward over x_b[p]
+    std::vector<xt::xtensor<T, 2>> equivariance;  // [b] (n, d_out); empty when p is empty
+    positions::PositionScheme<T> scheme;          // positions 0..n-1 of `config`
+    std::optional<double> scale;                  // options.scale
+};
+
+/// The layer over every batch element of s: x_b cast to T (and rounded to options.dtype),
+/// permuted by p (empty: none), with masks[b] (one per element) and the scheme made from
+/// config for s's n rows; with p, also the equivariance against the rows as given.
+template <class T>
+SequenceResult<T> attend_sequence(const Sequence& s, std::span<const std::size_t> p,
+                                  const LayerWeights<T>& weights,
+                                  const positions::SchemeConfig& config,
+                                  const std::vector<MaskOptions>& masks, LayerOptions options);
 
 }  // namespace attn

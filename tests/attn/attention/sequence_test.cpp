@@ -2,8 +2,12 @@
 // each batch element.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <stdexcept>
 #include <vector>
+
+#include <xtensor/xmath.hpp>
+#include <xtensor/xsort.hpp>
 
 #include "attn/attention/sequence.hpp"
 
@@ -53,4 +57,47 @@ TEST_CASE("sequence_masks: one mask per batch element, valid lengths for all or 
     CHECK(*attn::sequence_masks({one, two}, base, all)[1][1].valid_len == 2);
     CHECK(!attn::sequence_masks({one, two}, base, {})[0][0].valid_len);
     CHECK_THROWS_AS(attn::sequence_masks({one, two}, base, wrong), std::invalid_argument);
+}
+
+namespace {
+
+attn::Sequence batch_of_two() {
+    attn::Sequence s;
+    s.batch = 2;
+    for (int b = 0; b < 2; ++b) {
+        xt::xtensor<double, 2> x = xt::xtensor<double, 2>::from_shape({5, 4});
+        for (std::size_t e = 0; e < x.size(); ++e) x.data()[e] = std::sin(1.0 + e * (b + 2.0));
+        s.x.push_back(x);
+    }
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("attend_sequence: each batch element's layer over X[p], and its equivariance") {
+    const attn::Sequence s = batch_of_two();
+    attn::LayerWeights<double> w;
+    w.identity = true;  // softmax(x x^T / 2) x: (x[p] ...) = (...)[p] with no positions or mask
+    const std::vector<std::size_t> p = {4, 2, 0, 1, 3};
+    const std::vector<attn::MaskOptions> masks(2);
+    attn::LayerOptions o;
+    o.scale = 1.0;
+    const auto r = attn::attend_sequence<double>(s, p, w, {}, masks, o);
+    REQUIRE(r.results.size() == 2);
+    REQUIRE(r.equivariance.size() == 2);
+    CHECK(r.scale == 1.0);
+    for (std::size_t b = 0; b < 2; ++b) {
+        for (std::size_t i = 0; i < 5; ++i)
+            for (std::size_t k = 0; k < 4; ++k) CHECK(r.x[b](i, k) == s.x[b](p[i], k));
+        CHECK(xt::amax(xt::abs(r.equivariance[b]))() < 1e-14);
+        CHECK(xt::amax(xt::abs(r.results[b].output))() > 0.1);
+    }
+    // a causal mask is positional: X[p] no longer gives the outputs permuted
+    std::vector<attn::MaskOptions> causal(2);
+    causal[1].causal = true;
+    const auto c = attn::attend_sequence<double>(s, p, w, {}, causal, o);
+    CHECK(xt::amax(xt::abs(c.equivariance[0]))() < 1e-14);
+    CHECK(xt::amax(xt::abs(c.equivariance[1]))() > 1e-3);
+    CHECK(attn::attend_sequence<double>(s, {}, w, {}, masks, o).equivariance.empty());
+    CHECK_THROWS_AS(attn::attend_sequence<double>(s, p, w, {}, {{}}, o), std::invalid_argument);
 }
