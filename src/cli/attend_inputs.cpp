@@ -139,15 +139,7 @@ Sequence read_input(const AttendOptions& opt) {
             "--input: {}: shape {}; expected rows (n, d) or a batch (b, n, d), "
             "none of them 0",
             io::is_standard_stream(opt.input) ? "<stdin>" : opt.input, shape_string(sh)));
-    Sequence s;
-    s.batch = sh.size() == 3 ? sh[0] : 0;
-    const std::size_t b = std::max<std::size_t>(s.batch, 1), n = sh[sh.size() - 2], d = sh.back();
-    for (std::size_t k = 0; k < b; ++k) {
-        xt::xtensor<double, 2> x = xt::xtensor<double, 2>::from_shape({n, d});
-        std::copy_n(a.values.begin() + static_cast<std::ptrdiff_t>(k * n * d), n * d, x.begin());
-        s.x.push_back(std::move(x));
-    }
-    return s;
+    return rows_sequence(a.values, a.shape);
 }
 
 std::vector<std::string> read_sentence_lines() {

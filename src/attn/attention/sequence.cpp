@@ -1,8 +1,11 @@
 #include "attn/attention/sequence.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <functional>
+#include <numeric>
 #include <stdexcept>
 #include <utility>
 
@@ -13,6 +16,26 @@
 #include "runtime/reduced_float.hpp"
 
 namespace attn {
+
+Sequence rows_sequence(std::span<const double> values, std::span<const std::size_t> shape) {
+    const bool ranked = shape.size() == 2 || shape.size() == 3;
+    if (!ranked || std::find(shape.begin(), shape.end(), 0) != shape.end() ||
+        values.size() !=
+            std::accumulate(shape.begin(), shape.end(), std::size_t{1}, std::multiplies<>()))
+        throw std::invalid_argument(fmt::format(
+            "sequence: {} values of shape ({}); rows are (n, d) or a batch (b, n, d), none 0",
+            values.size(), fmt::join(shape, ", ")));
+    Sequence s;
+    s.batch = shape.size() == 3 ? shape[0] : 0;
+    const std::size_t b = std::max<std::size_t>(s.batch, 1), n = shape[shape.size() - 2];
+    const std::size_t d = shape.back();
+    for (std::size_t k = 0; k < b; ++k) {  // element k: values[k n d .. (k + 1) n d)
+        xt::xtensor<double, 2> x = xt::xtensor<double, 2>::from_shape({n, d});
+        std::copy_n(values.begin() + static_cast<std::ptrdiff_t>(k * n * d), n * d, x.begin());
+        s.x.push_back(std::move(x));
+    }
+    return s;
+}
 
 Sequence token_sequence(std::vector<std::string> tokens) {
     const Vocabulary vocab(tokens);  // throws for no tokens

@@ -32,6 +32,10 @@ struct Sequence {
     std::size_t d_in() const { return x.front().shape(1); }
 };
 
+/// Rows given as they are, row-major values of shape (n, d) (batch 0) or (b, n, d) (batch b).
+/// std::invalid_argument for another rank, a 0 in the shape or a count that is not its product.
+Sequence rows_sequence(std::span<const double> values, std::span<const std::size_t> shape);
+
 /// tokens with their vocabulary and ids, no rows yet. Throws std::invalid_argument when
 /// tokens is empty.
 Sequence token_sequence(std::vector<std::string> tokens);

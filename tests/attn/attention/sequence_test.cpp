@@ -101,3 +101,21 @@ TEST_CASE("attend_sequence: each batch element's layer over X[p], and its equiva
     CHECK(attn::attend_sequence<double>(s, {}, w, {}, masks, o).equivariance.empty());
     CHECK_THROWS_AS(attn::attend_sequence<double>(s, p, w, {}, {{}}, o), std::invalid_argument);
 }
+
+TEST_CASE("rows_sequence: (n, d) rows, or a batch (b, n, d) split into its elements") {
+    const std::vector<double> v = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    const std::vector<std::size_t> rows = {6, 2}, batch = {2, 3, 2}, zero = {0, 6, 2}, rank1 = {12},
+                                   short_shape = {5, 2};
+    const attn::Sequence r = attn::rows_sequence(v, rows);
+    CHECK(r.batch == 0);
+    REQUIRE(r.x.size() == 1);
+    CHECK(r.x[0](5, 1) == 12);
+    const attn::Sequence b = attn::rows_sequence(v, batch);
+    CHECK(b.batch == 2);
+    REQUIRE(b.x.size() == 2);
+    CHECK(b.x[1] == xt::xtensor<double, 2>{{7, 8}, {9, 10}, {11, 12}});
+    CHECK(b.n() == 3);
+    CHECK(b.d_in() == 2);
+    for (const auto& bad : {zero, rank1, short_shape})
+        CHECK_THROWS_AS(attn::rows_sequence(v, bad), std::invalid_argument);
+}
