@@ -95,9 +95,6 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     // --dtype bfloat16|float16: inputs, weights and biases rounded once to the dtype, as
     // model.to(dtype) and x.to(dtype) do; the layer then computes in it (attention/reduced.hpp)
     const std::optional<runtime::Reduced> reduced = io::reduced_format(opt.out.dtype);
-    const auto round = [&](auto& m) {
-        if (reduced) runtime::round_all(*reduced, m.data(), m.size());
-    };
     if (reduced) par.round_to(*reduced);
 
     const std::vector<std::vector<MaskOptions>> masks = sequence_masks(opt, seqs);
@@ -121,59 +118,27 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     const positions::SchemeConfig config =
         attention_scheme(opt.pos, dims.d_in, dims.heads, dims.dq,
                          opt.no_projection ? "--no-projection" : "--dq");  // d_k = d_in there
-    const LayerWeights<T> weights = par.views();
+    LayerWeights<T> weights = par.views();
+    weights.identity = opt.no_projection;  // Q = K = V = X
     std::shared_ptr<io::Progress> progress;
     if (tiled)
         progress = std::make_shared<io::Progress>("attend", 0, !opt.out.quiet && !spec.to_terminal);
     std::vector<SequenceRun<T>> runs(seqs.size());
     for (std::size_t k = 0; k < seqs.size(); ++k) {
-        SequenceRun<T>& run = runs[k];
         std::vector<std::size_t> p;
-        const Sequence original = seqs[k];
-        if (!opt.permute.empty()) {
-            p = parse_permutation(opt.permute, seqs[k].n(), sequence_name(k));
-            seqs[k] = permuted(seqs[k], p);
-        }
-        run.masks = masks[k];
-        run.scheme = positions::PositionScheme<T>(config, seqs[k].n());
-        if (opt.pos.no_scale) run.scale = 1.0;
+        if (!opt.permute.empty()) p = parse_permutation(opt.permute, seqs[k].n(), sequence_name(k));
         LayerOptions o;
-        o.scale = run.scale;
+        if (opt.pos.no_scale) o.scale = 1.0;
         o.path = tiled ? attn::AttentionPath::tiled : attn::AttentionPath::direct;
         o.keep_masked = shown(Show::masked_scores);
         o.dtype = reduced;
         if (progress) {
-            progress->add_total(original.x.size() * dims.heads * seqs[k].n());
+            progress->add_total(seqs[k].x.size() * dims.heads * seqs[k].n());
             o.progress = [progress](std::size_t rows) { progress->advance(rows); };
         }
-        for (std::size_t b = 0; b < original.x.size(); ++b) {
-            xt::xtensor<T, 2> x = xt::cast<T>(original.x[b]);  // (n, d_in)
-            round(x);
-            LayerInput<T> in;
-            in.x = {x.data(), x.shape(0), x.shape(1), x.shape(1)};
-            in.permutation = p;
-            // --no-projection: q = k = v = x[p] (+ P), given to the layer as its projections
-            xt::xtensor<T, 2> pooled = xt::cast<T>(seqs[k].x[b]), unpermuted = x;
-            if (opt.no_projection) {
-                for (xt::xtensor<T, 2>* m : {&pooled, &unpermuted})
-                    run.scheme.add_positions(m->data(), 0, m->shape(0), m->shape(1));
-                in.x = {};
-                in.permutation.clear();
-                in.q = in.k = in.v = {{pooled.data(), x.shape(0), x.shape(1), x.shape(1)}};
-            }
-            o.mask = run.masks[b];
-            // sinusoidal P is in `pooled` already, which the layer takes as projections
-            const bool added = opt.no_projection && config.scheme == positions::Scheme::sinusoidal;
-            const positions::PositionScheme<T> none, &scheme = added ? none : run.scheme;
-            run.results.push_back(forward(in, weights, scheme, o));
-            run.x.push_back(xt::cast<T>(seqs[k].x[b]));
-            round(run.x.back());
-            if (p.empty()) continue;
-            in.permutation.clear();  // context(X[p]) - context(X)[p]
-            if (opt.no_projection)
-                in.q = in.k = in.v = {{unpermuted.data(), x.shape(0), x.shape(1), x.shape(1)}};
-            run.equivariance.push_back(equivariance(run.results.back(), in, weights, scheme, o, p));
-        }
+        static_cast<SequenceResult<T>&>(runs[k]) =
+            attend_sequence(seqs[k], p, weights, config, masks[k], o);
+        if (!p.empty()) seqs[k] = permuted(seqs[k], p);  // labels and X as attended
     }
     std::string mask_text;
     if (opt.causal) mask_text += ", causal";

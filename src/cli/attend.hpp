@@ -19,6 +19,7 @@
 
 #include "attn/attention/layer.hpp"
 #include "attn/attention/reference.hpp"
+#include "attn/attention/sequence.hpp"
 #include "attn/attention/weights.hpp"
 #include "attn/embedding.hpp"
 #include "attn/model/summaries.hpp"
@@ -72,17 +73,6 @@ struct AttendOptions {
     const CLI::App* app = nullptr;  // the parsed subcommand
     /// Whether the option ("--dq", "sentence") was given, where its presence matters.
     bool given(const std::string& name) const { return app->count(name) > 0; }
-};
-
-// One sequence of the run: a sentence, or the input matrix (b = 0: 2-d) / batch.
-struct Sequence {
-    std::vector<std::string> tokens;  // empty for --input: labels are positions
-    std::vector<std::size_t> ids;
-    std::vector<std::string> vocab;
-    std::size_t batch = 0;                  // 0: no batch axis; else b
-    std::vector<xt::xtensor<double, 2>> x;  // per batch element (n, d_in), exact input values
-    std::size_t n() const { return x.front().shape(0); }
-    std::size_t d_in() const { return x.front().shape(1); }
 };
 
 // The embedding source of sentence mode.
@@ -140,8 +130,6 @@ AttentionWeights<T> make_parameters(const AttendOptions& opt, const ProjectionFi
 /// for a repeat, an index out of range or a wrong length.
 std::vector<std::size_t> parse_permutation(const std::string& text, std::size_t n,
                                            const std::string& where);
-/// s with its rows (every batch element alike), tokens and ids reordered: X[p].
-Sequence permuted(const Sequence& s, const std::vector<std::size_t>& p);
 
 enum class Show {
     vocabulary,
@@ -170,13 +158,7 @@ enum class Show {
 
 /// Everything computed for one sequence (a sentence, or the --input rows), per batch element.
 template <class T>
-struct SequenceRun {
-    std::vector<xt::xtensor<T, 2>> x;  // X as attended (permuted with --permute), (n, d_in)
-    std::vector<MaskOptions> masks;
-    std::vector<LayerResult<T>> results;
-    std::vector<xt::xtensor<T, 2>> equivariance;  // context(X[p]) - context(X)[p], (n, d_out)
-    positions::PositionScheme<T> scheme;
-    std::optional<double> scale;  // nullopt: omega / sqrt(d_k); 1 with --no-scale
+struct SequenceRun : SequenceResult<T> {  // scale: nullopt, omega / sqrt(d_k); 1 with --no-scale
     // per batch element, made by the first summary shown and shared by the others
     mutable std::shared_ptr<std::vector<model::AttentionSummaries>> summaries;
 };

@@ -102,20 +102,17 @@ Sequence embed_sentence(const std::string& text, const std::string& where, const
     t.strip_punctuation = opt.strip_punctuation;
     Sequence s;
     try {
-        s.tokens = tokenize(text, t);
+        s = token_sequence(tokenize(text, t));
     } catch (const std::invalid_argument&) {
         throw UsageError(where + ": empty sentence: no token remains" +
                          (opt.strip_punctuation ? " after removing punctuation" : ""));
     }
-    const Vocabulary vocab(s.tokens);
-    s.vocab = vocab.tokens();
-    s.ids = vocab.ids(s.tokens);
     if (src.kind != EmbeddingSource::words) {
         const std::size_t rows = src.table.shape(0);
-        if (vocab.size() > rows)
+        if (s.vocab.size() > rows)
             throw UsageError(fmt::format(
                 "{}: {} distinct tokens have ids 0..{}, but the embedding table has {} rows ({})",
-                where, vocab.size(), vocab.size() - 1, rows,
+                where, s.vocab.size(), s.vocab.size() - 1, rows,
                 src.kind == EmbeddingSource::torch_table ? "--vocab-size" : "--embeddings"));
         s.x.push_back(embed_rows(src.table, s.ids));  // (n, d)
         return s;
@@ -142,15 +139,7 @@ Sequence read_input(const AttendOptions& opt) {
             "--input: {}: shape {}; expected rows (n, d) or a batch (b, n, d), "
             "none of them 0",
             io::is_standard_stream(opt.input) ? "<stdin>" : opt.input, shape_string(sh)));
-    Sequence s;
-    s.batch = sh.size() == 3 ? sh[0] : 0;
-    const std::size_t b = std::max<std::size_t>(s.batch, 1), n = sh[sh.size() - 2], d = sh.back();
-    for (std::size_t k = 0; k < b; ++k) {
-        xt::xtensor<double, 2> x = xt::xtensor<double, 2>::from_shape({n, d});
-        std::copy_n(a.values.begin() + static_cast<std::ptrdiff_t>(k * n * d), n * d, x.begin());
-        s.x.push_back(std::move(x));
-    }
-    return s;
+    return rows_sequence(a.values, a.shape);
 }
 
 std::vector<std::string> read_sentence_lines() {
@@ -198,18 +187,10 @@ std::vector<std::vector<MaskOptions>> sequence_masks(const AttendOptions& opt,
     const bool fill = opt.given("--mask-value");
     if (fill && (std::isnan(opt.mask_value) || (opt.mask_value > 0 && std::isinf(opt.mask_value))))
         throw UsageError(fmt::format("--mask-value: {} is not a number or -inf", opt.mask_value));
-    std::vector<std::vector<MaskOptions>> masks;
-    std::size_t index = 0;
-    for (const auto& s : seqs) {
-        auto& per_batch = masks.emplace_back();
-        for (std::size_t b = 0; b < s.x.size(); ++b, ++index) {
-            MaskOptions& mask = per_batch.emplace_back();
-            mask.causal = opt.causal;
-            if (!valid.empty()) mask.valid_len = valid.size() == 1 ? valid[0] : valid[index];
-            if (fill) mask.fill = opt.mask_value;
-        }
-    }
-    return masks;
+    MaskOptions base;
+    base.causal = opt.causal;
+    if (fill) base.fill = opt.mask_value;
+    return attn::sequence_masks(seqs, base, valid);
 }
 
 std::vector<std::size_t> parse_permutation(const std::string& text, std::size_t n,
@@ -240,16 +221,6 @@ std::vector<std::size_t> parse_permutation(const std::string& text, std::size_t 
                         "0..{}",
                         p.size(), where, n, n - 1));
     return p;
-}
-
-Sequence permuted(const Sequence& s, const std::vector<std::size_t>& p) {
-    Sequence out = s;
-    for (std::size_t i = 0; i < p.size(); ++i) {
-        if (!s.tokens.empty()) out.tokens[i] = s.tokens[p[i]];
-        if (!s.ids.empty()) out.ids[i] = s.ids[p[i]];
-    }
-    for (auto& x : out.x) x = permute_rows(x, p);
-    return out;
 }
 
 // ---- the projections: W_query, W_key, W_value per head and W_o (and their biases), read

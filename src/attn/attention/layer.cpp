@@ -141,9 +141,10 @@ template <class T>
 LayerResult<T> forward(const LayerInput<T>& input, const LayerWeights<T>& weights,
                        const positions::PositionScheme<T>& scheme, const LayerOptions& options) {
     const bool given = input.x.data == nullptr && input.x.rows == 0;
-    const std::size_t H = given ? input.q.size() : weights.query.size();
-    const std::size_t G = given ? input.k.size() : weights.key.size();
-    const std::size_t G_v = given ? input.v.size() : weights.value.size();
+    if (given && weights.identity) invalid("identity weights take x; the projections were given");
+    const std::size_t H = weights.identity ? 1 : given ? input.q.size() : weights.query.size();
+    const std::size_t G = weights.identity ? 1 : given ? input.k.size() : weights.key.size();
+    const std::size_t G_v = weights.identity ? 1 : given ? input.v.size() : weights.value.size();
     if (H == 0) invalid("no query heads");
     if (G == 0 || G != G_v || H % G != 0)
         invalid(
@@ -179,9 +180,13 @@ LayerResult<T> forward(const LayerInput<T>& input, const LayerWeights<T>& weight
             add_positions_reduced(scheme, *D, r.input.data(), n, r.input.shape(1));
         else
             scheme.add_positions(r.input.data(), 0, n, r.input.shape(1));
-        for (const auto& w : weights.query) r.queries.push_back(projected(view(r.input), w));
-        for (const auto& w : weights.key) r.keys.push_back(projected(view(r.input), w));
-        for (const auto& w : weights.value) r.values.push_back(projected(view(r.input), w));
+        if (weights.identity) {
+            r.queries = r.keys = r.values = {r.input};  // q = k = v = x' (n, d_in)
+        } else {
+            for (const auto& w : weights.query) r.queries.push_back(projected(view(r.input), w));
+            for (const auto& w : weights.key) r.keys.push_back(projected(view(r.input), w));
+            for (const auto& w : weights.value) r.values.push_back(projected(view(r.input), w));
+        }
     }
     for (const auto& m : r.queries)
         if (m.shape(0) != n || m.shape(1) != r.queries.front().shape(1) ||

@@ -13,6 +13,7 @@
 //
 //   x'        = x[p] (+ P for sinusoidal)                           (n, d_in)
 //   q_h       = x' W_q,h + b_q,h   k_g = x' W_k,g + b_k,g   v_g = x' W_v,g + b_v,g
+//               (identity weights: H = G = 1, q = k = v = x')
 //   q~_h, k~_g = rope(q_h), rope(k_g) (rows at positions start..) or q_h, k_g
 //   omega_h   = q~_h k~_g^T                                         (n, n)
 //   scaled_h  = scale omega_h + bias_h,  scale = 1/sqrt(d_k) unless given (1: T5)
@@ -63,6 +64,9 @@ struct LayerWeights {
     std::vector<Projection<T>> key;
     std::vector<Projection<T>> value;
     std::optional<Projection<T>> output;
+    /// No projections: q = k = v = x' (one head, d_k = d_v = d_in; query, key and value
+    /// unused), attention over the rows themselves, softmax(x' x'^T / sqrt(d_in)) x'.
+    bool identity = false;
 };
 
 /// What the layer attends over: the rows x, projected by LayerWeights, or (x empty, rows 0)

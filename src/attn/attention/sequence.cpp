@@ -1,0 +1,129 @@
+#include "attn/attention/sequence.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
+#include <stdexcept>
+#include <utility>
+
+#include <xtensor/xtensor.hpp>
+
+#include "attn/attention/permutation.hpp"
+#include "attn/tokenizer.hpp"
+#include "runtime/reduced_float.hpp"
+
+namespace attn {
+
+Sequence rows_sequence(std::span<const double> values, std::span<const std::size_t> shape) {
+    const bool ranked = shape.size() == 2 || shape.size() == 3;
+    if (!ranked || std::find(shape.begin(), shape.end(), 0) != shape.end() ||
+        values.size() !=
+            std::accumulate(shape.begin(), shape.end(), std::size_t{1}, std::multiplies<>()))
+        throw std::invalid_argument(fmt::format(
+            "sequence: {} values of shape ({}); rows are (n, d) or a batch (b, n, d), none 0",
+            values.size(), fmt::join(shape, ", ")));
+    Sequence s;
+    s.batch = shape.size() == 3 ? shape[0] : 0;
+    const std::size_t b = std::max<std::size_t>(s.batch, 1), n = shape[shape.size() - 2];
+    const std::size_t d = shape.back();
+    for (std::size_t k = 0; k < b; ++k) {  // element k: values[k n d .. (k + 1) n d)
+        xt::xtensor<double, 2> x = xt::xtensor<double, 2>::from_shape({n, d});
+        std::copy_n(values.begin() + static_cast<std::ptrdiff_t>(k * n * d), n * d, x.begin());
+        s.x.push_back(std::move(x));
+    }
+    return s;
+}
+
+Sequence token_sequence(std::vector<std::string> tokens) {
+    const Vocabulary vocab(tokens);  // throws for no tokens
+    Sequence s;
+    s.vocab = vocab.tokens();
+    s.ids = vocab.ids(tokens);
+    s.tokens = std::move(tokens);
+    return s;
+}
+
+Sequence permuted(const Sequence& s, std::span<const std::size_t> p) {
+    const std::size_t n = s.x.empty() ? s.tokens.size() : s.n();
+    const auto refuse = [n] {
+        throw std::invalid_argument(
+            fmt::format("sequence: p is not a permutation of the {} rows", n));
+    };
+    if (p.size() != n) refuse();
+    std::vector<bool> seen(n, false);
+    for (std::size_t v : p) {
+        if (v >= n || seen[v]) refuse();
+        seen[v] = true;
+    }
+    Sequence out = s;
+    for (auto& x : out.x) x = permute_rows(x, p);
+    for (std::size_t i = 0; i < p.size(); ++i) {
+        if (!s.tokens.empty()) out.tokens[i] = s.tokens.at(p[i]);
+        if (!s.ids.empty()) out.ids[i] = s.ids.at(p[i]);
+    }
+    return out;
+}
+
+std::vector<std::vector<MaskOptions>> sequence_masks(const std::vector<Sequence>& seqs,
+                                                     const MaskOptions& base,
+                                                     std::span<const std::size_t> valid) {
+    std::size_t elements = 0;
+    for (const auto& s : seqs) elements += s.x.size();
+    if (valid.size() > 1 && valid.size() != elements)
+        throw std::invalid_argument(
+            fmt::format("sequence masks: {} valid lengths for {} sequences; give one or {}",
+                        valid.size(), elements, elements));
+    std::vector<std::vector<MaskOptions>> masks;
+    std::size_t index = 0;
+    for (const auto& s : seqs) {
+        auto& per_batch = masks.emplace_back();
+        for (std::size_t b = 0; b < s.x.size(); ++b, ++index) {
+            MaskOptions& mask = per_batch.emplace_back(base);
+            if (!valid.empty()) mask.valid_len = valid.size() == 1 ? valid[0] : valid[index];
+        }
+    }
+    return masks;
+}
+
+template <class T>
+SequenceResult<T> attend_sequence(const Sequence& s, std::span<const std::size_t> p,
+                                  const LayerWeights<T>& weights,
+                                  const positions::SchemeConfig& config,
+                                  const std::vector<MaskOptions>& masks, LayerOptions options) {
+    if (masks.size() != s.x.size())
+        throw std::invalid_argument(
+            fmt::format("sequence: {} masks for {} batch elements", masks.size(), s.x.size()));
+    SequenceResult<T> r;
+    r.masks = masks;
+    r.scheme = positions::PositionScheme<T>(config, s.n());
+    r.scale = options.scale;
+    const std::vector<std::size_t> perm(p.begin(), p.end());
+    for (std::size_t b = 0; b < s.x.size(); ++b) {
+        xt::xtensor<T, 2> x = xt::cast<T>(s.x[b]);  // (n, d_in)
+        if (options.dtype) runtime::round_all(*options.dtype, x.data(), x.size());
+        LayerInput<T> in;
+        in.x = {x.data(), x.shape(0), x.shape(1), x.shape(1)};
+        in.permutation = perm;
+        options.mask = masks[b];
+        r.results.push_back(forward(in, weights, r.scheme, options));
+        r.x.push_back(perm.empty() ? x : permute_rows(x, p));
+        if (perm.empty()) continue;
+        in.permutation.clear();  // context(X[p]) - context(X)[p]
+        r.equivariance.push_back(equivariance(r.results.back(), in, weights, r.scheme, options, p));
+    }
+    return r;
+}
+
+template SequenceResult<float> attend_sequence<float>(const Sequence&, std::span<const std::size_t>,
+                                                      const LayerWeights<float>&,
+                                                      const positions::SchemeConfig&,
+                                                      const std::vector<MaskOptions>&,
+                                                      LayerOptions);
+template SequenceResult<double> attend_sequence<double>(
+    const Sequence&, std::span<const std::size_t>, const LayerWeights<double>&,
+    const positions::SchemeConfig&, const std::vector<MaskOptions>&, LayerOptions);
+
+}  // namespace attn
