@@ -17,6 +17,7 @@
 #include "cli/arguments.hpp"
 #include "cli/attend_model.hpp"
 #include "cli/errors.hpp"
+#include "io/id_column.hpp"
 #include "io/matrix_stack.hpp"
 
 namespace attn::cli {
@@ -67,41 +68,23 @@ std::size_t head_axis(const SentenceArrays<T>& a) {
     return a.dims.heads > 1 ? a.dims.heads : 0;
 }
 
-// The vocabulary (V, 1), the tokens (n, 1) or their ids (n, 1), integers, rows labelled by
-// token (and position). npy and npz: the tokens 1-D as numpy strings ('<U'), the ids 1-D.
+// The vocabulary (V, 1), the tokens (n, 1) or their ids (n, 1), rows labelled by token (and
+// position). npy and npz: the tokens 1-D as numpy strings ('<U'), the ids 1-D.
 template <class T>
 io::MatrixStream ids_stream(const SentenceArrays<T>& a, Show item) {
     const bool vocab = item == Show::vocabulary;
-    auto v = std::make_shared<std::vector<std::string>>(vocab ? a.s.vocab : a.s.tokens);
-    auto ids = std::make_shared<std::vector<std::size_t>>(a.s.ids);
-    io::MatrixStream e;
-    e.info.name = vocab ? "vocabulary" : item == Show::tokens ? "tokens" : "ids";
-    e.info.title = vocab                  ? "vocabulary: sorted unique tokens and their ids"
-                   : item == Show::tokens ? "tokens and their ids (sentence_int)"
-                                          : "token ids (sentence_int)";
-    e.info.dtype = io::Dtype::int64;
-    if (a.binary && !vocab) {
-        e.info.shape = {v->size()};
-        if (item == Show::tokens) e.info.strings = [v] { return *v; };  // numpy <U
-        e.info.column_labels = io::index_labels(v->size());
-        e.produce = [ids](std::size_t, std::size_t, double* out) {
-            std::transform(ids->begin(), ids->end(), out,
-                           [](std::size_t id) { return static_cast<double>(id); });
-        };
-        return e;
-    }
-    if (!vocab)
-        e.info.labels.push_back({"position", [](std::size_t i) { return std::to_string(i); }});
-    if (item != Show::ids)
-        e.info.labels.push_back({"token", [v](std::size_t i) { return (*v)[i]; }});
-    e.info.column_labels = {"id"};
-    e.info.shape = {v->size(), 1};
-    e.produce = io::row_by_row(
-        [vocab, ids](std::size_t i, double* out) {
-            *out = static_cast<double>(vocab ? i : (*ids)[i]);
-        },
-        1);
-    return e;
+    io::IdColumn c;
+    c.name = vocab ? "vocabulary" : item == Show::tokens ? "tokens" : "ids";
+    c.title = vocab                  ? "vocabulary: sorted unique tokens and their ids"
+              : item == Show::tokens ? "tokens and their ids (sentence_int)"
+                                     : "token ids (sentence_int)";
+    const std::size_t n = vocab ? a.s.vocab.size() : a.s.ids.size();
+    for (std::size_t i = 0; i < n; ++i)
+        c.ids.push_back(static_cast<double>(vocab ? i : a.s.ids[i]));
+    if (item != Show::ids) c.tokens = vocab ? a.s.vocab : a.s.tokens;
+    c.position = !vocab;
+    c.strings = item == Show::tokens;
+    return io::id_column(std::move(c), a.binary && !vocab);
 }
 
 template <class T>

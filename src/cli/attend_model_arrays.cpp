@@ -10,6 +10,8 @@
 
 #include "cli/attend_model.hpp"
 #include "cli/errors.hpp"
+#include "io/id_column.hpp"
+#include "io/matrix_stack.hpp"
 
 namespace attn::cli {
 
@@ -27,12 +29,6 @@ std::vector<std::string> split(const std::string& text) {
         out.push_back(text.substr(pos, comma - pos));
         pos = comma + 1;
     }
-    return out;
-}
-
-std::vector<std::string> indices(std::size_t count) {
-    std::vector<std::string> out;
-    for (std::size_t i = 0; i < count; ++i) out.push_back(std::to_string(i));
     return out;
 }
 
@@ -60,7 +56,7 @@ io::ArrayInfo per_head_info(model::ModelRun<T>& run, std::string name, std::stri
     std::iota(rows->begin(), rows->end(), 0);
     info.labels = {number_label("layer", layers, H * n), number_label("head", heads, n),
                    number_label("query", rows, 1)};
-    info.column_labels = indices(columns);
+    info.column_labels = io::index_labels(columns);
     info.row_axis = "query";
     info.panel_rows = n;
     info.panel_columns = L > 1 ? H : 0;  // the model view: one row of head panels per layer
@@ -125,7 +121,7 @@ io::MatrixStream hidden_stream(model::ModelRun<T>& run) {
     for (const std::size_t l : run.layers()) states->push_back(fmt::format("after {}", l));
     s.info.labels = {{"state", [states, n](std::size_t r) { return (*states)[r / n]; }},
                      {"position", [n](std::size_t r) { return std::to_string(r % n); }, true}};
-    s.info.column_labels = indices(d);
+    s.info.column_labels = io::index_labels(d);
     s.produce = [&run, n, d](std::size_t row0, std::size_t rows, double* out) {
         run.finish();
         for (std::size_t r = row0; r < row0 + rows; ++r)
@@ -147,7 +143,7 @@ io::MatrixStream positions_stream(model::ModelRun<T>& run) {
         s.info.title = "learned position rows";
         s.info.shape = {n, d};
         s.info.labels = {{"position", [](std::size_t r) { return std::to_string(r); }, true}};
-        s.info.column_labels = indices(d);
+        s.info.column_labels = io::index_labels(d);
         s.produce = [p, d](std::size_t row0, std::size_t rows, double* out) {
             for (std::size_t r = row0; r < row0 + rows; ++r)
                 for (std::size_t j = 0; j < d; ++j) *out++ = static_cast<double>((*p)(r, j));
@@ -162,7 +158,7 @@ io::MatrixStream positions_stream(model::ModelRun<T>& run) {
                          {"query", [n](std::size_t r) { return std::to_string(r % n); }, true}};
     else
         s.info.labels = {{"position", [](std::size_t r) { return std::to_string(r); }, true}};
-    s.info.column_labels = indices(cols);
+    s.info.column_labels = io::index_labels(cols);
     s.produce = [&scheme, cols](std::size_t row0, std::size_t rows, double* out) {
         std::vector<T> buf(rows * cols);
         scheme.positions_rows(row0, rows, buf.data());
@@ -229,7 +225,7 @@ io::MatrixStream next_tokens_stream(NextTop<T> next, const Spelling& spell) {
     s.info.title = "the 10 likeliest next tokens, as the tokenizer spells them";
     s.info.shape = {next.rows()};
     s.info.dtype = io::Dtype::int64;
-    s.info.column_labels = indices(next.rows());
+    s.info.column_labels = io::index_labels(next.rows());
     s.info.strings = [next, spell] {
         std::vector<std::string> text;
         for (const std::size_t id : next.ids())
@@ -244,30 +240,14 @@ io::MatrixStream next_tokens_stream(NextTop<T> next, const Spelling& spell) {
 
 io::MatrixStream id_stream(const std::vector<std::int64_t>& ids,
                            const std::vector<std::string>& token_text, bool tokens, bool binary) {
-    // binary formats: (n) int64; text: one row per position, (n, 1).
-    auto v = std::make_shared<std::vector<std::int64_t>>(ids);
-    const std::size_t n = ids.size();
-    io::MatrixStream s;
-    s.info.name = tokens ? "tokens" : "ids";
-    s.info.title = tokens ? "tokens" : "token ids";
-    auto text = std::make_shared<std::vector<std::string>>(token_text);
-    s.info.dtype = io::Dtype::int64;
-    if (binary) {
-        s.info.shape = {n};
-        s.info.column_labels = indices(n);
-        if (tokens) s.info.strings = [text] { return *text; };  // numpy '<U'
-    } else {
-        s.info.shape = {n, 1};
-        s.info.column_labels = {"id"};
-        s.info.labels = {{"position", [](std::size_t r) { return std::to_string(r); }, true}};
-        if (tokens)
-            s.info.labels.push_back({"token", [text](std::size_t r) { return (*text)[r]; }});
-    }
-    s.produce = [v, binary](std::size_t row0, std::size_t rows, double* out) {
-        const std::size_t first = binary ? 0 : row0, count = binary ? v->size() : rows;
-        for (std::size_t r = first; r < first + count; ++r) *out++ = static_cast<double>((*v)[r]);
-    };
-    return s;
+    io::IdColumn c;
+    c.name = tokens ? "tokens" : "ids";
+    c.title = tokens ? "tokens" : "token ids";
+    for (const std::int64_t id : ids) c.ids.push_back(static_cast<double>(id));
+    if (tokens) c.tokens = token_text;
+    c.numeric_position = true;
+    c.strings = tokens;
+    return io::id_column(std::move(c), binary);
 }
 
 }  // namespace
@@ -344,14 +324,14 @@ io::MatrixStream summary_stream(model::ModelRun<T>& run, const std::string& name
         s.info.title = "attention weights, mean over the selected heads";
         s.info.shape = {L, n, n};
         s.info.labels = {number_label("layer", layers, n), number_label("query", rows, 1)};
-        s.info.column_labels = indices(n);
+        s.info.column_labels = io::index_labels(n);
         s.info.panel_rows = n;
         pick = [](const model::AttentionSummaries& a) { return &a.mean_weights(); };
     } else {
         s.info.title = "attention rollout over the selected layers";
         s.info.shape = {n, n};
         s.info.labels = {number_label("query", rows, 1)};
-        s.info.column_labels = indices(n);
+        s.info.column_labels = io::index_labels(n);
         pick = [](const model::AttentionSummaries& a) { return &a.rollout(); };
     }
     const std::size_t cols = s.info.shape.back();

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <utility>
 
+#include "io/matrix_stack.hpp"
+
 namespace attn::cli {
 
 namespace {
@@ -35,12 +37,6 @@ void dtype_cos_sin(const pos::Rope& rope, pos::AngleDtype t, std::int64_t positi
     }
 }
 
-std::vector<std::string> indices(std::size_t n) {
-    std::vector<std::string> out(n);
-    for (std::size_t j = 0; j < n; ++j) out[j] = std::to_string(j);
-    return out;
-}
-
 io::MatrixStream array(const SchemeRun& run, std::string name, std::string title,
                        std::vector<std::size_t> shape) {
     io::MatrixStream s;
@@ -48,7 +44,7 @@ io::MatrixStream array(const SchemeRun& run, std::string name, std::string title
     s.info.title = std::move(title);
     s.info.shape = std::move(shape);
     s.info.dtype = run.dtype;
-    s.info.column_labels = indices(s.info.columns());
+    s.info.column_labels = io::index_labels(s.info.columns());
     return s;
 }
 
