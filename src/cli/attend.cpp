@@ -43,6 +43,12 @@ const NameTable<AttentionPath> kPaths{{"auto", AttentionPath::automatic},
                                       {"direct", AttentionPath::direct},
                                       {"tiled", AttentionPath::tiled}};
 
+// A width (d_in, d_q, d_k, d_v): an integer in [1, 2^24].
+CLI::Option* add_width(CLI::App& g, const char* name, std::int64_t& width, const char* help) {
+    return g.add_option(name, width, help)
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
+}
+
 // An html page draws the weights (its default --show) of every query of one sentence.
 void check_html(const AttendOptions& opt, const std::vector<Show>& show, bool from_stdin) {
     if (show != std::vector<Show>{Show::weights})
@@ -254,25 +260,18 @@ Command add_attend(CLI::App& root) {
                      "Rows of the nn.Embedding table drawn from the seed")
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40))
         ->capture_default_str();
-    g_tok->add_option("--embed-dim", opt->embed_dim, "Columns of the nn.Embedding table (d_in)")
-        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
+    add_width(*g_tok, "--embed-dim", opt->embed_dim, "Columns of the nn.Embedding table (d_in)")
         ->capture_default_str();
-    g_tok
-        ->add_option(
-            "--embeddings", opt->embeddings,
-            "Word vectors: word2vec/GloVe text (word, then its values, per line) or an .npy "
-            "table (rows by id, or by --vocab)")
-        ->type_name("FILE");
-    g_tok
-        ->add_option("--vocab", opt->vocab,
-                     "Words naming the rows of an --embeddings .npy, one per line")
-        ->type_name("FILE");
+    add_file_option(
+        *g_tok, "--embeddings", opt->embeddings,
+        "Word vectors: word2vec/GloVe text (word, then its values, per line) or an .npy "
+        "table (rows by id, or by --vocab)");
+    add_file_option(*g_tok, "--vocab", opt->vocab,
+                    "Words naming the rows of an --embeddings .npy, one per line");
     add_enum_option(*g_tok, "--unknown", opt->unknown, kUnknown,
                     "A word without a vector: error, zero or random (randn)");
-    g_tok
-        ->add_option("--input", opt->input,
-                     "Attend over the rows of an .npy (n x d) or batch (b x n x d); - = stdin")
-        ->type_name("FILE");
+    add_file_option(*g_tok, "--input", opt->input,
+                    "Attend over the rows of an .npy (n x d) or batch (b x n x d); - = stdin");
 
     auto* g_par = sub->add_option_group("Parameters");
     add_enum_option(*g_par, "--rng", opt->rng, kRng, "Random generator");
@@ -283,28 +282,21 @@ Command add_attend(CLI::App& root) {
         ->capture_default_str();
     add_enum_option(*g_par, "--rng-kernel", opt->rng_kernel, kKernels,
                     "libtorch's kernels to imitate: avx2 (x86-64 with AVX2) or scalar (without)");
-    g_par->add_option("--dq", opt->dq, "Query width d_q per head (--input: the input's width)")
-        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
+    add_width(*g_par, "--dq", opt->dq, "Query width d_q per head (--input: the input's width)")
         ->capture_default_str();
-    g_par->add_option("--dk", opt->dk, "Key width d_k (default and only value: d_q)")
-        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
-    g_par->add_option("--dv", opt->dv, "Value width d_v per head (--input: the input's width)")
-        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24))
+    add_width(*g_par, "--dk", opt->dk, "Key width d_k (default and only value: d_q)");
+    add_width(*g_par, "--dv", opt->dv, "Value width d_v per head (--input: the input's width)")
         ->capture_default_str();
     add_enum_option(*g_par, "--init", opt->init, kInits,
                     "rand: torch.rand(d_in, d_out) as the notebook; linear: nn.Linear(d_in, "
                     "d_out, bias=False) weight, transposed");
-    g_par
-        ->add_option("--wq", opt->wq,
-                     "W_query from an .npy: (d_in, d_q), (d_in, H d_q) or (H, d_in, d_q)")
-        ->type_name("FILE");
-    g_par->add_option("--wk", opt->wk, "W_key from an .npy, shaped as --wq")->type_name("FILE");
-    g_par
-        ->add_option("--wv", opt->wv,
-                     "W_value from an .npy: (d_in, d_v), (d_in, H d_v) or (H, d_in, d_v)")
-        ->type_name("FILE");
-    g_par->add_option("--wo", opt->wo, "W_o from an .npy: (H d_v, d_out); implies --out-proj")
-        ->type_name("FILE");
+    add_file_option(*g_par, "--wq", opt->wq,
+                    "W_query from an .npy: (d_in, d_q), (d_in, H d_q) or (H, d_in, d_q)");
+    add_file_option(*g_par, "--wk", opt->wk, "W_key from an .npy, shaped as --wq");
+    add_file_option(*g_par, "--wv", opt->wv,
+                    "W_value from an .npy: (d_in, d_v), (d_in, H d_v) or (H, d_in, d_v)");
+    add_file_option(*g_par, "--wo", opt->wo,
+                    "W_o from an .npy: (H d_v, d_out); implies --out-proj");
     g_par->add_option("--heads", opt->heads, "Independent heads, contexts concatenated")
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{4096}))
         ->capture_default_str();

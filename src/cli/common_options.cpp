@@ -150,6 +150,11 @@ void add_curve_columns(CLI::App& app, OutputOptions& opt) {
         ->type_name("A:B");
 }
 
+CLI::Option* add_file_option(CLI::App& app, const std::string& flags, std::string& file,
+                             const std::string& help) {
+    return app.add_option(flags, file, help)->type_name("FILE");
+}
+
 CLI::Validator torch_seed() {
     return CLI::Validator(
         [](std::string& text) -> std::string {

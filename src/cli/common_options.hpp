@@ -43,6 +43,10 @@ void add_output_options(CLI::App& app, OutputOptions& opt, bool reduced = false)
 /// of the curves (encode has its own --columns, which selects the columns P is computed for).
 void add_curve_columns(CLI::App& app, OutputOptions& opt);
 
+/// An option naming a file (type FILE, which shell completion completes with file names).
+CLI::Option* add_file_option(CLI::App& app, const std::string& flags, std::string& file,
+                             const std::string& help);
+
 /// A transformer for a std::uint64_t seed option: parse_seed's range and wrapping.
 CLI::Validator torch_seed();
 

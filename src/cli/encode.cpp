@@ -254,9 +254,8 @@ void add_scheme_options(CLI::App& sub, EncodeOptions& opt) {
         ->group(rope);
     sub.add_option("--beta-fast", opt.beta_fast, "yarn's beta_fast (default 32)")->group(rope);
     sub.add_option("--beta-slow", opt.beta_slow, "yarn's beta_slow (default 1)")->group(rope);
-    sub.add_option("--apply", opt.apply,
-                   "Rotate X in an .npy file, (n, d) or (b, n, d): --show rotated; - reads stdin")
-        ->type_name("FILE")
+    add_file_option(sub, "--apply", opt.apply,
+                    "Rotate X in an .npy file, (n, d) or (b, n, d): --show rotated; - reads stdin")
         ->group(rope);
     sub.add_option("--heads", opt.heads, "Number of heads H (slopes, bias)")
         ->capture_default_str()
@@ -282,9 +281,8 @@ Command add_encode(CLI::App& root) {
                     "Comma list of the scheme's arrays (below), or all; default: the one marked "
                     "default; with error: each one's value minus its exact value (float64)")
         ->type_name("LIST");
-    sub->add_option("--add", opt->add,
-                    "Print X + P for X in an .npy file, (n, d) or (b, n, d); - reads stdin")
-        ->type_name("FILE");
+    add_file_option(*sub, "--add", opt->add,
+                    "Print X + P for X in an .npy file, (n, d) or (b, n, d); - reads stdin");
     sub->add_option("-n,--positions", opt->positions, "Number of positions (rows)")
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
         ->capture_default_str();

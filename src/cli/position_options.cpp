@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "cli/common_options.hpp"
 #include "cli/enum_option.hpp"
 #include "cli/errors.hpp"
 #include "io/npy.hpp"
@@ -141,9 +142,8 @@ void add_attention_positions(CLI::App& g, AttentionPositions& opt) {
         ->capture_default_str();
     add_rope_options(g, opt.rope);
     add_t5_options(g, opt.t5, "--causal-bucket");
-    g.add_option("--bias-table", opt.bias_table,
-                 "t5: the learned biases, an .npy of shape (buckets, H)")
-        ->type_name("FILE");
+    add_file_option(g, "--bias-table", opt.bias_table,
+                    "t5: the learned biases, an .npy of shape (buckets, H)");
     g.add_flag("--no-scale", opt.no_scale, "Scores omega, not omega / sqrt(d_k) (T5)");
 }
 
