@@ -185,13 +185,12 @@ std::string show_name_list();
 
 /// What arrays of the --show table need of the run (ShowEntry::needs), one bit each.
 namespace need {
-constexpr unsigned tokens = 1;    // a sentence, not --input rows
-constexpr unsigned out_proj = 2;  // an output projection: --out-proj or --wo
-constexpr unsigned scheme = 4;    // a position scheme
-constexpr unsigned permute = 8;   // --permute
-constexpr unsigned projections = 16;
-constexpr unsigned binary = 32;  // npy or npz, where tokens are text without their ids  // W_q,
-                                 // W_k, W_v: not --no-projection
+constexpr unsigned tokens = 1;        // a sentence, not --input rows
+constexpr unsigned out_proj = 2;      // an output projection: --out-proj or --wo
+constexpr unsigned scheme = 4;        // a position scheme
+constexpr unsigned permute = 8;       // --permute
+constexpr unsigned projections = 16;  // W_q, W_k, W_v: not --no-projection
+constexpr unsigned binary = 32;       // npy or npz, where tokens are text without their ids
 }  // namespace need
 
 /// A --show list ("all", "scores,weights", ...) as items in order, without repeats, for a run

@@ -311,13 +311,7 @@ io::MatrixStream summary_stream(const SentenceArrays<T>& a, Show which) {
     const auto sums = summaries(a);
     const std::size_t n = a.s.n();
     const bool offsets = which == Show::offsets;
-    std::vector<std::string> columns = io::index_labels(n);
-    if (offsets) {
-        columns.clear();
-        for (std::size_t o = 0; o < 2 * n - 1; ++o)
-            columns.push_back(
-                std::to_string(static_cast<long long>(o) - static_cast<long long>(n - 1)));
-    }
+    std::vector<std::string> columns = offsets ? io::offset_labels(n) : io::index_labels(n);
     const auto pick = [which](const model::AttentionSummaries& m) -> const std::vector<double>& {
         return which == Show::offsets        ? m.offsets()
                : which == Show::mean_weights ? m.mean_weights()

@@ -313,9 +313,7 @@ io::MatrixStream summary_stream(model::ModelRun<T>& run, const std::string& name
         s.info.title = "mean weight by offset j - i, from -(n-1) to n-1";
         s.info.shape = {L, H, 2 * n - 1};
         s.info.labels = {number_label("layer", layers, H), number_label("head", heads, 1)};
-        for (std::size_t o = 0; o < 2 * n - 1; ++o)
-            s.info.column_labels.push_back(
-                std::to_string(static_cast<long long>(o) - static_cast<long long>(n - 1)));
+        s.info.column_labels = io::offset_labels(n);
         pick = [](const model::AttentionSummaries& a) { return &a.offsets(); };
         s.info.row_curves = true;  // svg: one curve per head
         s.info.column_axis = "offset j - i (key minus query)";

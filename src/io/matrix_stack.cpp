@@ -12,6 +12,13 @@ std::vector<std::string> index_labels(std::size_t n) {
     return v;
 }
 
+std::vector<std::string> offset_labels(std::size_t n) {
+    std::vector<std::string> out;
+    for (std::size_t o = 0; o + 1 < 2 * n; ++o)
+        out.push_back(std::to_string(static_cast<long long>(o) - static_cast<long long>(n - 1)));
+    return out;
+}
+
 std::vector<std::size_t> every_row(std::size_t n) {
     std::vector<std::size_t> v(n);
     for (std::size_t i = 0; i < n; ++i) v[i] = i;

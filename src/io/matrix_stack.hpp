@@ -15,6 +15,9 @@ namespace attn::io {
 /// "0", "1", ..., "n-1": column labels of a matrix without names.
 std::vector<std::string> index_labels(std::size_t n);
 
+/// "-(n-1)", ..., "0", ..., "n-1": column labels of the 2n-1 signed offsets j - i of n rows.
+std::vector<std::string> offset_labels(std::size_t n);
+
 /// 0, 1, ..., n-1: every row of a matrix.
 std::vector<std::size_t> every_row(std::size_t n);
 

@@ -49,3 +49,8 @@ TEST_CASE("matrix_stack: rows of (b, h) matrices, labelled batch, head and row")
     CHECK(out == std::vector<double>{1120, 1121, 1100, 1101});
     CHECK(asked == std::vector<std::string>{"1121", "1101"});  // rows 2 and 0: one call each
 }
+
+TEST_CASE("offset_labels: the 2n-1 offsets j - i of n rows, from -(n-1) to n-1") {
+    CHECK(attn::io::offset_labels(3) == std::vector<std::string>{"-2", "-1", "0", "1", "2"});
+    CHECK(attn::io::offset_labels(1) == std::vector<std::string>{"0"});
+}
