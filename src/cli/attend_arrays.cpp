@@ -276,33 +276,11 @@ template <class T>
 io::MatrixStream head_stats_stream(const SentenceArrays<T>& a) {
     const auto sums = summaries(a);
     const std::size_t H = a.dims.heads;
-    std::vector<io::TableColumn> cols;
-    const auto add = [&cols](const char* name, std::function<double(std::size_t)> v, bool count) {
-        cols.push_back({name, true,
-                        [v, count](std::size_t r) {
-                            return count ? std::to_string(std::size_t(v(r)))
-                                         : fmt::format("{}", v(r));
-                        },
-                        v});
-    };
-    if (a.s.batch > 0)
-        add(
-            "sequence", [H](std::size_t r) { return double(r / H); }, true);
-    add(
-        "layer", [](std::size_t) { return 0.0; }, true);
-    add(
-        "head", [H](std::size_t r) { return double(r % H); }, true);
-    for (std::size_t f = 0; f < model::HeadStats::kNames.size(); ++f)
-        add(
-            model::HeadStats::kNames[f],
-            [sums, H, f](std::size_t r) { return (*sums)[r / H].head_stats()[r % H].values()[f]; },
-            false);
-    io::MatrixStream s = io::table_stream(
-        "head_stats",
+    return cli::head_stats_stream(
+        sums->size() * H, [sums, H](std::size_t r) { return (*sums)[r / H].head_stats()[r % H]; },
+        a.s.batch > 0 ? H : 0,
         "per head: entropy (nats), mean distance, weight on the first, previous and own position",
-        sums->size() * H, std::move(cols), a.binary);
-    s.info.scatter = head_stats_scatter();
-    return s;
+        a.binary);
 }
 
 // offsets ([b,] H, 2n-1: o = j - i from -(n-1)), mean_weights or rollout ([b,] n, n).

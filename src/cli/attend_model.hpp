@@ -66,8 +66,11 @@ std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::Mo
                                             const std::vector<std::string>& tokens,
                                             const Spelling& spell, const io::OutputSpec& spec);
 
-/// svg: head_stats drawn as mean distance against entropy, one point per head, the heads that
-/// look one token back marked (both models' head_stats).
-io::ArrayInfo::Scatter head_stats_scatter();
+/// head_stats of both models, `rows` rows: [sequence (row / sequence_every, when not 0),]
+/// layer, head, then HeadStats::kNames, row r being stats(r) (asked only when written). svg:
+/// mean distance against entropy, one point per head, the heads that look one token back marked.
+io::MatrixStream head_stats_stream(std::size_t rows,
+                                   std::function<model::HeadStats(std::size_t)> stats,
+                                   std::size_t sequence_every, std::string title, bool binary);
 
 }  // namespace attn::cli

@@ -252,14 +252,40 @@ io::MatrixStream id_stream(const std::vector<std::int64_t>& ids,
 
 }  // namespace
 
-io::ArrayInfo::Scatter head_stats_scatter() {
-    return {"distance",
-            "entropy",
-            "mean distance sum_j w_ij |i - j| (tokens)",
-            "entropy (nats)",
-            {"layer", "head"},
-            "previous",
-            "weight on the previous token > 0.5"};
+io::MatrixStream head_stats_stream(std::size_t rows,
+                                   std::function<model::HeadStats(std::size_t)> stats,
+                                   std::size_t sequence_every, std::string title, bool binary) {
+    std::vector<io::TableColumn> cols;
+    const auto add = [&cols](const char* name, std::function<double(std::size_t)> v, bool count) {
+        cols.push_back({name, true,
+                        [v, count](std::size_t r) {
+                            return count ? std::to_string(std::size_t(v(r)))
+                                         : fmt::format("{}", v(r));
+                        },
+                        v});
+    };
+    if (sequence_every > 0)
+        add(
+            "sequence", [sequence_every](std::size_t r) { return double(r / sequence_every); },
+            true);
+    add(
+        "layer", [stats](std::size_t r) { return double(stats(r).layer); }, true);
+    add(
+        "head", [stats](std::size_t r) { return double(stats(r).head); }, true);
+    for (std::size_t f = 0; f < model::HeadStats::kNames.size(); ++f)
+        add(
+            model::HeadStats::kNames[f], [stats, f](std::size_t r) { return stats(r).values()[f]; },
+            false);
+    io::MatrixStream s =
+        io::table_stream("head_stats", std::move(title), rows, std::move(cols), binary);
+    s.info.scatter = {"distance",
+                      "entropy",
+                      "mean distance sum_j w_ij |i - j| (tokens)",
+                      "entropy (nats)",
+                      {"layer", "head"},
+                      "previous",
+                      "weight on the previous token > 0.5"};
+    return s;
 }
 
 namespace {
@@ -273,35 +299,12 @@ io::MatrixStream summary_stream(model::ModelRun<T>& run, const std::string& name
         run.finish();
         return run.summaries();
     };
-    if (name == "head_stats") {
-        using Field = double model::HeadStats::*;
-        const std::vector<std::pair<const char*, Field>> fields{
-            {"entropy", &model::HeadStats::entropy},
-            {"distance", &model::HeadStats::distance},
-            {"first", &model::HeadStats::first},
-            {"previous", &model::HeadStats::previous},
-            {"self", &model::HeadStats::self}};
-        std::vector<io::TableColumn> cols{
-            {"layer", true,
-             [sums](std::size_t r) { return std::to_string(sums()->head_stats()[r].layer); },
-             [sums](std::size_t r) { return static_cast<double>(sums()->head_stats()[r].layer); }},
-            {"head", true,
-             [sums](std::size_t r) { return std::to_string(sums()->head_stats()[r].head); },
-             [sums](std::size_t r) { return static_cast<double>(sums()->head_stats()[r].head); }}};
-        for (const auto& [field_name, field] : fields)
-            cols.push_back(
-                {field_name, true,
-                 [sums, f = field](std::size_t r) {
-                     return fmt::format("{}", sums()->head_stats()[r].*f);
-                 },
-                 [sums, f = field](std::size_t r) { return sums()->head_stats()[r].*f; }});
-        io::MatrixStream t = io::table_stream("head_stats",
-                                              "per layer and head: entropy (nats), mean distance, "
-                                              "weight on the first, previous and own position",
-                                              L * H, std::move(cols), binary);
-        t.info.scatter = head_stats_scatter();
-        return t;
-    }
+    if (name == "head_stats")
+        return head_stats_stream(
+            L * H, [sums](std::size_t r) { return sums()->head_stats()[r]; }, 0,
+            "per layer and head: entropy (nats), mean distance, weight on the first, previous "
+            "and own position",
+            binary);
     io::MatrixStream s;
     s.info.name = name;
     auto layers = std::make_shared<std::vector<std::size_t>>(run.layers());
