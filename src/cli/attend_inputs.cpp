@@ -343,7 +343,8 @@ template AttentionWeights<double> make_parameters<double>(const AttendOptions&,
 // held per row besides the layers: X as read (double), as shown (T), and unpermuted (double)
 template <class T>
 io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
-                                const Dims& dims, bool keep_masked, bool summaries, bool tiled) {
+                                const Dims& dims, bool keep_masked, bool summaries, bool tiled,
+                                bool n_wide) {
     LayerShape shape;
     shape.d_in = dims.d_in, shape.heads = dims.heads, shape.kv_heads = dims.heads;
     shape.d_k = dims.dq, shape.d_v = dims.dv, shape.d_out = dims.d_out;
@@ -354,10 +355,15 @@ io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequ
     o.keep_masked = keep_masked;
     std::vector<SequenceShape> sizes;
     for (const auto& s : seqs) sizes.push_back({s.n(), s.batch});
+    // rows streamed to a writer: n wide (scores, weights, ...) or at most the widest narrow row
+    std::size_t width = std::max({dims.d_in, dims.heads * std::max(dims.dq, dims.dv), dims.d_out});
+    for (const auto& s : seqs)
+        if (n_wide) width = std::max(width, s.n());
     const RunPlan plan =
         run_plan(shape, sizes, o, sizeof(T),
                  runtime::checked_product({dims.d_in, 8 + sizeof(T) + (shape.permuted ? 8 : 0)},
-                                          "the inputs"));
+                                          "the inputs"),
+                 width);
     std::uint64_t bytes = plan.bytes;
     for (const auto& s : seqs)  // each batch element's summaries; one head's weights at a time
         if (summaries)
@@ -383,8 +389,8 @@ io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequ
 }
 
 template io::DriveOptions plan_attention<float>(const AttendOptions&, const std::vector<Sequence>&,
-                                                const Dims&, bool, bool, bool);
+                                                const Dims&, bool, bool, bool, bool);
 template io::DriveOptions plan_attention<double>(const AttendOptions&, const std::vector<Sequence>&,
-                                                 const Dims&, bool, bool, bool);
+                                                 const Dims&, bool, bool, bool, bool);
 
 }  // namespace attn::cli

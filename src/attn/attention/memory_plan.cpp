@@ -61,7 +61,8 @@ MemoryPlan memory_plan(const LayerShape& s, const LayerOptions& options, std::si
 }
 
 RunPlan run_plan(const LayerShape& widths, const std::vector<SequenceShape>& sequences,
-                 const LayerOptions& options, std::size_t element, std::uint64_t held_per_row) {
+                 const LayerOptions& options, std::size_t element, std::uint64_t held_per_row,
+                 std::size_t streamed_width) {
     RunPlan plan;
     std::size_t widest = 1;
     for (const SequenceShape& s : sequences) widest = std::max(widest, s.n);
@@ -77,11 +78,11 @@ RunPlan run_plan(const LayerShape& widths, const std::vector<SequenceShape>& seq
         plan.bytes = checked_add(plan.bytes, checked_product({layers, one}, "the attention"),
                                  "the attention");
     }
-    plan.bytes =
-        checked_add(plan.bytes,
-                    checked_product({plan.block_rows, widest, element + 2 * sizeof(double)},
-                                    "the streamed rows"),
-                    "the attention");
+    plan.bytes = checked_add(plan.bytes,
+                             checked_product({std::min(plan.block_rows, widest), streamed_width,
+                                              element + 2 * sizeof(double)},
+                                             "the streamed rows"),
+                             "the attention");
     return plan;
 }
 
