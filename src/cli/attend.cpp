@@ -85,13 +85,7 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     const Dims dims = projection_dims(opt, files, seqs.front().d_in());
     const bool tiled = use_tiled(opt, seqs);  // else direct: n x n matrices held
     const auto shown = [&](Show s) { return std::find(show.begin(), show.end(), s) != show.end(); };
-    const bool summaries = shown(Show::head_stats) || shown(Show::offsets) ||
-                           shown(Show::mean_weights) || shown(Show::rollout);
-    const bool n_wide = summaries || shown(Show::positions) || shown(Show::scores) ||
-                        shown(Show::scaled_scores) || shown(Show::masked_scores) ||
-                        shown(Show::weights);
-    const io::DriveOptions drive =
-        plan_attention<T>(opt, seqs, dims, shown(Show::masked_scores), summaries, tiled, n_wide);
+    const io::DriveOptions drive = plan_attention<T>(opt, seqs, dims, show, tiled);
     AttentionWeights<T> par =
         opt.no_projection ? AttentionWeights<T>{} : make_parameters<T>(opt, files, dims, gen);
     // --dtype bfloat16|float16: inputs, weights and biases rounded once to the dtype, as
@@ -133,6 +127,7 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
         if (opt.pos.no_scale) o.scale = 1.0;
         o.path = tiled ? attn::AttentionPath::tiled : attn::AttentionPath::direct;
         o.keep_masked = shown(Show::masked_scores);
+        o.keep_unrotated = shown(Show::queries) || shown(Show::keys);
         o.dtype = reduced;
         if (progress) {
             progress->add_total(seqs[k].x.size() * dims.heads * seqs[k].n());

@@ -37,8 +37,9 @@ MemoryPlan memory_plan(const LayerShape& s, const LayerOptions& options, std::si
         add("the positions P", checked_product({n, s.d_in, e}, "the positions P"));
     if (s.scheme == positions::Scheme::t5)
         add("the t5 biases", checked_product({H, 2 * n, e}, "the t5 biases"));
-    // q (H), k (G), v (G), and q, k rotated
-    const std::uint64_t widths = H * s.d_k + G * (s.d_k + s.d_v) + (rope ? (H + G) * s.d_k : 0);
+    // q (H), k (G), v (G), and q, k rotated (in place unless keep_unrotated)
+    const std::uint64_t widths =
+        H * s.d_k + G * (s.d_k + s.d_v) + (rope && options.keep_unrotated ? (H + G) * s.d_k : 0);
     add("the projections", checked_product({n, widths, e}, "the projections"));
     // concat (n, H d_v) and output (n, d_out); the direct path also holds each head's context
     const bool direct = options.path == AttentionPath::direct;
