@@ -91,11 +91,7 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     const Dims dims = projection_dims(opt, files, seqs.front().d_in());
     const bool tiled = use_tiled(opt, seqs);  // else direct: n x n matrices held
     const auto shown = [&](Show s) { return std::find(show.begin(), show.end(), s) != show.end(); };
-    const io::DriveOptions drive =
-        plan_attention<T>(opt, seqs, dims, shown(Show::masked_scores),
-                          shown(Show::head_stats) || shown(Show::offsets) ||
-                              shown(Show::mean_weights) || shown(Show::rollout),
-                          tiled);
+    const io::DriveOptions drive = plan_attention<T>(opt, seqs, dims, show, tiled);
     AttentionWeights<T> par =
         opt.no_projection ? AttentionWeights<T>{} : make_parameters<T>(opt, files, dims, gen);
     // --dtype bfloat16|float16: inputs, weights and biases rounded once to the dtype, as
@@ -137,6 +133,7 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
         if (opt.pos.no_scale) o.scale = 1.0;
         o.path = tiled ? attn::AttentionPath::tiled : attn::AttentionPath::direct;
         o.keep_masked = shown(Show::masked_scores);
+        o.keep_unrotated = shown(Show::queries) || shown(Show::keys);
         o.dtype = reduced;
         if (progress) {
             progress->add_total(seqs[k].x.size() * dims.heads * seqs[k].n());

@@ -198,11 +198,12 @@ constexpr unsigned binary = 32;       // npy or npz, where tokens are text witho
 std::vector<Show> parse_show(const std::string& list, unsigned have);
 
 /// The memory of the whole run (attn::run_plan: every sequence's layer on the path taken,
-/// its unpermuted twin with --permute, the row blocks streamed), with X as read, as shown
+/// its unpermuted twin with --permute, the row blocks streamed: n wide when an n x n array or
+/// a summary is in `show`), with X as read, as shown
 /// and unpermuted, and the summaries when shown, reserved before anything is allocated: UsageError
 /// naming --max-memory above the limit. Returns how arrays are streamed.
 template <class T>
 io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
-                                const Dims& dims, bool keep_masked, bool summaries, bool tiled);
+                                const Dims& dims, const std::vector<Show>& show, bool tiled);
 
 }  // namespace attn::cli

@@ -343,7 +343,13 @@ template AttentionWeights<double> make_parameters<double>(const AttendOptions&,
 // held per row besides the layers: X as read (double), as shown (T), and unpermuted (double)
 template <class T>
 io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
-                                const Dims& dims, bool keep_masked, bool summaries, bool tiled) {
+                                const Dims& dims, const std::vector<Show>& show, bool tiled) {
+    const auto shown = [&](Show s) { return std::find(show.begin(), show.end(), s) != show.end(); };
+    const bool summaries = shown(Show::head_stats) || shown(Show::offsets) ||
+                           shown(Show::mean_weights) || shown(Show::rollout);
+    const bool n_wide = summaries || shown(Show::positions) || shown(Show::scores) ||
+                        shown(Show::scaled_scores) || shown(Show::masked_scores) ||
+                        shown(Show::weights);
     LayerShape shape;
     shape.d_in = dims.d_in, shape.heads = dims.heads, shape.kv_heads = dims.heads;
     shape.d_k = dims.dq, shape.d_v = dims.dv, shape.d_out = dims.d_out;
@@ -351,13 +357,19 @@ io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequ
     shape.permuted = !opt.permute.empty();
     LayerOptions o;
     o.path = tiled ? attn::AttentionPath::tiled : attn::AttentionPath::direct;
-    o.keep_masked = keep_masked;
+    o.keep_masked = shown(Show::masked_scores);
+    o.keep_unrotated = shown(Show::queries) || shown(Show::keys);
     std::vector<SequenceShape> sizes;
     for (const auto& s : seqs) sizes.push_back({s.n(), s.batch});
+    // rows streamed to a writer: n wide (scores, weights, ...) or at most the widest narrow row
+    std::size_t width = std::max({dims.d_in, dims.heads * std::max(dims.dq, dims.dv), dims.d_out});
+    for (const auto& s : seqs)
+        if (n_wide) width = std::max(width, s.n());
     const RunPlan plan =
         run_plan(shape, sizes, o, sizeof(T),
                  runtime::checked_product({dims.d_in, 8 + sizeof(T) + (shape.permuted ? 8 : 0)},
-                                          "the inputs"));
+                                          "the inputs"),
+                 width);
     std::uint64_t bytes = plan.bytes;
     for (const auto& s : seqs)  // each batch element's summaries; one head's weights at a time
         if (summaries)
@@ -383,8 +395,8 @@ io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequ
 }
 
 template io::DriveOptions plan_attention<float>(const AttendOptions&, const std::vector<Sequence>&,
-                                                const Dims&, bool, bool, bool);
+                                                const Dims&, const std::vector<Show>&, bool);
 template io::DriveOptions plan_attention<double>(const AttendOptions&, const std::vector<Sequence>&,
-                                                 const Dims&, bool, bool, bool);
+                                                 const Dims&, const std::vector<Show>&, bool);
 
 }  // namespace attn::cli

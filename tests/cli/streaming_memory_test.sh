@@ -45,6 +45,31 @@ checks=$((checks + 1))
 [ "$(tail -1 "$WORK/rss")" -lt 102400 ] || fail "rope n = 16384: peak $(tail -1 "$WORK/rss") KB"
 rm -f "$WORK"/x4096.npy "$WORK"/x16384.npy "$WORK"/ctx.npy
 
+# RoPE attention at n = 65,536, d = 64 in flat memory (no n x n matrix, no n-wide row block for
+# --show context, q and k rotated in place): under 200 MiB, and --max-memory's plan is the
+# measured peak less what a 64-row run of the same command holds (code, libraries, threads),
+# within 8 MiB.
+"$ATTN" encode -n 65536 -d 64 --dtype float32 -o "$WORK/x65536.npy" || fail "encode failed"
+"$ATTN" encode -n 64 -d 64 --dtype float32 -o "$WORK/x64.npy" || fail "encode failed"
+rope=(--dq 64 --dv 64 --threads 2 --scheme rope --show context)
+/usr/bin/time -f %M -o "$WORK/rss" "$ATTN" attend --input "$WORK/x65536.npy" "${rope[@]}" \
+    -o "$WORK/ctx.npy" || fail "rope n = 65536 failed"
+peak=$(tail -1 "$WORK/rss")
+/usr/bin/time -f %M -o "$WORK/rss" "$ATTN" attend --input "$WORK/x64.npy" "${rope[@]}" \
+    -o "$WORK/ctx.npy" || fail "rope n = 64 failed"
+base=$(tail -1 "$WORK/rss")
+plan=$("$ATTN" attend --input "$WORK/x65536.npy" "${rope[@]}" -o "$WORK/ctx.npy" --max-memory 40M \
+    2>&1 | sed -n 's/.*tiled attention over 65536 rows: needs \([0-9.]*\) MiB.*/\1/p')
+checks=$((checks + 1))
+[ "$peak" -lt 204800 ] || fail "rope n = 65536: peak $peak KB, want under 200 MiB"
+checks=$((checks + 1))
+[ -n "$plan" ] || fail "rope n = 65536: no plan figure in --max-memory's refusal"
+used=$(((peak - base) / 1024))
+checks=$((checks + 1))
+awk -v p="$plan" -v u="$used" 'BEGIN { d = p - u; exit !(d < 8 && d > -8) }' ||
+    fail "rope n = 65536: plan $plan MiB, measured $used MiB above a 64-row run"
+rm -f "$WORK"/x65536.npy "$WORK"/x64.npy "$WORK"/ctx.npy
+
 # The table without a height (not a terminal, LINES unset) prints every row.
 env -u LINES "$ATTN" encode -n 1000 -d 2 -f table -o "$WORK/t.txt"
 checks=$((checks + 1))

@@ -193,16 +193,23 @@ LayerResult<T> forward(const LayerInput<T>& input, const LayerWeights<T>& weight
             m.shape(1) != r.keys.front().shape(1))
             invalid("queries and keys of every head need the same rows and width d_k");
     if (scheme.rotates()) {
-        const auto rotated = [&](const xt::xtensor<T, 2>& m) {
-            xt::xtensor<T, 2> out = m;  // (n, d_k)
+        const auto rotated = [&](xt::xtensor<T, 2>& m) {
+            const std::size_t d_k = m.shape(1);
+            xt::xtensor<T, 2> out;  // (n, d_k)
+            if (options.keep_unrotated) {
+                out = m;
+            } else {
+                out = std::move(m);
+                m = xt::xtensor<T, 2>::from_shape({0, 0});
+            }
             if (D)
-                rotate_reduced(scheme, *D, out.data(), n, m.shape(1));
+                rotate_reduced(scheme, *D, out.data(), n, d_k);
             else
-                scheme.rotate(out.data(), 0, n, m.shape(1));
+                scheme.rotate(out.data(), 0, n, d_k);
             return out;
         };
-        for (const auto& m : r.queries) r.rotated_queries.push_back(rotated(m));
-        for (const auto& m : r.keys) r.rotated_keys.push_back(rotated(m));
+        for (auto& m : r.queries) r.rotated_queries.push_back(rotated(m));
+        for (auto& m : r.keys) r.rotated_keys.push_back(rotated(m));
     }
     const auto& qs = scheme.rotates() ? r.rotated_queries : r.queries;
     const auto& ks = scheme.rotates() ? r.rotated_keys : r.keys;

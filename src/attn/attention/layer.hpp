@@ -97,6 +97,10 @@ struct LayerOptions {
     /// direct path only: which n x n arrays to keep (all four by default). A family that
     /// streams weights keeps only those; the tiled path keeps none and serves rows().
     bool keep_scores = true, keep_scaled = true, keep_masked = true, keep_weights = true;
+    /// rope: keep queries and keys before rotation; false: they are rotated in place, so
+    /// rotated_queries/rotated_keys hold them and queries/keys are (0, 0) each (saves
+    /// n (H + G) d_k elements).
+    bool keep_unrotated = true;
     /// Called with a count of context rows done (per head; the tiled path in blocks), e.g.
     /// for a progress bar; may be empty.
     std::function<void(std::size_t rows)> progress;

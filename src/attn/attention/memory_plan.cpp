@@ -37,8 +37,9 @@ MemoryPlan memory_plan(const LayerShape& s, const LayerOptions& options, std::si
         add("the positions P", checked_product({n, s.d_in, e}, "the positions P"));
     if (s.scheme == positions::Scheme::t5)
         add("the t5 biases", checked_product({H, 2 * n, e}, "the t5 biases"));
-    // q (H), k (G), v (G), and q, k rotated
-    const std::uint64_t widths = H * s.d_k + G * (s.d_k + s.d_v) + (rope ? (H + G) * s.d_k : 0);
+    // q (H), k (G), v (G), and q, k rotated (in place unless keep_unrotated)
+    const std::uint64_t widths =
+        H * s.d_k + G * (s.d_k + s.d_v) + (rope && options.keep_unrotated ? (H + G) * s.d_k : 0);
     add("the projections", checked_product({n, widths, e}, "the projections"));
     // concat (n, H d_v) and output (n, d_out); the direct path also holds each head's context
     const bool direct = options.path == AttentionPath::direct;
@@ -61,7 +62,8 @@ MemoryPlan memory_plan(const LayerShape& s, const LayerOptions& options, std::si
 }
 
 RunPlan run_plan(const LayerShape& widths, const std::vector<SequenceShape>& sequences,
-                 const LayerOptions& options, std::size_t element, std::uint64_t held_per_row) {
+                 const LayerOptions& options, std::size_t element, std::uint64_t held_per_row,
+                 std::size_t streamed_width) {
     RunPlan plan;
     std::size_t widest = 1;
     for (const SequenceShape& s : sequences) widest = std::max(widest, s.n);
@@ -77,11 +79,11 @@ RunPlan run_plan(const LayerShape& widths, const std::vector<SequenceShape>& seq
         plan.bytes = checked_add(plan.bytes, checked_product({layers, one}, "the attention"),
                                  "the attention");
     }
-    plan.bytes =
-        checked_add(plan.bytes,
-                    checked_product({plan.block_rows, widest, element + 2 * sizeof(double)},
-                                    "the streamed rows"),
-                    "the attention");
+    plan.bytes = checked_add(plan.bytes,
+                             checked_product({std::min(plan.block_rows, widest), streamed_width,
+                                              element + 2 * sizeof(double)},
+                                             "the streamed rows"),
+                             "the attention");
     return plan;
 }
 

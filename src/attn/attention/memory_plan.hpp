@@ -55,13 +55,15 @@ struct SequenceShape {
 /// A run over several sequences of one layer's widths (`widths`, its n unused): every batch
 /// element's layer held (memory_plan with `held_per_row` x n bytes the caller holds besides),
 /// one more unpermuted at a time with widths.permuted (the equivariance's twin), and the row
-/// blocks streamed to a writer: block_rows rows of the widest n, in T, as doubles and one
-/// block made ahead.
+/// blocks streamed to a writer: block_rows rows (at most the widest n) of `streamed_width` entries
+/// (the widest n when an n-wide array is shown, else the widest narrow row: d_in, H d_v, ...), in
+/// T, as doubles and one block made ahead.
 struct RunPlan {
     std::uint64_t bytes = 0;
     std::size_t block_rows = 256;  // tiled: at most 2^22 values and 256 rows a block
 };
 RunPlan run_plan(const LayerShape& widths, const std::vector<SequenceShape>& sequences,
-                 const LayerOptions& options, std::size_t element, std::uint64_t held_per_row);
+                 const LayerOptions& options, std::size_t element, std::uint64_t held_per_row,
+                 std::size_t streamed_width);
 
 }  // namespace attn

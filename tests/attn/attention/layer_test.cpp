@@ -356,3 +356,43 @@ TEST_CASE("memory_plan: the direct path counts H x n x n matrices, the tiled one
         65536ull * 4 * (64 + 8 * 64 * 3 + 16 * 64 + 8 * 64 + 128) + 256ull * 65536 * 20;
     CHECK(tiled.total() == want);
 }
+
+TEST_CASE("forward: keep_unrotated false rotates q and k in place, same layer, planned smaller") {
+    const Fixture f;
+    attn::LayerWeights<double> w;
+    for (std::size_t h = 0; h < kH; ++h) w.query.push_back({{f.wq[h].data(), kIn, kDk, kDk}});
+    for (std::size_t g = 0; g < kG; ++g) {
+        w.key.push_back({{f.wk[g].data(), kIn, kDk, kDk}});
+        w.value.push_back({{f.wv[g].data(), kIn, kDv, kDv}});
+    }
+    attn::LayerInput<double> in;
+    in.x = {f.x.data(), kN, kIn, kIn};
+    attn::positions::SchemeConfig config;
+    config.scheme = Scheme::rope;
+    config.rope.d = kDk;
+    const attn::positions::PositionScheme<double> scheme(config, kN);
+    for (AttentionPath path : {AttentionPath::direct, AttentionPath::tiled}) {
+        attn::LayerOptions o;
+        o.path = path;
+        const auto kept = attn::forward(in, w, scheme, o);
+        o.keep_unrotated = false;
+        const auto moved = attn::forward(in, w, scheme, o);
+        REQUIRE(moved.queries.size() == kH);
+        REQUIRE(moved.keys.size() == kG);
+        CHECK(moved.queries[0].size() == 0);
+        CHECK(moved.keys[0].size() == 0);
+        CHECK(kept.queries[0].size() == kN * kDk);
+        for (std::size_t h = 0; h < kH; ++h)
+            CHECK(moved.rotated_queries[h] == kept.rotated_queries[h]);
+        for (std::size_t g = 0; g < kG; ++g) CHECK(moved.rotated_keys[g] == kept.rotated_keys[g]);
+        CHECK(moved.output == kept.output);
+        // the plan leaves out n (H + G) d_k elements
+        attn::LayerShape s;
+        s.n = kN, s.d_in = kIn, s.heads = kH, s.kv_heads = kG, s.d_k = kDk, s.d_v = kDv;
+        s.scheme = Scheme::rope;
+        attn::LayerOptions keep;
+        keep.path = path;
+        CHECK(attn::memory_plan(s, keep, 8).total() - attn::memory_plan(s, o, 8).total() ==
+              kN * (kH + kG) * kDk * 8);
+    }
+}

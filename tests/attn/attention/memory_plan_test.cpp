@@ -31,11 +31,11 @@ std::uint64_t layer(std::size_t n, const attn::LayerShape& w, const attn::LayerO
 TEST_CASE("run_plan: every batch element's layer, the held rows and the streamed blocks") {
     const attn::LayerShape w = widths();
     attn::LayerOptions o;
-    const attn::RunPlan p = attn::run_plan(w, {{6, 0}, {10, 3}}, o, 4, 100);
+    const attn::RunPlan p = attn::run_plan(w, {{6, 0}, {10, 3}}, o, 4, 100, 10);
     CHECK(p.block_rows == 256);
-    // one layer of 6 rows, three of 10; 256 rows of the widest (10) in float, twice in double
-    const std::uint64_t want =
-        layer(6, w, o, 600) + 3 * layer(10, w, o, 1000) + 256 * 10 * (4 + 16);
+    // one layer of 6 rows, three of 10; a block of the 10 rows there are of the widest (10) in
+    // float, twice in double
+    const std::uint64_t want = layer(6, w, o, 600) + 3 * layer(10, w, o, 1000) + 10 * 10 * (4 + 16);
     CHECK(p.bytes == want);
     // the direct path holds 2 x n x n x (3 x 4 + 4 + 1) bytes of matrices per layer
     CHECK(layer(10, w, o, 0) - layer(9, w, o, 0) >= 2 * (100 - 81) * 17);
@@ -45,22 +45,35 @@ TEST_CASE("run_plan: with a permutation one unpermuted layer more per sequence")
     attn::LayerShape w = widths();
     w.permuted = true;
     attn::LayerOptions o;
-    const attn::RunPlan p = attn::run_plan(w, {{7, 2}}, o, 4, 0);
-    CHECK(p.bytes == 3 * layer(7, w, o, 0) + 256 * 7 * 20);
+    const attn::RunPlan p = attn::run_plan(w, {{7, 2}}, o, 4, 0, 7);
+    CHECK(p.bytes == 3 * layer(7, w, o, 0) + 7 * 7 * 20);
 }
 
 TEST_CASE("run_plan: the tiled path streams blocks of at most 2^22 values and 256 rows") {
     attn::LayerOptions o;
     o.path = attn::AttentionPath::tiled;
-    CHECK(attn::run_plan(widths(), {{5000, 0}}, o, 4, 0).block_rows == 256);
-    const attn::RunPlan wide = attn::run_plan(widths(), {{100000, 0}, {10, 0}}, o, 8, 0);
+    CHECK(attn::run_plan(widths(), {{5000, 0}}, o, 4, 0, 5000).block_rows == 256);
+    const attn::RunPlan wide = attn::run_plan(widths(), {{100000, 0}, {10, 0}}, o, 8, 0, 100000);
     CHECK(wide.block_rows == (std::size_t{1} << 22) / 100000);
     // both layers in double, tiled (no n x n matrix), and 41 rows of 100000 (T, then 2 doubles)
     CHECK(wide.bytes == layer(100000, widths(), o, 0, 8) + layer(10, widths(), o, 0, 8) +
                             std::uint64_t{41} * 100000 * 24);
     CHECK_THROWS_AS(
-        attn::run_plan(widths(), {{std::size_t{1} << 40, 0}}, attn::LayerOptions{}, 8, 0),
+        attn::run_plan(widths(), {{std::size_t{1} << 40, 0}}, attn::LayerOptions{}, 8, 0, 1),
         attn::runtime::SizeOverflow);
+}
+
+TEST_CASE("run_plan: narrow arrays stream rows of their width, not of n") {
+    attn::LayerOptions o;
+    o.path = attn::AttentionPath::tiled;
+    // 65,536 rows: 64 rows a block; context rows of 64 entries cost 64 x 64 x 20 bytes, not the
+    // 64 x 65,536 x 20 (80 MiB) of a scores row block
+    const attn::RunPlan narrow = attn::run_plan(widths(), {{65536, 0}}, o, 4, 0, 64);
+    const attn::RunPlan wide = attn::run_plan(widths(), {{65536, 0}}, o, 4, 0, 65536);
+    CHECK(narrow.block_rows == 64);
+    CHECK(wide.block_rows == 64);
+    CHECK(narrow.bytes == layer(65536, widths(), o, 0) + 64 * 64 * 20);
+    CHECK(wide.bytes - narrow.bytes == std::uint64_t{64} * (65536 - 64) * 20);
 }
 
 TEST_CASE("automatic_path: tiled above 2^22 entries a head, n > 2048") {
