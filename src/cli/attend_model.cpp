@@ -93,15 +93,12 @@ int run_typed(const model::ModelConfig& c, const io::Checkpoint& checkpoint,
     const CheckpointSource source(checkpoint);
     const auto layers = parse_index_list(opt.layer, c.num_layers, "--layer");
     const auto heads = parse_index_list(opt.head, c.num_heads, "--head");
-    model::Keep keep{arrays.scores, arrays.weights};
+    model::Keep keep{arrays.has(ModelShow::scores), arrays.has(ModelShow::weights)};
     model::ModelRun<T> run = naming_option("--ids", [&] {
-        return model::ModelRun<T>(c, source, ids, layers, heads, keep, arrays.next);
+        return model::ModelRun<T>(c, source, ids, layers, heads, keep, arrays.has(ModelShow::next));
     });
     if (arrays.any_summary()) run.summarise(arrays.summaries);
-    const auto shown = [&](const char* name) {
-        return std::find(arrays.names.begin(), arrays.names.end(), name) != arrays.names.end();
-    };
-    run.record(shown("hidden"), shown("context"));
+    run.record(arrays.has(ModelShow::hidden), arrays.has(ModelShow::context));
     std::vector<io::MatrixStream> streams = model_streams<T>(arrays, run, ids, tokens, spell, spec);
     io::Output output(spec, streams.size());
     io::drive(output.sink(), streams);
@@ -118,13 +115,9 @@ std::vector<std::size_t> parse_index_list(const std::string& text, std::size_t l
         for (std::size_t i = 0; i < length; ++i) out.push_back(i);
         return out;
     }
-    std::size_t pos = 0;
-    while (pos <= text.size()) {
-        const std::size_t comma = std::min(text.find(',', pos), text.size());
-        const std::string item = text.substr(pos, comma - pos);
+    for (const std::string& item : split_list(text)) {
         const Slice s = naming_option(option, [&] { return parse_slice(item, length); });
         for (std::size_t k = 0; k < s.size(); ++k) out.push_back(s[k]);
-        pos = comma + 1;
     }
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());

@@ -43,21 +43,37 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
 std::vector<std::size_t> parse_index_list(const std::string& text, std::size_t length,
                                           const std::string& option);
 
-/// The arrays of `show` (validated names) for a run over the model; attend_model_arrays.cpp.
+/// The arrays of attend --model's --show, in the order of its table (attend_model_arrays.cpp).
+enum class ModelShow {
+    tokens,
+    ids,
+    scores,
+    weights,
+    context,
+    hidden,
+    positions,
+    next,
+    head_stats,
+    offsets,
+    mean_weights,
+    rollout
+};
+
+/// The arrays of `show` for a run over the model, parsed once by parse_model_show.
 struct ModelArrays {
-    std::vector<std::string> names;  // in --show order
-    bool scores = false, weights = false, next = false;
+    std::vector<ModelShow> shown;    // in --show order, without repeats
     model::SummaryChoice summaries;  // head_stats, offsets, mean_weights, rollout
+    bool has(ModelShow item) const;
     bool any_summary() const {
         return summaries.head_stats || summaries.offsets || summaries.mean_weights ||
                summaries.rollout;
     }
 };
+/// UsageError naming --show for a name that is not an array and for `next` without an LM head.
 ModelArrays parse_model_show(const std::string& show, const model::ModelConfig& c);
-std::string model_show_names();
 /// A token id as the tokenizer spells it ("Ġis", "▁is", "##ing"), or the id in digits.
 using Spelling = std::function<std::string(std::int64_t id)>;
-/// The streams of arrays.names. tokens: the rows' tokens (n); spell: next's token column.
+/// The streams of arrays.shown. tokens: the rows' tokens (n); spell: next's token column.
 /// npz and npy store `tokens` as numpy strings ('<U'), and, when the output holds several
 /// arrays, next's tokens as the member `next_tokens` beside its numbers.
 template <class T>

@@ -10,6 +10,7 @@
 
 #include "cli/attend_model.hpp"
 #include "cli/errors.hpp"
+#include "cli/show_table.hpp"
 #include "io/id_column.hpp"
 #include "io/matrix_stack.hpp"
 
@@ -17,19 +18,29 @@ namespace attn::cli {
 
 namespace {
 
-const std::vector<std::string> kNames{"tokens",     "ids",     "scores",       "weights",
-                                      "context",    "hidden",  "positions",    "next",
-                                      "head_stats", "offsets", "mean_weights", "rollout"};
+/// needs bit: the model ends in a next-token (LM) head.
+constexpr unsigned kLmHead = 1;
 
-std::vector<std::string> split(const std::string& text) {
-    std::vector<std::string> out;
-    std::size_t pos = 0;
-    while (pos <= text.size()) {
-        const std::size_t comma = std::min(text.find(',', pos), text.size());
-        out.push_back(text.substr(pos, comma - pos));
-        pos = comma + 1;
-    }
-    return out;
+/// attend --model's arrays: names, which `all` holds, what each needs. Their producers are
+/// templated on the run's precision, so model_streams dispatches on the item itself.
+using ModelShowTable = ShowTable<ModelShow, std::nullptr_t>;
+const ModelShowTable& model_show_table() {
+    using S = ModelShow;
+    static const ModelShowTable table{
+        {S::tokens, "tokens", "(n)", "the tokens of the rows", {}},
+        {S::ids, "ids", "(n)", "the token ids", {}},
+        {S::scores, "scores", "(layers, heads, n, n)", "q k^T / sqrt(d_head), masked", {}},
+        {S::weights, "weights", "(layers, heads, n, n)", "softmax of the scores", {}},
+        {S::context, "context", "(layers, n, d)", "the attention output per layer", {}},
+        {S::hidden, "hidden", "(layers + 1, n, d)", "the hidden states", {}},
+        {S::positions, "positions", "(n, d)", "the position embeddings", {}},
+        {S::next, "next", "(n, k)", "the likeliest next tokens", {}, kLmHead},
+        {S::head_stats, "head_stats", "(layers x heads, ...)", "a row of statistics per head", {}},
+        {S::offsets, "offsets", "(layers, heads, 2n-1)", "mean weight by offset", {}},
+        {S::mean_weights, "mean_weights", "(layers, n, n)", "weights, mean over heads", {}},
+        {S::rollout, "rollout", "(n, n)", "attention rollout", {}},
+    };
+    return table;
 }
 
 io::LabelColumn number_label(std::string name, std::shared_ptr<std::vector<std::size_t>> values,
@@ -293,26 +304,26 @@ namespace {
 /// head_stats (a table), offsets (layers x heads x 2n-1), mean_weights (layers x n x n),
 /// rollout (n x n): model::AttentionSummaries, reduced during the first pass.
 template <class T>
-io::MatrixStream summary_stream(model::ModelRun<T>& run, const std::string& name, bool binary) {
+io::MatrixStream summary_stream(model::ModelRun<T>& run, ModelShow item, bool binary) {
     const std::size_t n = run.n(), L = run.layers().size(), H = run.heads().size();
     const auto sums = [&run] {
         run.finish();
         return run.summaries();
     };
-    if (name == "head_stats")
+    if (item == ModelShow::head_stats)
         return head_stats_stream(
             L * H, [sums](std::size_t r) { return sums()->head_stats()[r]; }, 0,
             "per layer and head: entropy (nats), mean distance, weight on the first, previous "
             "and own position",
             binary);
     io::MatrixStream s;
-    s.info.name = name;
+    s.info.name = show_entry(model_show_table(), item).name;
     auto layers = std::make_shared<std::vector<std::size_t>>(run.layers());
     auto heads = std::make_shared<std::vector<std::size_t>>(run.heads());
     auto rows = std::make_shared<std::vector<std::size_t>>(n);
     std::iota(rows->begin(), rows->end(), 0);
     const std::vector<double>* (*pick)(const model::AttentionSummaries&) = nullptr;
-    if (name == "offsets") {
+    if (item == ModelShow::offsets) {
         s.info.title = "mean weight by offset j - i, from -(n-1) to n-1";
         s.info.shape = {L, H, 2 * n - 1};
         s.info.labels = {number_label("layer", layers, H), number_label("head", heads, 1)};
@@ -321,7 +332,7 @@ io::MatrixStream summary_stream(model::ModelRun<T>& run, const std::string& name
         s.info.row_curves = true;  // svg: one curve per head
         s.info.column_axis = "offset j - i (key minus query)";
         s.info.value_axis = "mean weight";
-    } else if (name == "mean_weights") {
+    } else if (item == ModelShow::mean_weights) {
         s.info.title = "attention weights, mean over the selected heads";
         s.info.shape = {L, n, n};
         s.info.labels = {number_label("layer", layers, n), number_label("query", rows, 1)};
@@ -345,41 +356,66 @@ io::MatrixStream summary_stream(model::ModelRun<T>& run, const std::string& name
 
 }  // namespace
 
-std::string model_show_names() {
-    std::string out;
-    for (const auto& n : kNames) out += (out.empty() ? "" : ", ") + n;
-    return out;
+bool ModelArrays::has(ModelShow item) const {
+    return std::find(shown.begin(), shown.end(), item) != shown.end();
 }
 
 ModelArrays parse_model_show(const std::string& show, const model::ModelConfig& c) {
+    const ModelShowTable& table = model_show_table();
+    const bool lm = c.family != model::Family::bert && c.family != model::Family::t5;
+    const std::vector<ShowNeed> needs{
+        {kLmHead, fmt::format("{} has no next-token head (causal LMs: gpt2, llama, mistral, "
+                              "qwen2, bloom)",
+                              model::family_name(c.family))}};
+    const auto unknown = [&table](const std::string& name) {
+        std::string names;
+        for (const auto& e : table) names += (names.empty() ? "" : ", ") + e.name;
+        return fmt::format("--show: '{}' is not an array of attend --model ({})", name, names);
+    };
     ModelArrays a;
-    for (const std::string& item : split(show)) {
-        const std::vector<std::string> all = item == "all" ? kNames : std::vector{item};
-        for (const std::string& name : all) {
-            if (std::find(kNames.begin(), kNames.end(), name) == kNames.end())
-                throw UsageError(fmt::format("--show: '{}' is not an array of attend --model ({})",
-                                             name, model_show_names()));
-            const bool lm = c.family != model::Family::bert && c.family != model::Family::t5;
-            if (name == "next" && !lm) {
-                if (item == "all") continue;
-                throw UsageError(fmt::format(
-                    "--show next: {} has no next-token head (causal LMs: gpt2, llama, mistral, "
-                    "qwen2, bloom)",
-                    model::family_name(c.family)));
-            }
-            if (std::find(a.names.begin(), a.names.end(), name) != a.names.end()) continue;
-            a.names.push_back(name);
-            a.scores |= name == "scores";
-            a.weights |= name == "weights";
-            a.next |= name == "next";
-            a.summaries.head_stats |= name == "head_stats";
-            a.summaries.offsets |= name == "offsets";
-            a.summaries.mean_weights |= name == "mean_weights";
-            a.summaries.rollout |= name == "rollout";
-        }
-    }
+    a.shown = parse_show_list(table, show, lm ? kLmHead : 0, needs, unknown);
+    a.summaries.head_stats = a.has(ModelShow::head_stats);
+    a.summaries.offsets = a.has(ModelShow::offsets);
+    a.summaries.mean_weights = a.has(ModelShow::mean_weights);
+    a.summaries.rollout = a.has(ModelShow::rollout);
     return a;
 }
+
+namespace {
+
+/// The stream of one array; next: the run's top next tokens, asked only for `next`.
+template <class T>
+io::MatrixStream model_stream(ModelShow item, model::ModelRun<T>& run, const NextTop<T>& next,
+                              const std::vector<std::int64_t>& ids,
+                              const std::vector<std::string>& tokens, const Spelling& spell,
+                              bool binary, bool picture) {
+    switch (item) {
+        case ModelShow::tokens:
+            return id_stream(ids, tokens, true, binary);
+        case ModelShow::ids:
+            return id_stream(ids, tokens, false, binary);
+        case ModelShow::scores:
+            return square_stream(run, false, tokens);
+        case ModelShow::weights:
+            return square_stream(run, true, tokens);
+        case ModelShow::context:
+            return context_stream(run);
+        case ModelShow::hidden:
+            return hidden_stream(run);
+        case ModelShow::positions:
+            return positions_stream(run);
+        case ModelShow::next:
+            return next_stream(next, binary, spell);
+        case ModelShow::head_stats:
+        case ModelShow::offsets:
+        case ModelShow::mean_weights:
+        case ModelShow::rollout:
+            break;
+    }
+    return summary_stream(run, item, binary || picture);
+}
+
+}  // namespace
 
 template <class T>
 std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::ModelRun<T>& run,
@@ -390,20 +426,13 @@ std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::Mo
     const NextTop<T> next(run);
     const bool picture = spec.format == io::Format::svg || spec.format == io::Format::png;
     std::vector<io::MatrixStream> out;
-    for (const std::string& name : arrays.names) {
-        io::MatrixStream s = name == "tokens"      ? id_stream(ids, tokens, true, binary)
-                             : name == "ids"       ? id_stream(ids, tokens, false, binary)
-                             : name == "scores"    ? square_stream(run, false, tokens)
-                             : name == "weights"   ? square_stream(run, true, tokens)
-                             : name == "context"   ? context_stream(run)
-                             : name == "hidden"    ? hidden_stream(run)
-                             : name == "positions" ? positions_stream(run)
-                             : name == "next"      ? next_stream(next, binary, spell)
-                                                   : summary_stream(run, name, binary || picture);
-        if (s.info.dtype != io::Dtype::int64 && name != "next" && name != "head_stats")
+    for (const ModelShow item : arrays.shown) {
+        io::MatrixStream s = model_stream(item, run, next, ids, tokens, spell, binary, picture);
+        if (s.info.dtype != io::Dtype::int64 && item != ModelShow::next &&
+            item != ModelShow::head_stats)
             s.info.dtype = spec.dtype;
         out.push_back(std::move(s));
-        if (name == "next" && binary && spec.holds_several_arrays())
+        if (item == ModelShow::next && binary && spec.holds_several_arrays())
             out.push_back(next_tokens_stream(next, spell));
     }
     return out;

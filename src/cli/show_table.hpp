@@ -62,10 +62,13 @@ std::string show_help(const ShowTable<Item, Run>& table) {
 
 /// A --show list ("all", "scores,weights", ...) as items in order, without repeats, for a run
 /// that has the needs `have`. UsageError naming --show for a name not in the table ("is not one
-/// of all, ...") and for an array whose need the run lacks ("--show w_out: <reason>").
+/// of all, ...", or unknown(name) when given) and for an array whose need the run lacks
+/// ("--show w_out: <reason>").
 template <class Item, class Run>
-std::vector<Item> parse_show_list(const ShowTable<Item, Run>& table, std::string_view list,
-                                  unsigned have, const std::vector<ShowNeed>& needs) {
+std::vector<Item> parse_show_list(
+    const ShowTable<Item, Run>& table, std::string_view list, unsigned have,
+    const std::vector<ShowNeed>& needs,
+    const std::function<std::string(const std::string& name)>& unknown = nullptr) {
     const auto met = [have](unsigned bits) { return (bits & ~have) == 0; };
     std::vector<Item> show;
     const auto add = [&show](Item item) {
@@ -80,6 +83,7 @@ std::vector<Item> parse_show_list(const ShowTable<Item, Run>& table, std::string
         const auto e =
             std::find_if(table.begin(), table.end(), [&](const auto& e) { return e.name == name; });
         if (e == table.end()) {
+            if (unknown) throw UsageError(unknown(name));
             std::string names;
             for (const auto& t : table) names += ", " + t.name;
             throw UsageError("--show: '" + name + "' is not one of all" + names);
