@@ -2,7 +2,11 @@
 PyTorch with the model cast to bfloat16 and float16, the reference of
 `attn attend --model M --dtype bfloat16|float16` (tests/cli/reduced_attend_model_test.sh).
 
-Run once: cd tests/data/reduced && /usr/bin/python3 make_attend_model.py   (PyTorch 1.13, numpy)
+Run once: cd tests/data/reduced && OPENBLAS_CORETYPE=Haswell /usr/bin/python3 make_attend_model.py
+(PyTorch 1.13, numpy, OpenBLAS 0.3.21). The float32 products are OpenBLAS's, whose sums run in
+the order of the kernel it picks for the CPU; a float16 rounding can fall on the other side of
+a midpoint when that order changes, so the references are made with its Haswell (AVX2) kernels,
+which every x86-64 machine with AVX2 and FMA runs, Intel or AMD, and the test pins the same.
 
 The forwards are tests/data/models/hf_reference.py's (written from transformers' modeling
 files), on the 16-token ids of each checkpoint's manifest, with the weights cast to the dtype
