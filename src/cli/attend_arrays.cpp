@@ -25,37 +25,8 @@ namespace attn::cli {
 namespace {
 
 template <class T>
-std::vector<std::size_t> query_rows(const SentenceArrays<T>& a);
-
-// A StackBlock of one of the n x n arrays of the layer (ScoreRows' field), from LayerResult::rows.
-template <class T>
-io::StackBlock layer_rows(const SentenceArrays<T>& a, T* ScoreRows<T>::*field) {
-    const auto& res = a.run.results;
-    auto buffer = std::make_shared<std::vector<T>>();
-    if (a.progress)
-        a.progress->add_total(res.size() * res.front().queries.size() * query_rows(a).size());
-    return [&res, field, buffer, progress = a.progress](std::size_t b, std::size_t h, std::size_t i,
-                                                        std::size_t len, double* out) {
-        const std::size_t n = res[b].output.shape(0);
-        buffer->resize(len * n);
-        ScoreRows<T> sr;
-        sr.*field = buffer->data();
-        sr.stride = n;
-        res[b].rows->rows(h, i, len, sr);
-        std::transform(buffer->begin(), buffer->end(), out,
-                       [](T x) { return static_cast<double>(x); });
-        if (progress) progress->advance(len);
-    };
-}
-
-template <class T>
 std::vector<std::size_t> query_rows(const SentenceArrays<T>& a) {
     return a.query ? std::vector<std::size_t>{*a.query} : io::every_row(a.s.n());
-}
-
-template <class T>
-std::vector<std::string> key_labels(const SentenceArrays<T>& a) {
-    return a.s.tokens.empty() ? io::index_labels(a.s.n()) : a.s.tokens;
 }
 
 template <class T>
@@ -138,21 +109,48 @@ io::MatrixStream projected_stream(const SentenceArrays<T>& a, int which) {
                             io::held_rows<T>(pick, width[which]));
 }
 
+// One of the n x n arrays of the layer (ScoreRows' field), ([b,] [H,] queries, n): rows by
+// query, columns by key, made by LayerResult::rows when the writer asks for them.
+template <class T>
+io::MatrixStream square_stack(const SentenceArrays<T>& a, std::string name, std::string title,
+                              T* ScoreRows<T>::*field) {
+    const auto& res = a.run.results;
+    const std::vector<std::size_t> rows = query_rows(a);
+    auto buffer = std::make_shared<std::vector<T>>();
+    if (a.progress) a.progress->add_total(res.size() * res.front().queries.size() * rows.size());
+    io::MatrixStream e = io::matrix_stack(
+        std::move(name), std::move(title), a.s.batch, head_axis(a), rows,
+        a.s.tokens.empty() ? io::index_labels(a.s.n()) : a.s.tokens,
+        io::position_labels(a.s.tokens),
+        [&res, field, buffer, progress = a.progress](std::size_t b, std::size_t h, std::size_t i,
+                                                     std::size_t len, double* out) {
+            const std::size_t n = res[b].output.shape(0);
+            buffer->resize(len * n);
+            ScoreRows<T> sr;
+            sr.*field = buffer->data();
+            sr.stride = n;
+            res[b].rows->rows(h, i, len, sr);
+            std::transform(buffer->begin(), buffer->end(), out,
+                           [](T x) { return static_cast<double>(x); });
+            if (progress) progress->advance(len);
+        });
+    e.info.column_axis = "key";
+    return e;
+}
+
 // The scores omega = Q K^T, or the weights softmax(omega / sqrt(d_k)), rows by query.
 template <class T>
 io::MatrixStream attention_stream(const SentenceArrays<T>& a, bool weights) {
-    io::MatrixStream e = io::matrix_stack(
-        weights ? "weights" : "scores",
+    io::MatrixStream e = square_stack(
+        a, weights ? "weights" : "scores",
         weights ? "attention weights softmax(omega / sqrt(d_k))" + a.mask_text + heads_text(a)
                 : "unnormalized attention scores omega = Q K^T" + heads_text(a),
-        a.s.batch, head_axis(a), query_rows(a), key_labels(a), io::position_labels(a.s.tokens),
-        layer_rows(a, weights ? &ScoreRows<T>::weights : &ScoreRows<T>::raw));
+        weights ? &ScoreRows<T>::weights : &ScoreRows<T>::raw);
     // Pictures: a panel per (sequence, head), query rows against keys; weights on a fixed
     // 0..1 scale so that pictures compare; the keys a mask hides are drawn as masked.
     const std::size_t nr = a.query ? 1 : a.s.n(), H = std::max<std::size_t>(a.dims.heads, 1),
                       B = std::max<std::size_t>(a.s.batch, 1);
     e.info.row_axis = "query";
-    e.info.column_axis = "key";
     if (B * H > 1) {
         e.info.panel_rows = nr;
         for (std::size_t b = 0; b < B; ++b)
@@ -164,16 +162,12 @@ io::MatrixStream attention_stream(const SentenceArrays<T>& a, bool weights) {
     if (weights) {
         e.info.value_range = std::pair{0.0, 1.0};
         const auto masks = std::make_shared<std::vector<MaskOptions>>(a.run.masks);
-        const bool any = std::any_of(masks->begin(), masks->end(), [](const MaskOptions& m) {
-            return m.causal || m.valid_len.has_value() || m.sliding_window.has_value();
-        });
         const std::optional<std::size_t> query = a.query;
-        if (any)
+        if (std::any_of(masks->begin(), masks->end(),
+                        [](const MaskOptions& m) { return masks_any(m); }))
             e.info.masked = [masks, query, nr, H](std::size_t r, std::size_t j) {
-                const MaskOptions& m = (*masks)[std::min(r / nr / H, masks->size() - 1)];
                 const std::size_t i = query ? *query : r % nr;
-                return (m.causal && j > i) || (m.valid_len && j >= *m.valid_len) ||
-                       (m.sliding_window && j + *m.sliding_window <= i);
+                return masked((*masks)[std::min(r / nr / H, masks->size() - 1)], i, j);
             };
     }
     return e;
@@ -187,17 +181,14 @@ io::MatrixStream scaled_stream(const SentenceArrays<T>& a, bool masked) {
     const std::string bias = scheme == positions::Scheme::alibi || scheme == positions::Scheme::t5
                                  ? " + " + a.run.scheme.description()
                                  : "";
-    io::MatrixStream e = io::matrix_stack(
-        masked ? "masked_scores" : "scaled_scores",
+    return square_stack(
+        a, masked ? "masked_scores" : "scaled_scores",
         masked ? "masked scores (" + scale + bias + ", masked entries " +
                      (a.run.masks.front().fill ? fmt::format("{}", *a.run.masks.front().fill)
                                                : "-inf") +
                      ")" + a.mask_text + heads_text(a)
                : "scaled scores " + scale + bias + ", before masks" + heads_text(a),
-        a.s.batch, head_axis(a), query_rows(a), key_labels(a), io::position_labels(a.s.tokens),
-        layer_rows(a, masked ? &ScoreRows<T>::masked : &ScoreRows<T>::scores));
-    e.info.column_axis = "key";
-    return e;
+        masked ? &ScoreRows<T>::masked : &ScoreRows<T>::scores);
 }
 
 // What the scheme contributes: P (n, d_in), rope's angles (n, d_k / 2), or the bias per head.
@@ -283,37 +274,19 @@ io::MatrixStream head_stats_stream(const SentenceArrays<T>& a) {
         a.binary);
 }
 
-// offsets ([b,] H, 2n-1: o = j - i from -(n-1)), mean_weights or rollout ([b,] n, n).
+// offsets ([b,] H, 2n-1), mean_weights or rollout ([b,] n, n): the batch element's one layer.
 template <class T>
-io::MatrixStream summary_stream(const SentenceArrays<T>& a, Show which) {
+io::MatrixStream summary_stream(const SentenceArrays<T>& a, SummaryArray which) {
     const auto sums = summaries(a);
-    const std::size_t n = a.s.n();
-    const bool offsets = which == Show::offsets;
-    std::vector<std::string> columns = offsets ? io::offset_labels(n) : io::index_labels(n);
-    const auto pick = [which](const model::AttentionSummaries& m) -> const std::vector<double>& {
-        return which == Show::offsets        ? m.offsets()
-               : which == Show::mean_weights ? m.mean_weights()
-                                             : m.rollout();
-    };
-    const std::size_t k = static_cast<std::size_t>(which) - static_cast<std::size_t>(Show::offsets);
-    const char* names[] = {"offsets", "mean_weights", "rollout"};
     const char* titles[] = {"mean weight by offset j - i, from -(n-1) to n-1",
                             "attention weights, mean over the heads",
                             "attention rollout: rows of 0.5 mean_weights + 0.5 I renormalised"};
-    io::MatrixStream s = io::matrix_stack(
-        names[k], titles[k] + a.mask_text, a.s.batch, 0, io::every_row(offsets ? a.dims.heads : n),
-        columns, {io::index_label(offsets ? "head" : "query")},
-        [sums, pick, cols = columns.size()](std::size_t b, std::size_t, std::size_t i,
-                                            std::size_t len, double* out) {
-            std::copy_n(pick((*sums)[b]).begin() + static_cast<std::ptrdiff_t>(i * cols),
-                        len * cols, out);
-        });
-    if (offsets) {
-        s.info.row_curves = true;
-        s.info.column_axis = "offset j - i (key minus query)";
-        s.info.value_axis = "mean weight";
-    }
-    return s;
+    return summary_array_stream(which, titles[static_cast<int>(which)] + a.mask_text,
+                                io::index_axis("batch", a.s.batch),
+                                io::index_label(which == SummaryArray::offsets ? "head" : "query"),
+                                a.dims.heads, a.s.n(), [sums](std::size_t b) {
+                                    return std::pair{&(*sums)[b], std::size_t{0}};
+                                });
 }
 
 }  // namespace
@@ -368,11 +341,11 @@ const ShowTable<Show, SentenceArrays<T>>& attend_show_table() {
          "per head: entropy, mean distance, weight on the first, previous and own position",
          [](A a) { return head_stats_stream(a); }, 0, false},
         {Show::offsets, "offsets", "([b,] H, 2n-1)", "mean weight at each offset j - i",
-         [](A a) { return summary_stream(a, Show::offsets); }, 0, false},
+         [](A a) { return summary_stream(a, SummaryArray::offsets); }, 0, false},
         {Show::mean_weights, "mean_weights", "([b,] n, n)", "weights, mean over the heads",
-         [](A a) { return summary_stream(a, Show::mean_weights); }, 0, false},
+         [](A a) { return summary_stream(a, SummaryArray::mean_weights); }, 0, false},
         {Show::rollout, "rollout", "([b,] n, n)", "rows of 0.5 mean_weights + 0.5 I, normalised",
-         [](A a) { return summary_stream(a, Show::rollout); }, 0, false},
+         [](A a) { return summary_stream(a, SummaryArray::rollout); }, 0, false},
     };
     return table;
 }

@@ -1,6 +1,7 @@
 // attn attend --model M: a Hugging Face checkpoint's forward, its attention per layer and head.
 // The options live here and attend.cpp calls run_attend_model when --model is given; the
-// arrays (--show) are described in attend_model_arrays.cpp.
+// arrays (--show) are described in attend_model_arrays.cpp, with the summaries' arrays that
+// attend's random model shows too (head_stats_stream, summary_array_stream).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -9,10 +10,12 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attn/model/run.hpp"
 #include "cli/common_options.hpp"
+#include "io/matrix_stack.hpp"
 #include "io/matrix_stream.hpp"
 #include "io/safetensors.hpp"
 
@@ -88,5 +91,16 @@ std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::Mo
 io::MatrixStream head_stats_stream(std::size_t rows,
                                    std::function<model::HeadStats(std::size_t)> stats,
                                    std::size_t sequence_every, std::string title, bool binary);
+
+/// The summaries' arrays of both models: offsets (H, 2n-1 per block: o = j - i from -(n-1)),
+/// mean_weights (n, n per block: a layer's) or rollout (n, n), stacked along `outer` (absent:
+/// size 0), matrix a being block at(a).second of the summaries at(a).first, asked for when its
+/// rows are written; row_label: offsets' head, else the query.
+enum class SummaryArray { offsets, mean_weights, rollout };
+using SummaryAt =
+    std::function<std::pair<const model::AttentionSummaries*, std::size_t>(std::size_t a)>;
+io::MatrixStream summary_array_stream(SummaryArray which, std::string title, io::StackAxis outer,
+                                      io::StackLabel row_label, std::size_t heads, std::size_t n,
+                                      SummaryAt at);
 
 }  // namespace attn::cli

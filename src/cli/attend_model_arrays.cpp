@@ -1,7 +1,9 @@
 // The arrays of attend --model (--show): tokens, ids, scores, weights, context, hidden,
-// positions, next. The per-layer arrays are 4-D (layers x heads x n x n, ...) with `layer`,
-// `head` and `query` label fields; their rows are made when the writer asks for them, one layer
-// of the forward at a time (model::ModelRun), so no layers x heads x n x n array is held.
+// positions, next, and the summaries. The per-layer arrays are 4-D (layers x heads x n x n, ...),
+// io::matrix_stack over the selected layers and heads with `layer`, `head` and `query` label
+// fields; their rows are made when the writer asks for them, one layer of the forward at a time
+// (model::ModelRun), so no layers x heads x n x n array is held. head_stats_stream and
+// summary_array_stream are attend's too: the random model's summaries are the same arrays.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -43,79 +45,60 @@ const ModelShowTable& model_show_table() {
     return table;
 }
 
-io::LabelColumn number_label(std::string name, std::shared_ptr<std::vector<std::size_t>> values,
-                             std::size_t every) {
-    return {std::move(name),
-            [values, every](std::size_t r) {
-                return std::to_string((*values)[(r / every) % values->size()]);
-            },
-            true};
+/// layers x heads x n x columns: the selected layers and heads as label values, rows by query,
+/// a panel per (layer, head) (the model view: one row of head panels per layer).
+template <class T>
+io::MatrixStream per_head_stack(model::ModelRun<T>& run, std::string name, std::string title,
+                                std::vector<std::string> columns, io::StackBlock block) {
+    const std::size_t n = run.n(), L = run.layers().size(), H = run.heads().size();
+    io::MatrixStream s =
+        io::matrix_stack(std::move(name), std::move(title), io::value_axis("layer", run.layers()),
+                         io::value_axis("head", run.heads()), io::every_row(n), std::move(columns),
+                         {io::index_label("query", true)}, std::move(block));
+    s.info.row_axis = "query";
+    s.info.panel_rows = n;
+    s.info.panel_columns = L > 1 ? H : 0;
+    for (const std::size_t l : run.layers())
+        for (const std::size_t h : run.heads())
+            s.info.panel_titles.push_back(fmt::format("layer {}, head {}", l, h));
+    return s;
 }
 
-/// layers x heads x n x c, the selected layers and heads as label values.
-template <class T>
-io::ArrayInfo per_head_info(model::ModelRun<T>& run, std::string name, std::string title,
-                            std::size_t columns) {
-    const std::size_t n = run.n(), L = run.layers().size(), H = run.heads().size();
-    io::ArrayInfo info;
-    info.name = std::move(name);
-    info.title = std::move(title);
-    info.shape = {L, H, n, columns};
-    auto layers = std::make_shared<std::vector<std::size_t>>(run.layers());
-    auto heads = std::make_shared<std::vector<std::size_t>>(run.heads());
-    auto rows = std::make_shared<std::vector<std::size_t>>(n);
-    std::iota(rows->begin(), rows->end(), 0);
-    info.labels = {number_label("layer", layers, H * n), number_label("head", heads, n),
-                   number_label("query", rows, 1)};
-    info.column_labels = io::index_labels(columns);
-    info.row_axis = "query";
-    info.panel_rows = n;
-    info.panel_columns = L > 1 ? H : 0;  // the model view: one row of head panels per layer
-    for (const std::size_t l : *layers)
-        for (const std::size_t h : *heads)
-            info.panel_titles.push_back(fmt::format("layer {}, head {}", l, h));
-    return info;
+// Rows [i, i + len) of a held matrix m, as doubles.
+template <class M>
+void copy_rows(const M& m, std::size_t i, std::size_t len, double* out) {
+    for (std::size_t r = i; r < i + len; ++r)
+        for (std::size_t j = 0; j < m.shape(1); ++j) *out++ = static_cast<double>(m(r, j));
 }
 
 template <class T>
 io::MatrixStream square_stream(model::ModelRun<T>& run, bool weights,
                                const std::vector<std::string>& tokens) {
-    const std::size_t n = run.n(), H = run.heads().size();
-    io::MatrixStream s;
-    s.info = per_head_info(run, weights ? "weights" : "scores",
-                           weights ? "attention weights (layer, head, query, key)"
-                                   : "scores before masks: scaled q.k plus the position bias",
-                           n);
-    s.info.column_labels = tokens;  // keys by token, as the random model's (and the html page's)
+    // keys by token, as the random model's (and the html page's)
+    io::MatrixStream s = per_head_stack(
+        run, weights ? "weights" : "scores",
+        weights ? "attention weights (layer, head, query, key)"
+                : "scores before masks: scaled q.k plus the position bias",
+        tokens,
+        [&run, weights](std::size_t k, std::size_t h, std::size_t i, std::size_t len, double* out) {
+            const LayerResult<T>& lr = run.layer(k);
+            copy_rows(weights ? lr.weights[run.heads()[h]] : lr.scaled_scores[run.heads()[h]], i,
+                      len, out);
+        });
     s.info.column_axis = "key";
     if (weights) s.info.value_range = std::pair{0.0, 1.0};
-    s.produce = [&run, n, H, weights](std::size_t row0, std::size_t rows, double* out) {
-        for (std::size_t r = row0; r < row0 + rows; ++r) {
-            const std::size_t k = r / (H * n), h = (r / n) % H, i = r % n;
-            const LayerResult<T>& lr = run.layer(k);
-            const auto& m = weights ? lr.weights[run.heads()[h]] : lr.scaled_scores[run.heads()[h]];
-            for (std::size_t j = 0; j < n; ++j) *out++ = static_cast<double>(m(i, j));
-        }
-    };
     return s;
 }
 
 template <class T>
 io::MatrixStream context_stream(model::ModelRun<T>& run) {
-    const std::size_t n = run.n(), H = run.heads().size(), hd = run.family().config().head_dim;
-    io::MatrixStream s;
-    s.info = per_head_info(run, "context",
-                           "context per head: weights v (before the output "
-                           "projection)",
-                           hd);
-    s.produce = [&run, n, H, hd](std::size_t row0, std::size_t rows, double* out) {
-        run.finish();
-        for (std::size_t r = row0; r < row0 + rows; ++r) {
-            const auto& m = run.context()[r / (H * n)][(r / n) % H];
-            for (std::size_t j = 0; j < hd; ++j) *out++ = static_cast<double>(m(r % n, j));
-        }
-    };
-    return s;
+    return per_head_stack(
+        run, "context", "context per head: weights v (before the output projection)",
+        io::index_labels(run.family().config().head_dim),
+        [&run](std::size_t k, std::size_t h, std::size_t i, std::size_t len, double* out) {
+            run.finish();
+            copy_rows(run.context()[k][h], i, len, out);
+        });
 }
 
 template <class T>
@@ -306,55 +289,60 @@ namespace {
 template <class T>
 io::MatrixStream summary_stream(model::ModelRun<T>& run, ModelShow item, bool binary) {
     const std::size_t n = run.n(), L = run.layers().size(), H = run.heads().size();
-    const auto sums = [&run] {
+    const SummaryAt at = [&run](std::size_t k) {
         run.finish();
-        return run.summaries();
+        return std::pair{run.summaries(), k};
     };
     if (item == ModelShow::head_stats)
         return head_stats_stream(
-            L * H, [sums](std::size_t r) { return sums()->head_stats()[r]; }, 0,
+            L * H, [at](std::size_t r) { return at(0).first->head_stats()[r]; }, 0,
             "per layer and head: entropy (nats), mean distance, weight on the first, previous "
             "and own position",
             binary);
-    io::MatrixStream s;
-    s.info.name = show_entry(model_show_table(), item).name;
-    auto layers = std::make_shared<std::vector<std::size_t>>(run.layers());
-    auto heads = std::make_shared<std::vector<std::size_t>>(run.heads());
-    auto rows = std::make_shared<std::vector<std::size_t>>(n);
-    std::iota(rows->begin(), rows->end(), 0);
-    const std::vector<double>* (*pick)(const model::AttentionSummaries&) = nullptr;
-    if (item == ModelShow::offsets) {
-        s.info.title = "mean weight by offset j - i, from -(n-1) to n-1";
-        s.info.shape = {L, H, 2 * n - 1};
-        s.info.labels = {number_label("layer", layers, H), number_label("head", heads, 1)};
-        s.info.column_labels = io::offset_labels(n);
-        pick = [](const model::AttentionSummaries& a) { return &a.offsets(); };
-        s.info.row_curves = true;  // svg: one curve per head
-        s.info.column_axis = "offset j - i (key minus query)";
-        s.info.value_axis = "mean weight";
-    } else if (item == ModelShow::mean_weights) {
-        s.info.title = "attention weights, mean over the selected heads";
-        s.info.shape = {L, n, n};
-        s.info.labels = {number_label("layer", layers, n), number_label("query", rows, 1)};
-        s.info.column_labels = io::index_labels(n);
-        s.info.panel_rows = n;
-        pick = [](const model::AttentionSummaries& a) { return &a.mean_weights(); };
-    } else {
-        s.info.title = "attention rollout over the selected layers";
-        s.info.shape = {n, n};
-        s.info.labels = {number_label("query", rows, 1)};
-        s.info.column_labels = io::index_labels(n);
-        pick = [](const model::AttentionSummaries& a) { return &a.rollout(); };
-    }
-    const std::size_t cols = s.info.shape.back();
-    s.produce = [sums, pick, cols](std::size_t row0, std::size_t count, double* out) {
-        const std::vector<double>& v = *pick(*sums());
-        std::copy_n(v.begin() + static_cast<std::ptrdiff_t>(row0 * cols), count * cols, out);
-    };
+    if (item == ModelShow::offsets)
+        return summary_array_stream(
+            SummaryArray::offsets, "mean weight by offset j - i, from -(n-1) to n-1",
+            io::value_axis("layer", run.layers()), io::value_label("head", run.heads()), H, n, at);
+    if (item == ModelShow::rollout)
+        return summary_array_stream(SummaryArray::rollout,
+                                    "attention rollout over the selected layers", {},
+                                    io::index_label("query", true), H, n, at);
+    io::MatrixStream s = summary_array_stream(
+        SummaryArray::mean_weights, "attention weights, mean over the selected heads",
+        io::value_axis("layer", run.layers()), io::index_label("query", true), H, n, at);
+    s.info.panel_rows = n;
     return s;
 }
 
 }  // namespace
+
+io::MatrixStream summary_array_stream(SummaryArray which, std::string title, io::StackAxis outer,
+                                      io::StackLabel row_label, std::size_t heads, std::size_t n,
+                                      SummaryAt at) {
+    const bool offsets = which == SummaryArray::offsets;
+    const char* names[] = {"offsets", "mean_weights", "rollout"};
+    std::vector<std::string> columns = offsets ? io::offset_labels(n) : io::index_labels(n);
+    const std::size_t cols = columns.size(), rows = offsets ? heads : n;
+    io::MatrixStream s = io::matrix_stack(
+        names[static_cast<int>(which)], std::move(title), std::move(outer), {}, io::every_row(rows),
+        std::move(columns), {std::move(row_label)},
+        [which, at, rows, cols](std::size_t a, std::size_t, std::size_t i, std::size_t len,
+                                double* out) {
+            const auto [sums, block] = at(a);
+            const std::vector<double>& v = which == SummaryArray::offsets ? sums->offsets()
+                                           : which == SummaryArray::mean_weights
+                                               ? sums->mean_weights()
+                                               : sums->rollout();
+            std::copy_n(v.begin() + static_cast<std::ptrdiff_t>((block * rows + i) * cols),
+                        len * cols, out);
+        });
+    if (offsets) {
+        s.info.row_curves = true;  // svg: one curve per head
+        s.info.column_axis = "offset j - i (key minus query)";
+        s.info.value_axis = "mean weight";
+    }
+    return s;
+}
 
 bool ModelArrays::has(ModelShow item) const {
     return std::find(shown.begin(), shown.end(), item) != shown.end();

@@ -25,8 +25,22 @@ std::vector<std::size_t> every_row(std::size_t n) {
     return v;
 }
 
-StackLabel index_label(std::string name) {
-    return {std::move(name), [](std::size_t i) { return std::to_string(i); }};
+StackLabel index_label(std::string name, bool numeric) {
+    return {std::move(name), [](std::size_t i) { return std::to_string(i); }, numeric};
+}
+
+StackLabel value_label(std::string name, std::vector<std::size_t> values) {
+    auto v = std::make_shared<std::vector<std::size_t>>(std::move(values));
+    return {std::move(name), [v](std::size_t i) { return std::to_string((*v)[i]); }, true};
+}
+
+StackAxis index_axis(std::string name, std::size_t size) {
+    return {size, index_label(std::move(name))};
+}
+
+StackAxis value_axis(std::string name, std::vector<std::size_t> values) {
+    const std::size_t size = values.size();
+    return {size, value_label(std::move(name), std::move(values))};
 }
 
 std::vector<StackLabel> position_labels(std::vector<std::string> tokens) {
@@ -37,28 +51,33 @@ std::vector<StackLabel> position_labels(std::vector<std::string> tokens) {
     return labels;
 }
 
-MatrixStream matrix_stack(std::string name, std::string title, std::size_t batch, std::size_t heads,
+MatrixStream matrix_stack(std::string name, std::string title, StackAxis outer, StackAxis inner,
                           std::vector<std::size_t> rows, std::vector<std::string> column_labels,
                           std::vector<StackLabel> row_labels, StackBlock block) {
     MatrixStream e;
     e.info.name = std::move(name);
     e.info.title = std::move(title);
-    // stack row r: matrix r / nr (batch r / nr / H, head r / nr % H), its row idx[r % nr]
-    const std::size_t nr = rows.size(), H = std::max<std::size_t>(heads, 1);
+    // stack row r: matrix r / nr (outer r / nr / H, inner r / nr % H), its row idx[r % nr]
+    const std::size_t nr = rows.size(), H = std::max<std::size_t>(inner.size, 1);
     auto idx = std::make_shared<std::vector<std::size_t>>(std::move(rows));
-    if (batch) {
-        e.info.shape.push_back(batch);
+    if (outer.size) {
+        e.info.shape.push_back(outer.size);
         e.info.labels.push_back(
-            {"batch", [nr, H](std::size_t r) { return std::to_string(r / nr / H); }});
+            {outer.label.name,
+             [nr, H, f = outer.label.value](std::size_t r) { return f(r / nr / H); },
+             outer.label.numeric});
     }
-    if (heads) {
-        e.info.shape.push_back(heads);
+    if (inner.size) {
+        e.info.shape.push_back(inner.size);
         e.info.labels.push_back(
-            {"head", [nr, H](std::size_t r) { return std::to_string(r / nr % H); }});
+            {inner.label.name,
+             [nr, H, f = inner.label.value](std::size_t r) { return f(r / nr % H); },
+             inner.label.numeric});
     }
     for (auto& l : row_labels)
         e.info.labels.push_back(
-            {l.name, [idx, nr, f = l.value](std::size_t r) { return f((*idx)[r % nr]); }});
+            {l.name, [idx, nr, f = l.value](std::size_t r) { return f((*idx)[r % nr]); },
+             l.numeric});
     e.info.shape.push_back(nr);
     e.info.shape.push_back(column_labels.size());
     const std::size_t cols = column_labels.size();
@@ -74,6 +93,14 @@ MatrixStream matrix_stack(std::string name, std::string title, std::size_t batch
         }
     };
     return e;
+}
+
+MatrixStream matrix_stack(std::string name, std::string title, std::size_t batch, std::size_t heads,
+                          std::vector<std::size_t> rows, std::vector<std::string> column_labels,
+                          std::vector<StackLabel> row_labels, StackBlock block) {
+    return matrix_stack(std::move(name), std::move(title), index_axis("batch", batch),
+                        index_axis("head", heads), std::move(rows), std::move(column_labels),
+                        std::move(row_labels), std::move(block));
 }
 
 }  // namespace attn::io

@@ -1,6 +1,7 @@
-// A stack of matrices as one MatrixStream: [b] batch elements x [H] heads of matrices whose
-// chosen rows are streamed, shape ([b,] [H,] rows, cols), with `batch` and `head` label fields
-// before the matrix's own. What attend's per-head arrays (Q, K, V, scores, weights, W) are.
+// A stack of matrices as one MatrixStream: [A] x [B] matrices along at most two axes (batch
+// elements and heads, layers and heads, ...) whose chosen rows are streamed, shape
+// ([A,] [B,] rows, cols), with the axes' label fields before the matrix's own. What attend's
+// per-head arrays (Q, K, V, scores, weights, W; --model's layers x heads) are.
 #pragma once
 
 #include <cstddef>
@@ -29,17 +30,40 @@ using StackBlock =
 struct StackLabel {
     std::string name;
     std::function<std::string(std::size_t i)> value;
+    bool numeric = false;  // LabelColumn::numeric
 };
 
 /// A label field holding the row's index: name, then "0", "1", ...
-StackLabel index_label(std::string name);
+StackLabel index_label(std::string name, bool numeric = false);
+
+/// A label field holding given numbers (a selection of layers or heads): row i is values[i];
+/// numeric.
+StackLabel value_label(std::string name, std::vector<std::size_t> values);
+
+/// An axis of the stack: `size` matrices along it (0: no such axis), matrix k labelled
+/// label.value(k).
+struct StackAxis {
+    std::size_t size = 0;
+    StackLabel label;
+};
+
+/// An axis labelled by its index: "0", "1", ..., size - 1 (size 0: no axis).
+StackAxis index_axis(std::string name, std::size_t size);
+
+/// An axis labelled by the given numbers (value_label).
+StackAxis value_axis(std::string name, std::vector<std::size_t> values);
 
 /// A sentence's rows: "position", then "token" (tokens[i]) unless tokens is empty.
 std::vector<StackLabel> position_labels(std::vector<std::string> tokens);
 
-/// The stack: batch (0 = no batch axis) x heads (0 = no head axis) matrices, rows `rows` of
-/// each, `column_labels.size()` columns. Each run of consecutive rows of one matrix is asked
-/// of `block` at once.
+/// The stack: outer x inner matrices (an axis of size 0 is absent: its index is always 0), rows
+/// `rows` of each, `column_labels.size()` columns; matrix (a, b) is block's (b, h). Each run of
+/// consecutive rows of one matrix is asked of `block` at once.
+MatrixStream matrix_stack(std::string name, std::string title, StackAxis outer, StackAxis inner,
+                          std::vector<std::size_t> rows, std::vector<std::string> column_labels,
+                          std::vector<StackLabel> row_labels, StackBlock block);
+
+/// The same over the axes `batch` and `head`, labelled by index (0 = no such axis).
 MatrixStream matrix_stack(std::string name, std::string title, std::size_t batch, std::size_t heads,
                           std::vector<std::size_t> rows, std::vector<std::string> column_labels,
                           std::vector<StackLabel> row_labels, StackBlock block);

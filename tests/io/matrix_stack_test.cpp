@@ -1,5 +1,5 @@
-// io::matrix_stack: a [b] x [H] stack of matrices as one stream (shape, label fields, rows
-// asked of the block function), and the label fields of a sentence's rows.
+// io::matrix_stack: a stack of matrices along at most two axes as one stream (shape, label
+// fields, rows asked of the block function), and the label fields of a sentence's rows.
 #include "io/matrix_stack.hpp"
 
 #include <string>
@@ -53,4 +53,33 @@ TEST_CASE("matrix_stack: rows of (b, h) matrices, labelled batch, head and row")
 TEST_CASE("offset_labels: the 2n-1 offsets j - i of n rows, from -(n-1) to n-1") {
     CHECK(attn::io::offset_labels(3) == std::vector<std::string>{"-2", "-1", "0", "1", "2"});
     CHECK(attn::io::offset_labels(1) == std::vector<std::string>{"0"});
+}
+
+TEST_CASE("matrix_stack: axes labelled by given numbers, numeric fields, one axis absent") {
+    // layers 3 and 5 (the outer axis), no inner axis; entry (k, i, j) = 100 k + 10 i + j
+    const attn::io::MatrixStream s = attn::io::matrix_stack(
+        "m", "layers", attn::io::value_axis("layer", {3, 5}), {}, attn::io::every_row(2),
+        attn::io::index_labels(3), {attn::io::value_label("head", {7, 9})},
+        [](std::size_t k, std::size_t inner, std::size_t i, std::size_t len, double* out) {
+            CHECK(inner == 0);
+            for (std::size_t r = 0; r < len; ++r)
+                for (std::size_t j = 0; j < 3; ++j) out[r * 3 + j] = 100.0 * k + 10.0 * (i + r) + j;
+        });
+    CHECK(s.info.shape == std::vector<std::size_t>{2, 2, 3});
+    REQUIRE(s.info.labels.size() == 2);
+    CHECK(s.info.labels[0].name == "layer");
+    CHECK(s.info.labels[0].numeric);
+    CHECK(s.info.labels[0].value(0) == "3");
+    CHECK(s.info.labels[0].value(3) == "5");
+    CHECK(s.info.labels[1].name == "head");
+    CHECK(s.info.labels[1].numeric);
+    CHECK(s.info.labels[1].value(3) == "9");
+    std::vector<double> out(3 * 3);
+    s.produce(1, 3, out.data());
+    CHECK(out == std::vector<double>{10, 11, 12, 100, 101, 102, 110, 111, 112});
+    const attn::io::StackAxis heads = attn::io::index_axis("head", 4);
+    CHECK(heads.size == 4);
+    CHECK(heads.label.value(2) == "2");
+    CHECK_FALSE(heads.label.numeric);
+    CHECK(attn::io::index_label("query", true).numeric);
 }

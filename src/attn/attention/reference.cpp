@@ -61,13 +61,19 @@ xt::xtensor<bool, 2> valid_length_mask(std::size_t q, std::size_t k, std::size_t
     return mask;
 }
 
+bool masked(const MaskOptions& options, std::size_t i, std::size_t j) {
+    return (options.causal && j > i) || (options.valid_len && j >= *options.valid_len) ||
+           (options.sliding_window && j + *options.sliding_window <= i);
+}
+
+bool masks_any(const MaskOptions& options) {
+    return options.causal || options.valid_len.has_value() || options.sliding_window.has_value();
+}
+
 xt::xtensor<bool, 2> attention_mask(std::size_t q, std::size_t k, const MaskOptions& options) {
     xt::xtensor<bool, 2> mask = xt::xtensor<bool, 2>::from_shape({q, k});
     for (std::size_t i = 0; i < q; ++i)
-        for (std::size_t j = 0; j < k; ++j)
-            mask(i, j) = (options.causal && j > i) ||
-                         (options.valid_len && j >= *options.valid_len) ||
-                         (options.sliding_window && j + *options.sliding_window <= i);
+        for (std::size_t j = 0; j < k; ++j) mask(i, j) = masked(options, i, j);
     return mask;
 }
 

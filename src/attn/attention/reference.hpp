@@ -39,6 +39,11 @@ struct MaskOptions {
     std::optional<double> fill;
 };
 
+/// Whether key j is hidden from query i: attention_mask's entry (i, j).
+bool masked(const MaskOptions& options, std::size_t i, std::size_t j);
+/// Whether `options` hides any key from any query (some mask asked for).
+bool masks_any(const MaskOptions& options);
+
 /// (q, k) mask, true where j > i.
 xt::xtensor<bool, 2> causal_mask(std::size_t q, std::size_t k);
 /// (q, k) mask, true where j >= valid_len (valid_len may exceed k: nothing masked).

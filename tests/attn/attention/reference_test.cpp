@@ -212,6 +212,25 @@ TEST_CASE("attention: the masks") {
     CHECK(attn::attention_mask(3, 4, {}) == xt::xtensor<bool, 2>(xt::zeros<bool>({3, 4})));
 }
 
+TEST_CASE("attention: masked(i, j) and masks_any, one entry of the masks") {
+    attn::MaskOptions window;
+    window.sliding_window = 2;  // query i sees keys i - 1 and i
+    CHECK_FALSE(attn::masks_any({}));
+    CHECK(attn::masks_any(window));
+    CHECK(attn::masks_any(opts_valid_len(2, false)));
+    CHECK(attn::masked(window, 3, 1));
+    CHECK_FALSE(attn::masked(window, 3, 2));
+    CHECK_FALSE(attn::masked(window, 3, 3));
+    CHECK_FALSE(attn::masked({}, 0, 5));
+    const attn::MaskOptions both = opts_valid_len(2, true);  // causal, keys j >= 2 hidden
+    CHECK(attn::masked(both, 0, 1));
+    CHECK_FALSE(attn::masked(both, 1, 1));
+    CHECK(attn::masked(both, 3, 2));
+    const xt::xtensor<bool, 2> mask = attn::attention_mask(4, 5, window);
+    for (std::size_t i = 0; i < 4; ++i)
+        for (std::size_t j = 0; j < 5; ++j) CHECK(attn::masked(window, i, j) == mask(i, j));
+}
+
 TEST_CASE_TEMPLATE("attention: causal and valid-length masking in attention", T, float, double) {
     attn::TorchGenerator gen(7);
     const auto Q = random_matrix<T>(gen, 5, 4);  // (q, d_k)
