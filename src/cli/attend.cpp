@@ -157,29 +157,17 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
         return e;
     };
 
-    const bool several = spec.holds_several_arrays();
-    std::vector<io::MatrixStream> streams;
-    if (!indexed) {
-        for (Show item : show) streams.push_back(arrays(0, item));
-    } else if (several) {  // one entry per sentence: <array>_<sentence>
-        for (std::size_t k = 0; k < seqs.size(); ++k)
-            for (Show item : show) {
-                io::MatrixStream e = arrays(k, item);
-                e.info.name += fmt::format("_{}", k);
-                e.info.title = fmt::format("sentence {}: {}", k, e.info.title);
-                streams.push_back(std::move(e));
-            }
-    } else {  // one array, the sentence index as the first field
-        for (Show item : show) {
-            std::vector<io::MatrixStream> parts;
-            for (std::size_t k = 0; k < seqs.size(); ++k) parts.push_back(arrays(k, item));
-            // a shorter sentence's missing keys: weights 0, else NaN
-            io::MatrixStream e = io::concatenate(std::move(parts), "sentence",
-                                                 item == Show::weights ? 0.0 : std::nan(""));
-            e.info.title += ", every sentence";
-            streams.push_back(std::move(e));
-        }
-    }
+    // per sentence, its arrays; from standard input, one entry per sentence and array
+    // (<array>_<k>) or one array per item with the sentence index first (a shorter sentence's
+    // missing keys: weights 0, else NaN)
+    std::vector<std::vector<io::MatrixStream>> parts(seqs.size());
+    std::vector<double> pad;
+    for (Show item : show) pad.push_back(item == Show::weights ? 0.0 : std::nan(""));
+    for (std::size_t k = 0; k < seqs.size(); ++k)
+        for (Show item : show) parts[k].push_back(arrays(k, item));
+    const std::vector<io::MatrixStream> streams =
+        indexed ? io::join_parts(std::move(parts), "sentence", spec.holds_several_arrays(), pad)
+                : std::move(parts.front());
     io::Output output(spec, streams.size());
     io::drive(output.sink(), streams, drive);
     output.commit();

@@ -116,6 +116,29 @@ MatrixStream concatenate(std::vector<MatrixStream> parts, std::string part_label
     return out;
 }
 
+std::vector<MatrixStream> join_parts(std::vector<std::vector<MatrixStream>> parts,
+                                     const std::string& part_label, bool separate,
+                                     const std::vector<double>& pad) {
+    std::vector<MatrixStream> out;
+    if (separate) {
+        for (std::size_t k = 0; k < parts.size(); ++k)
+            for (MatrixStream& e : parts[k]) {
+                e.info.name += fmt::format("_{}", k);
+                e.info.title = fmt::format("{} {}: {}", part_label, k, e.info.title);
+                out.push_back(std::move(e));
+            }
+        return out;
+    }
+    for (std::size_t j = 0; j < parts.front().size(); ++j) {
+        std::vector<MatrixStream> column;
+        for (auto& part : parts) column.push_back(std::move(part[j]));
+        MatrixStream e = concatenate(std::move(column), part_label, pad[j]);
+        e.info.title += ", every " + part_label;
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
 void drive(ArraySink& sink, const MatrixStream& stream, const DriveOptions& options) {
     const ArrayInfo& info = stream.info;
     const std::size_t total = info.rows(), columns = info.columns();

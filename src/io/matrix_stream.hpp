@@ -51,6 +51,15 @@ MatrixStream table_stream(std::string name, std::string title, std::size_t rows,
 /// parts' masked cells and the padding are masked. parts must not be empty.
 MatrixStream concatenate(std::vector<MatrixStream> parts, std::string part_label, double pad);
 
+/// The arrays of several parts as the streams of one output: parts[k] holds part k's arrays, the
+/// same arrays in the same order for every part. separate: every array of every part an entry,
+/// part after part, named "<name>_<k>" and titled "<part_label> k: <title>"; otherwise each array
+/// once, its parts concatenated (the part index as the first field, missing columns of array j
+/// padded with pad[j]) and titled "<title>, every <part_label>". parts must not be empty.
+std::vector<MatrixStream> join_parts(std::vector<std::vector<MatrixStream>> parts,
+                                     const std::string& part_label, bool separate,
+                                     const std::vector<double>& pad);
+
 struct DriveOptions {
     /// Rows per block handed to the sink; at most block_rows x columns doubles are held
     /// (twice that with compute_ahead).

@@ -150,3 +150,50 @@ TEST_CASE("concatenate: parts one after the other, a part label first, short row
     attn::io::drive(sink, all);
     CHECK(sink.arrays[0].values == std::vector<double>{0, 1, -1, 10, 11, -1, 1000, 1001, 1002});
 }
+
+TEST_CASE("join_parts: an entry per part and array, or each array once over the parts") {
+    // part k's arrays "a" (k + 1 rows, value 10 k + r) and "b" (1 row, value -k)
+    auto array = [](const char* name, std::size_t rows, double base, double step) {
+        MatrixStream s;
+        s.info.name = name;
+        s.info.title = std::string("array ") + name;
+        s.info.shape = {rows, 1};
+        s.info.labels.push_back({"position", [](std::size_t r) { return std::to_string(r); }});
+        s.info.column_labels = {"0"};
+        s.produce = attn::io::row_by_row(
+            [base, step](std::size_t r, double* out) { out[0] = base + step * r; }, 1);
+        return s;
+    };
+    auto parts = [&] {
+        std::vector<std::vector<MatrixStream>> p(2);
+        for (std::size_t k = 0; k < 2; ++k) {
+            p[k].push_back(array("a", k + 1, 10.0 * k, 1));
+            p[k].push_back(array("b", 1, -1.0 * k, 0));
+        }
+        return p;
+    };
+    SUBCASE("separate: <name>_<k>, part after part") {
+        const auto out = attn::io::join_parts(parts(), "sentence", true, {0, 0});
+        REQUIRE(out.size() == 4);
+        CHECK(out[0].info.name == "a_0");
+        CHECK(out[1].info.name == "b_0");
+        CHECK(out[2].info.name == "a_1");
+        CHECK(out[2].info.title == "sentence 1: array a");
+        RecordingSink sink;
+        attn::io::drive(sink, out[2]);
+        CHECK(sink.arrays[0].values == std::vector<double>{10, 11});
+    }
+    SUBCASE("joined: each array once, the part index first") {
+        const auto out = attn::io::join_parts(parts(), "sentence", false, {0, 0});
+        REQUIRE(out.size() == 2);
+        CHECK(out[0].info.name == "a");
+        CHECK(out[0].info.title == "array a, every sentence");
+        CHECK(out[0].info.shape == std::vector<std::size_t>{3, 1});
+        CHECK(out[0].info.labels[0].name == "sentence");
+        CHECK(out[0].info.labels[0].value(2) == "1");
+        RecordingSink sink;
+        attn::io::drive(sink, out);
+        CHECK(sink.arrays[0].values == std::vector<double>{0, 10, 11});
+        CHECK(sink.arrays[1].values == std::vector<double>{0, -1});
+    }
+}
