@@ -116,24 +116,21 @@ io::MatrixStream square_stack(const SentenceArrays<T>& a, std::string name, std:
                               T* ScoreRows<T>::*field) {
     const auto& res = a.run.results;
     const std::vector<std::size_t> rows = query_rows(a);
-    auto buffer = std::make_shared<std::vector<T>>();
+    const std::size_t n = a.s.n();
     if (a.progress) a.progress->add_total(res.size() * res.front().queries.size() * rows.size());
     io::MatrixStream e = io::matrix_stack(
         std::move(name), std::move(title), a.s.batch, head_axis(a), rows,
-        a.s.tokens.empty() ? io::index_labels(a.s.n()) : a.s.tokens,
-        io::position_labels(a.s.tokens),
-        [&res, field, buffer, progress = a.progress](std::size_t b, std::size_t h, std::size_t i,
-                                                     std::size_t len, double* out) {
-            const std::size_t n = res[b].output.shape(0);
-            buffer->resize(len * n);
-            ScoreRows<T> sr;
-            sr.*field = buffer->data();
-            sr.stride = n;
-            res[b].rows->rows(h, i, len, sr);
-            std::transform(buffer->begin(), buffer->end(), out,
-                           [](T x) { return static_cast<double>(x); });
-            if (progress) progress->advance(len);
-        });
+        a.s.tokens.empty() ? io::index_labels(n) : a.s.tokens, io::position_labels(a.s.tokens),
+        io::converted_rows<T>(
+            [&res, field, n, progress = a.progress](std::size_t b, std::size_t h, std::size_t i,
+                                                    std::size_t len, T* buf) {
+                ScoreRows<T> sr;
+                sr.*field = buf;
+                sr.stride = n;
+                res[b].rows->rows(h, i, len, sr);
+                if (progress) progress->advance(len);
+            },
+            n));
     e.info.column_axis = "key";
     return e;
 }
@@ -198,17 +195,14 @@ io::MatrixStream positions_stream(const SentenceArrays<T>& a) {
     const std::vector<std::size_t> shape = scheme.positions_shape();
     const bool bias = shape.size() == 3;
     const std::size_t n = a.s.n(), cols = shape.back();
-    auto buffer = std::make_shared<std::vector<T>>();
-    io::MatrixStream e =
-        io::matrix_stack("positions", scheme.description(), 0, bias ? head_axis(a) : 0,
-                         io::every_row(n), io::index_labels(cols), {io::index_label("position")},
-                         [&scheme, buffer, n, cols](std::size_t, std::size_t h, std::size_t i,
-                                                    std::size_t len, double* out) {
-                             buffer->resize(len * cols);
-                             scheme.positions_rows(h * n + i, len, buffer->data());
-                             std::transform(buffer->begin(), buffer->end(), out,
-                                            [](T x) { return static_cast<double>(x); });
-                         });
+    io::MatrixStream e = io::matrix_stack(
+        "positions", scheme.description(), 0, bias ? head_axis(a) : 0, io::every_row(n),
+        io::index_labels(cols), {io::index_label("position")},
+        io::converted_rows<T>(
+            [&scheme, n](std::size_t, std::size_t h, std::size_t i, std::size_t len, T* buf) {
+                scheme.positions_rows(h * n + i, len, buf);
+            },
+            cols));
     if (bias) e.info.column_axis = "key";
     return e;
 }
@@ -255,11 +249,8 @@ io::MatrixStream context_stream(const SentenceArrays<T>& a) {
 template <class T>
 std::shared_ptr<std::vector<model::AttentionSummaries>> summaries(const SentenceArrays<T>& a) {
     if (a.run.summaries) return a.run.summaries;
-    auto out = std::make_shared<std::vector<model::AttentionSummaries>>();
-    for (const auto& r : a.run.results)
-        model::add_layer(out->emplace_back(a.s.n(), model::SummaryChoice{true, true, true, true}),
-                         0, r);
-    return a.run.summaries = out;
+    return a.run.summaries = std::make_shared<std::vector<model::AttentionSummaries>>(
+               model::summarise_each(a.run.results, a.s.n(), {true, true, true, true}));
 }
 
 // head_stats: a row per (sequence, head): [sequence,] layer, head, then HeadStats::kNames.

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <memory>
-#include <numeric>
 
 #include "cli/attend_model.hpp"
 #include "cli/errors.hpp"
@@ -128,37 +127,28 @@ io::MatrixStream hidden_stream(model::ModelRun<T>& run) {
 template <class T>
 io::MatrixStream positions_stream(model::ModelRun<T>& run) {
     const auto& scheme = run.family().scheme();
-    const std::size_t n = run.n();
-    io::MatrixStream s;
-    s.info.name = "positions";
-    if (scheme.scheme() == positions::Scheme::none) {
+    const io::StackLabel position = io::index_label("position", true);
+    if (scheme.scheme() == positions::Scheme::none) {  // the first n rows of the table
         auto p = std::make_shared<model::Matrix<T>>(run.family().learned_positions());
-        const std::size_t d = p->shape(1);
-        s.info.title = "learned position rows";
-        s.info.shape = {n, d};
-        s.info.labels = {{"position", [](std::size_t r) { return std::to_string(r); }, true}};
-        s.info.column_labels = io::index_labels(d);
-        s.produce = [p, d](std::size_t row0, std::size_t rows, double* out) {
-            for (std::size_t r = row0; r < row0 + rows; ++r)
-                for (std::size_t j = 0; j < d; ++j) *out++ = static_cast<double>((*p)(r, j));
-        };
-        return s;
+        return io::matrix_stack(
+            "positions", "learned position rows", {}, {}, io::every_row(run.n()),
+            io::index_labels(p->shape(1)), {position},
+            io::held_rows<T>([p](std::size_t, std::size_t) { return p->data(); }, p->shape(1)));
     }
-    s.info.title = scheme.description();
-    s.info.shape = scheme.positions_shape();
-    const std::size_t cols = s.info.shape.back();
-    if (s.info.shape.size() == 3)
-        s.info.labels = {{"head", [n](std::size_t r) { return std::to_string(r / n); }, true},
-                         {"query", [n](std::size_t r) { return std::to_string(r % n); }, true}};
-    else
-        s.info.labels = {{"position", [](std::size_t r) { return std::to_string(r); }, true}};
-    s.info.column_labels = io::index_labels(cols);
-    s.produce = [&scheme, cols](std::size_t row0, std::size_t rows, double* out) {
-        std::vector<T> buf(rows * cols);
-        scheme.positions_rows(row0, rows, buf.data());
-        std::copy(buf.begin(), buf.end(), out);
-    };
-    return s;
+    // (n, d), or a bias per head (H, n, n)
+    const std::vector<std::size_t> shape = scheme.positions_shape();
+    const bool bias = shape.size() == 3;
+    const std::size_t rows = shape[shape.size() - 2], cols = shape.back();
+    return io::matrix_stack(
+        "positions", scheme.description(),
+        bias ? io::value_axis("head", io::every_row(shape[0])) : io::StackAxis{}, {},
+        io::every_row(rows), io::index_labels(cols),
+        {bias ? io::index_label("query", true) : position},
+        io::converted_rows<T>(
+            [&scheme, rows](std::size_t h, std::size_t, std::size_t i, std::size_t len, T* buf) {
+                scheme.positions_rows(h * rows + i, len, buf);
+            },
+            cols));
 }
 
 // The 10 likeliest next ids (ties by id) and their probabilities, computed when first asked
@@ -173,14 +163,7 @@ class NextTop {
     const std::vector<std::size_t>& ids() const {
         if (top_->empty()) {
             run_->finish();
-            const std::vector<double>& p = run_->next();
-            std::vector<std::size_t> order(p.size());
-            std::iota(order.begin(), order.end(), 0);
-            const auto k = static_cast<std::ptrdiff_t>(rows());
-            std::partial_sort(
-                order.begin(), order.begin() + k, order.end(),
-                [&](std::size_t a, std::size_t b) { return p[a] != p[b] ? p[a] > p[b] : a < b; });
-            top_->assign(order.begin(), order.begin() + k);
+            *top_ = model::top_ids(run_->next(), rows());
         }
         return *top_;
     }

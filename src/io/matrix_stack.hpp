@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,22 @@ StackBlock held_rows(std::function<const T*(std::size_t b, std::size_t h)> data,
     return [data, cols](std::size_t b, std::size_t h, std::size_t i, std::size_t len, double* out) {
         const T* m = data(b, h) + i * cols;
         for (std::size_t k = 0; k < len * cols; ++k) out[k] = static_cast<double>(m[k]);
+    };
+}
+
+/// A StackBlock over a producer of T rows: fill(b, h, i, len, buf) writes rows [i, i + len) of
+/// matrix (b, h), `cols` values each, into buf (the block's own, kept between calls), handed on
+/// as doubles.
+template <class T>
+StackBlock converted_rows(
+    std::function<void(std::size_t b, std::size_t h, std::size_t i, std::size_t len, T* buf)> fill,
+    std::size_t cols) {
+    auto buffer = std::make_shared<std::vector<T>>();
+    return [fill, cols, buffer](std::size_t b, std::size_t h, std::size_t i, std::size_t len,
+                                double* out) {
+        buffer->resize(len * cols);
+        fill(b, h, i, len, buffer->data());
+        for (std::size_t k = 0; k < len * cols; ++k) out[k] = static_cast<double>((*buffer)[k]);
     };
 }
 

@@ -83,3 +83,20 @@ TEST_CASE("matrix_stack: axes labelled by given numbers, numeric fields, one axi
     CHECK_FALSE(heads.label.numeric);
     CHECK(attn::io::index_label("query", true).numeric);
 }
+
+TEST_CASE("converted_rows: a producer of float rows handed on as doubles") {
+    // matrix (b, h) entry (i, j) = b + h / 2 + i / 4 + j / 8, float
+    const attn::io::StackBlock block = attn::io::converted_rows<float>(
+        [](std::size_t b, std::size_t h, std::size_t i, std::size_t len, float* buf) {
+            for (std::size_t r = 0; r < len; ++r)
+                for (std::size_t j = 0; j < 2; ++j)
+                    buf[r * 2 + j] = float(b) + float(h) / 2 + float(i + r) / 4 + float(j) / 8;
+        },
+        2);
+    std::vector<double> out(4);
+    block(1, 1, 2, 2, out.data());
+    CHECK(out == std::vector<double>{2.0, 2.125, 2.25, 2.375});
+    block(0, 0, 0, 1, out.data());
+    CHECK(out[0] == 0.0);
+    CHECK(out[1] == 0.125);
+}

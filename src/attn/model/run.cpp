@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 
 namespace attn::model {
@@ -103,6 +104,17 @@ void ModelRun<T>::finish() {
     for (std::size_t v = 0; v < logits.size(); ++v)
         sum += next_[v] = std::exp(static_cast<double>(logits[v]) - m);
     for (double& p : next_) p /= sum;
+}
+
+std::vector<std::size_t> top_ids(const std::vector<double>& p, std::size_t k) {
+    std::vector<std::size_t> order(p.size());
+    std::iota(order.begin(), order.end(), 0);
+    const auto end = order.begin() + static_cast<std::ptrdiff_t>(std::min(k, p.size()));
+    std::partial_sort(order.begin(), end, order.end(), [&p](std::size_t a, std::size_t b) {
+        return p[a] != p[b] ? p[a] > p[b] : a < b;
+    });
+    order.erase(end, order.end());
+    return order;
 }
 
 template class ModelRun<float>;

@@ -79,4 +79,8 @@ class ModelRun {
     std::unique_ptr<AttentionSummaries> summaries_;
 };
 
+/// The k likeliest ids of p (probabilities by id), likeliest first, ties by the smaller id; k is
+/// clipped to p.size().
+std::vector<std::size_t> top_ids(const std::vector<double>& p, std::size_t k);
+
 }  // namespace attn::model

@@ -185,4 +185,17 @@ void add_layer(AttentionSummaries& summaries, std::size_t layer, const LayerResu
 template void add_layer(AttentionSummaries&, std::size_t, const LayerResult<float>&);
 template void add_layer(AttentionSummaries&, std::size_t, const LayerResult<double>&);
 
+template <class T>
+std::vector<AttentionSummaries> summarise_each(const std::vector<LayerResult<T>>& results,
+                                               std::size_t n, SummaryChoice choice) {
+    std::vector<AttentionSummaries> out;
+    for (const LayerResult<T>& r : results) add_layer(out.emplace_back(n, choice), 0, r);
+    return out;
+}
+
+template std::vector<AttentionSummaries> summarise_each(const std::vector<LayerResult<float>>&,
+                                                        std::size_t, SummaryChoice);
+template std::vector<AttentionSummaries> summarise_each(const std::vector<LayerResult<double>>&,
+                                                        std::size_t, SummaryChoice);
+
 }  // namespace attn::model

@@ -127,4 +127,10 @@ std::uint64_t summaries_bytes(std::size_t n, std::size_t heads, std::size_t laye
 template <class T>
 void add_layer(AttentionSummaries& summaries, std::size_t layer, const LayerResult<T>& result);
 
+/// One AttentionSummaries of n tokens per result (sequences through one layer: a batch), each
+/// holding that result as its layer 0 (add_layer), with `choice`.
+template <class T>
+std::vector<AttentionSummaries> summarise_each(const std::vector<LayerResult<T>>& results,
+                                               std::size_t n, SummaryChoice choice);
+
 }  // namespace attn::model

@@ -183,6 +183,21 @@ TEST_CASE("add_layer: a layer's heads read by rows on either path, as its weight
     CHECK(from_direct.rollout() == want.rollout());
     check_close(from_tiled.mean_weights(), want.mean_weights(), "tiled mean_weights", 1e-12);
     check_close(from_tiled.offsets(), want.offsets(), "tiled offsets", 1e-12);
+
+    // summarise_each: a batch through the layer, one AttentionSummaries each, as layer 0
+    std::vector<attn::LayerResult<double>> batch;
+    batch.push_back(attn::forward(in, w.views(), none, o));  // tiled
+    o.path = attn::AttentionPath::direct;
+    batch.push_back(attn::forward(in, w.views(), none, o));
+    const std::vector<AttentionSummaries> each = attn::model::summarise_each(batch, n, all);
+    REQUIRE(each.size() == 2);
+    CHECK(each[1].layer_numbers() == std::vector<std::size_t>{0});
+    CHECK(each[1].head_stats().size() == H);
+    CHECK(each[1].head_stats()[1].layer == 0);
+    CHECK(each[1].head_stats()[1].values() == want.head_stats()[1].values());
+    CHECK(each[1].rollout() == want.rollout());
+    CHECK(each[1].offsets() == want.offsets());
+    check_close(each[0].mean_weights(), want.mean_weights(), "tiled mean_weights", 1e-12);
 }
 
 TEST_CASE("summaries_bytes: what an AttentionSummaries holds, counted before it is made") {
