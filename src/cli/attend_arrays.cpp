@@ -207,15 +207,11 @@ io::MatrixStream positions_stream(const SentenceArrays<T>& a) {
     return e;
 }
 
-// context(X[p]) - context(X)[p], per batch element. Pictures draw its rounding noise as 0:
-// contexts at most s = max |context| in magnitude, built by sums of at most n + d_in + d_out
-// terms (io::rounding_noise).
+// context(X[p]) - context(X)[p], per batch element. Pictures draw its rounding noise as 0
+// (io::rounding_noise of attn::equivariance_bound).
 template <class T>
 io::MatrixStream equivariance_stream(const SentenceArrays<T>& a) {
     const auto& eq = a.run.equivariance;
-    double s = 0;
-    for (const auto& r : a.run.results) s = std::max(s, double(xt::amax(xt::abs(r.output))()));
-    const std::size_t terms = a.s.n() + a.run.x.front().shape(1) + eq.front().shape(1);
     const std::string scheme = a.run.scheme.description();
     io::MatrixStream e = io::matrix_stack(
         "equivariance",
@@ -225,8 +221,10 @@ io::MatrixStream equivariance_stream(const SentenceArrays<T>& a) {
         io::position_labels(a.s.tokens),
         io::held_rows<T>([&eq](std::size_t b, std::size_t) { return eq[b].data(); },
                          eq.front().shape(1)));
+    const SumBound bound = equivariance_bound(a.run);
     e.info.noise = io::rounding_noise(
-        s, std::is_same_v<T, float> ? io::Dtype::float32 : io::Dtype::float64, terms);
+        bound.magnitude, std::is_same_v<T, float> ? io::Dtype::float32 : io::Dtype::float64,
+        bound.terms);
     return e;
 }
 

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include <xtensor/xmath.hpp>
 #include <xtensor/xtensor.hpp>
 
 #include "attn/attention/permutation.hpp"
@@ -116,6 +117,19 @@ SequenceResult<T> attend_sequence(const Sequence& s, std::span<const std::size_t
     }
     return r;
 }
+
+template <class T>
+SumBound equivariance_bound(const SequenceResult<T>& r) {
+    SumBound bound;
+    for (const auto& res : r.results)
+        bound.magnitude = std::max(bound.magnitude, double(xt::amax(xt::abs(res.output))()));
+    bound.terms =
+        r.results.front().output.shape(0) + r.x.front().shape(1) + r.equivariance.front().shape(1);
+    return bound;
+}
+
+template SumBound equivariance_bound(const SequenceResult<float>&);
+template SumBound equivariance_bound(const SequenceResult<double>&);
 
 template SequenceResult<float> attend_sequence<float>(const Sequence&, std::span<const std::size_t>,
                                                       const LayerWeights<float>&,

@@ -62,6 +62,16 @@ struct SequenceResult {
     std::optional<double> scale;                  // options.scale
 };
 
+/// What bounds the rounding noise of the equivariance context(X[p]) - context(X)[p]: the
+/// contexts' largest magnitude, max_b max |output_b|, and the terms of the longest sum that
+/// builds one, n + d_in + d_out.
+struct SumBound {
+    double magnitude = 0;
+    std::size_t terms = 0;
+};
+template <class T>
+SumBound equivariance_bound(const SequenceResult<T>& r);
+
 /// The layer over every batch element of s: x_b cast to T (and rounded to options.dtype),
 /// permuted by p (empty: none), with masks[b] (one per element) and the scheme made from
 /// config for s's n rows; with p, also the equivariance against the rows as given.

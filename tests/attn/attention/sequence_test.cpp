@@ -2,6 +2,7 @@
 // each batch element.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
@@ -99,6 +100,12 @@ TEST_CASE("attend_sequence: each batch element's layer over X[p], and its equiva
     CHECK(xt::amax(xt::abs(c.equivariance[0]))() < 1e-14);
     CHECK(xt::amax(xt::abs(c.equivariance[1]))() > 1e-3);
     CHECK(attn::attend_sequence<double>(s, {}, w, {}, masks, o).equivariance.empty());
+    // the contexts' largest magnitude and n + d_in + d_out
+    const attn::SumBound bound = attn::equivariance_bound(r);
+    CHECK(bound.terms == 5 + 4 + 4);
+    CHECK(bound.magnitude == std::max(double(xt::amax(xt::abs(r.results[0].output))()),
+                                      double(xt::amax(xt::abs(r.results[1].output))())));
+    CHECK(bound.magnitude > 0.1);
     CHECK_THROWS_AS(attn::attend_sequence<double>(s, p, w, {}, {{}}, o), std::invalid_argument);
 }
 
