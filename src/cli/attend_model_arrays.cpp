@@ -102,26 +102,21 @@ io::MatrixStream context_stream(model::ModelRun<T>& run) {
 
 template <class T>
 io::MatrixStream hidden_stream(model::ModelRun<T>& run) {
-    const std::size_t n = run.n(), d = run.family().config().hidden_size;
-    const std::size_t L = run.layers().size();
-    io::MatrixStream s;
-    s.info.name = "hidden";
-    s.info.title = "residual stream: before the first selected layer, then after each";
-    s.info.shape = {L + 1, n, d};
+    // (layers + 1, n, d): the state before the first selected layer, then after each
     auto states = std::make_shared<std::vector<std::string>>();
     states->push_back(run.layers().front() == 0 ? "embedding"
                                                 : fmt::format("before {}", run.layers().front()));
     for (const std::size_t l : run.layers()) states->push_back(fmt::format("after {}", l));
-    s.info.labels = {{"state", [states, n](std::size_t r) { return (*states)[r / n]; }},
-                     {"position", [n](std::size_t r) { return std::to_string(r % n); }, true}};
-    s.info.column_labels = io::index_labels(d);
-    s.produce = [&run, n, d](std::size_t row0, std::size_t rows, double* out) {
-        run.finish();
-        for (std::size_t r = row0; r < row0 + rows; ++r)
-            for (std::size_t j = 0; j < d; ++j)
-                *out++ = static_cast<double>(run.hidden()[r / n](r % n, j));
-    };
-    return s;
+    const io::StackAxis state{states->size(),
+                              {"state", [states](std::size_t k) { return (*states)[k]; }}};
+    return io::matrix_stack(
+        "hidden", "residual stream: before the first selected layer, then after each", state, {},
+        io::every_row(run.n()), io::index_labels(run.family().config().hidden_size),
+        {io::index_label("position", true)},
+        [&run](std::size_t k, std::size_t, std::size_t i, std::size_t len, double* out) {
+            run.finish();
+            copy_rows(run.hidden()[k], i, len, out);
+        });
 }
 
 template <class T>
