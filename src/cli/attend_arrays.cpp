@@ -1,6 +1,7 @@
 // attn attend's --show table: every array it can print, written once (name, shape, help,
 // producer, needs) over the layer's results (attn::LayerResult), the --show list against it,
-// with the summaries of the layer's heads.
+// with the summaries of the layer's heads (model::summarise_each; their arrays are --model's,
+// head_stats_stream and summary_array_stream). Stacks of matrices are io::matrix_stack.
 #include "cli/attend.hpp"
 
 #include <fmt/format.h>
