@@ -202,7 +202,7 @@ int run_encode(const EncodeOptions& opt) {
         throw UsageError(fmt::format("--base: {} is not a finite number greater than 1", opt.base));
     check_scheme_options(opt);
     if (opt.scheme != Scheme::sinusoidal) return run_scheme(opt);
-    parse_encode_show(opt);  // P or all: P
+    const EncodeShow show = parse_encode_show(opt);  // P, all: P; and whether error
     // X + P: X is read whole (it is the user's data); n and d default to X's.
     const io::NpyArray x = opt.add.empty() ? io::NpyArray{} : read_addend(opt);
     const std::size_t batch = x.shape.size() == 3 ? x.shape[0] : 1;
@@ -219,7 +219,7 @@ int run_encode(const EncodeOptions& opt) {
     io::MatrixStream stream = p_stream(run, opt.angles, true);
     const ExactForm exact = p_exact(run);
     if (!angles) stream = rounded_once(std::move(stream), exact);
-    if (show_errors(opt)) {
+    if (show.errors) {
         PRun reference = run;
         reference.dtype = io::Dtype::float64;
         stream = error_stream(std::move(stream), p_stream(reference, Angles::exact, false), exact,
