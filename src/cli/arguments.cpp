@@ -151,15 +151,25 @@ void push_point(std::string_view spec, std::vector<std::uint64_t>& values, std::
 
 }  // namespace
 
+const char* size_variable_name(SizeVariable v) {
+    constexpr const char* kNames[] = {"n", "d", "k", "r"};
+    return kNames[static_cast<int>(v)];
+}
+
 Sweep parse_sweep(std::string_view spec, std::size_t max_points) {
     const std::size_t eq = spec.find('=');
     if (eq == std::string_view::npos)
         sweep_error(spec, "expected <var>=<values>, e.g. n=16:65536:x2 or n=16,32,64");
     Sweep sweep;
-    sweep.variable = std::string(spec.substr(0, eq));
-    if (sweep.variable != "n" && sweep.variable != "d" && sweep.variable != "k" &&
-        sweep.variable != "r")
-        sweep_error(spec, "unknown variable '" + sweep.variable + "' (known: n, d, k, r)");
+    const std::string_view name = spec.substr(0, eq);
+    bool known = false;
+    for (SizeVariable v : {SizeVariable::n, SizeVariable::d, SizeVariable::k, SizeVariable::r})
+        if (name == size_variable_name(v)) {
+            sweep.variable = v;
+            known = true;
+        }
+    if (!known)
+        sweep_error(spec, "unknown variable '" + std::string(name) + "' (known: n, d, k, r)");
     const std::string_view body = spec.substr(eq + 1);
     if (body.empty()) sweep_error(spec, "no values after '='");
 

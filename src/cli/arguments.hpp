@@ -49,10 +49,14 @@ Slice parse_slice(std::string_view text, std::size_t length);
 std::vector<std::int64_t> parse_offsets(std::string_view text, std::size_t max_count);
 
 // ---- sweeps
-/// A sweep over one size: the variable ("n", "d", "k" or "r") and its values in the given
-/// order.
+/// The sizes a sweep can vary: positions n, width d, kernel k, neighborhood r.
+enum class SizeVariable { n, d, k, r };
+/// "n", "d", "k" or "r", as a sweep writes it.
+const char* size_variable_name(SizeVariable v);
+
+/// A sweep over one size: the variable and its values in the given order.
 struct Sweep {
-    std::string variable;
+    SizeVariable variable = SizeVariable::n;
     std::vector<std::uint64_t> values;
 };
 

@@ -66,11 +66,24 @@ struct Given {
     const CLI::Option* neighborhood;
 };
 
-// The size a --sweep varies: its name (as --sweep writes it) and its field.
+// The size a --sweep varies and its field.
 struct Swept {
-    std::string name;  // "" = no sweep
+    std::optional<SizeVariable> variable;  // none: no sweep
     u64 LayerSizes::*field = nullptr;
 };
+
+// Each size, in the order of SizeVariable: the option that gives it, its limit, its field.
+struct SizeField {
+    SizeVariable variable;
+    const char* option;
+    std::int64_t max;
+    u64 LayerSizes::*field;
+};
+constexpr SizeField kSizeFields[] = {
+    {SizeVariable::n, "--positions", kMaxPositions, &LayerSizes::n},
+    {SizeVariable::d, "--dim", kMaxDim, &LayerSizes::d},
+    {SizeVariable::k, "--kernel", kMaxKernel, &LayerSizes::k},
+    {SizeVariable::r, "--neighborhood", kMaxNeighborhood, &LayerSizes::r}};
 
 // The points to compute: the given sizes, with the swept variable taking each value.
 std::vector<LayerSizes> sweep_points(const ComplexityOptions& opt, const Given& given,
@@ -87,32 +100,21 @@ std::vector<LayerSizes> sweep_points(const ComplexityOptions& opt, const Given& 
         return {base};
     }
     const Sweep sweep = naming_option("--sweep", [&] { return parse_sweep(opt.sweep); });
-    struct Bound {
-        const char* var;
-        const char* option;
-        const CLI::Option* given;
-        std::int64_t max;
-        u64 LayerSizes::*field;
-    };
-    const Bound bounds[] = {
-        {"n", "--positions", given.positions, kMaxPositions, &LayerSizes::n},
-        {"d", "--dim", given.dim, kMaxDim, &LayerSizes::d},
-        {"k", "--kernel", given.kernel, kMaxKernel, &LayerSizes::k},
-        {"r", "--neighborhood", given.neighborhood, kMaxNeighborhood, &LayerSizes::r}};
+    const auto at = static_cast<std::size_t>(sweep.variable);
+    const SizeField& b = kSizeFields[at];
+    const char* name = size_variable_name(sweep.variable);
+    *swept = {sweep.variable, b.field};
+    const CLI::Option* typed[] = {given.positions, given.dim, given.kernel, given.neighborhood};
+    if (typed[at]->count() > 0)
+        throw UsageError(fmt::format("--sweep: {} is swept; drop {}", name, b.option));
     std::vector<LayerSizes> points;
-    for (const Bound& b : bounds) {
-        if (sweep.variable != b.var) continue;
-        *swept = {sweep.variable, b.field};
-        if (b.given->count() > 0)
-            throw UsageError(fmt::format("--sweep: {} is swept; drop {}", b.var, b.option));
-        for (u64 v : sweep.values) {
-            if (v > static_cast<u64>(b.max))
-                throw UsageError(fmt::format("--sweep: {} = {} is above the {} limit {}", b.var, v,
-                                             b.option, b.max));
-            LayerSizes s = base;
-            s.*b.field = v;
-            points.push_back(s);
-        }
+    for (u64 v : sweep.values) {
+        if (v > static_cast<u64>(b.max))
+            throw UsageError(
+                fmt::format("--sweep: {} = {} is above the {} limit {}", name, v, b.option, b.max));
+        LayerSizes s = base;
+        s.*b.field = v;
+        points.push_back(s);
     }
     if (points.front().n == 0)
         throw UsageError("--positions: counts need n; give -n N or sweep it");
@@ -187,7 +189,7 @@ int run_complexity(const ComplexityOptions& opt, const Given& given) {
 
     Swept swept;
     const std::vector<LayerSizes> points = sweep_points(drawn, given, &swept);
-    const std::string& variable = swept.name;
+    const std::string variable = swept.variable ? size_variable_name(*swept.variable) : "";
     std::vector<Row> rows;
     for (const LayerSizes& s : points)
         for (const SymbolicRow& sym : symbolic)
@@ -201,14 +203,12 @@ int run_complexity(const ComplexityOptions& opt, const Given& given) {
     if (picture) {
         io::Output output(spec, 1);
         const LayerSizes& fixed = points.front();
-        std::string title = fmt::format("multiply-adds of one layer against {}", swept.name);
-        for (const auto& [name, field] : {std::pair{"n", &LayerSizes::n},
-                                          {"d", &LayerSizes::d},
-                                          {"k", &LayerSizes::k},
-                                          {"r", &LayerSizes::r}})
-            if (name != swept.name) title += fmt::format(", {} = {}", name, fixed.*field);
+        std::string title = fmt::format("multiply-adds of one layer against {}", variable);
+        for (const SizeField& f : kSizeFields)
+            if (f.variable != swept.variable)
+                title += fmt::format(", {} = {}", size_variable_name(f.variable), fixed.*f.field);
         if (opt.with_projections) title += ", with the Q/K/V/output projections";
-        io::drive(output.sink(), curves_stream(rows, points, swept.name, swept.field, title));
+        io::drive(output.sink(), curves_stream(rows, points, *swept.variable, swept.field, title));
         output.commit();
         return kOk;
     }

@@ -112,13 +112,12 @@ io::MatrixStream counts_stream(const std::vector<Row>& rows, const RealFormat& r
 }
 
 io::MatrixStream curves_stream(const std::vector<Row>& rows, const std::vector<LayerSizes>& points,
-                               const std::string& variable, u64 LayerSizes::*swept,
-                               std::string title) {
+                               SizeVariable variable, u64 LayerSizes::*swept, std::string title) {
     io::ArrayInfo info;
     info.name = "complexity";
     info.title = std::move(title);
     info.dtype = io::Dtype::float64;
-    info.column_labels.push_back(variable);
+    info.column_labels.emplace_back(size_variable_name(variable));
     for (Layer layer : kLayers) info.column_labels.emplace_back(layer_name(layer));
     info.shape = {points.size(), info.column_labels.size()};
     info.x_column = 0;
@@ -126,11 +125,11 @@ io::MatrixStream curves_stream(const std::vector<Row>& rows, const std::vector<L
     info.value_axis = "multiply-adds";
     // Without the projections, 2 n^2 d (self-attention) = 2 n d^2 (recurrent) at n = d.
     const LayerSizes& s = points.front();
-    if (!s.with_projections && variable == "n")
+    if (!s.with_projections && variable == SizeVariable::n)
         info.x_markers.emplace_back(
             fmt::format("n = d = {}: self-attention costlier than recurrent", s.d),
             static_cast<double>(s.d));
-    if (!s.with_projections && variable == "d")
+    if (!s.with_projections && variable == SizeVariable::d)
         info.x_markers.emplace_back(fmt::format("d = n = {}: recurrent costlier", s.n),
                                     static_cast<double>(s.n));
     const std::size_t L = kLayers.size();

@@ -17,6 +17,7 @@
 
 #include "attn/complexity.hpp"
 #include "attn/complexity_timing.hpp"
+#include "cli/arguments.hpp"
 #include "io/format.hpp"
 #include "io/matrix_stream.hpp"
 
@@ -69,8 +70,7 @@ io::MatrixStream counts_stream(const std::vector<Row>& rows, const RealFormat& r
 /// size where self-attention and the recurrent layer cost the same (n = d) is marked.
 /// rows holds kLayers.size() rows per point, in the order of kLayers.
 io::MatrixStream curves_stream(const std::vector<Row>& rows, const std::vector<LayerSizes>& points,
-                               const std::string& variable, u64 LayerSizes::*swept,
-                               std::string title);
+                               SizeVariable variable, u64 LayerSizes::*swept, std::string title);
 
 /// Where self-attention starts to cost more multiply-adds than the recurrent and the
 /// convolutional layer, for each distinct (d, k) of the points.

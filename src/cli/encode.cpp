@@ -67,6 +67,7 @@ struct PRun {
     std::size_t n, d, batch;
     Slice cols;
     io::Dtype dtype;
+    bool to_terminal;  // the output is a terminal (no progress bar over it)
 };
 
 // Pair j and whether column c of the layout is its sine.
@@ -126,8 +127,7 @@ io::MatrixStream p_stream(const PRun& run, Angles angles, bool progress_bar) {
     const std::size_t block = encoder->block_rows(), columns = cols.size();
     auto scratch = std::make_shared<std::vector<double>>();  // (block, d) when columns < d
     auto progress = std::make_shared<io::Progress>(
-        "encode", info.rows(),
-        progress_bar && !opt.out.quiet && !(opt.out.output == "-" && io::is_terminal(1)));
+        "encode", info.rows(), progress_bar && !opt.out.quiet && !run.to_terminal);
     const positions::Layout layout = opt.layout;
     const double* xv = x.values.data();
     const bool add = !x.shape.empty();
@@ -202,7 +202,7 @@ int run_encode(const EncodeOptions& opt) {
         throw UsageError(fmt::format("--base: {} is not a finite number greater than 1", opt.base));
     check_scheme_options(opt);
     if (opt.scheme != Scheme::sinusoidal) return run_scheme(opt);
-    parse_encode_show(opt);  // P or all: P
+    const EncodeShow show = parse_encode_show(opt);  // P, all: P; and whether error
     // X + P: X is read whole (it is the user's data); n and d default to X's.
     const io::NpyArray x = opt.add.empty() ? io::NpyArray{} : read_addend(opt);
     const std::size_t batch = x.shape.size() == 3 ? x.shape[0] : 1;
@@ -213,13 +213,14 @@ int run_encode(const EncodeOptions& opt) {
     if (!opt.columns.empty()) {
         cols = naming_option("--columns", [&] { return parse_slice(opt.columns, d); });
     }
-    io::Output output(resolve_output(encode_output(opt)), 1);
-    const PRun run{opt, x, n, d, batch, cols, output.dtype()};
+    const io::OutputSpec spec = resolve_output(encode_output(opt));
+    io::Output output(spec, 1);
+    const PRun run{opt, x, n, d, batch, cols, output.dtype(), spec.to_terminal};
     const auto angles = angle_dtype(opt.angles);
     io::MatrixStream stream = p_stream(run, opt.angles, true);
     const ExactForm exact = p_exact(run);
     if (!angles) stream = rounded_once(std::move(stream), exact);
-    if (show_errors(opt)) {
+    if (show.errors) {
         PRun reference = run;
         reference.dtype = io::Dtype::float64;
         stream = error_stream(std::move(stream), p_stream(reference, Angles::exact, false), exact,

@@ -257,7 +257,7 @@ const Table& rope_table() {
         {EncodeArray::sin, "sin", "(n, d)", "sin of the angles in --layout (times yarn's factor)",
          [](const SchemeRun& r) { return cos_sin_stream(r, false); }},
         {EncodeArray::rotated, "rotated", "([b,] n, d)", "X of --apply rotated (its default)",
-         rotated_stream}};
+         rotated_stream, kNeedsApply}};
     return table;
 }
 const Table& alibi_table() {
@@ -265,6 +265,11 @@ const Table& alibi_table() {
         {EncodeArray::slopes, "slopes", "(H)", "m_h: 2^(-8h/H), h = 1..H (BLOOM's for other H)",
          slopes_stream},
         {EncodeArray::bias, "bias", "(H, n, n)", "-m_h |i - j| (default)", bias_stream}};
+    return table;
+}
+const Table& sinusoidal_table() {
+    static const Table table{
+        {EncodeArray::P, "P", "(n, d)", "the positional encoding (default)", nullptr}};
     return table;
 }
 const Table& t5_table() {
@@ -278,6 +283,8 @@ const Table& t5_table() {
 const SchemeTable& table_of(Scheme scheme) {
     static const SchemeTable none;
     switch (scheme) {
+        case Scheme::sinusoidal:
+            return sinusoidal_table();
         case Scheme::rope:
             return rope_table();
         case Scheme::alibi:
@@ -285,10 +292,24 @@ const SchemeTable& table_of(Scheme scheme) {
         case Scheme::t5:
             return t5_table();
         case Scheme::none:
-        case Scheme::sinusoidal:
             break;
     }
     return none;
+}
+
+EncodeArray default_array(Scheme scheme, bool apply) {
+    switch (scheme) {
+        case Scheme::rope:
+            return apply ? EncodeArray::rotated : EncodeArray::angles;
+        case Scheme::alibi:
+            return EncodeArray::bias;
+        case Scheme::t5:
+            return EncodeArray::buckets;
+        case Scheme::none:
+        case Scheme::sinusoidal:
+            break;
+    }
+    return EncodeArray::P;
 }
 
 ExactForm exact_form(EncodeArray item, const SchemeRun& run) {

@@ -33,8 +33,13 @@ struct SchemeRun {
 
 using SchemeTable = ShowTable<EncodeArray, SchemeRun>;
 
-/// The --show table of a scheme (empty for sinusoidal, whose P encode.cpp streams).
+/// ShowEntry::needs of the scheme tables: the array needs --apply X.npy.
+constexpr unsigned kNeedsApply = 1;
+
+/// The --show table of a scheme. Sinusoidal's P has no producer here: encode.cpp streams it.
 const SchemeTable& table_of(Scheme scheme);
+/// The array a scheme prints when --show names none (rope: rotated with --apply).
+EncodeArray default_array(Scheme scheme, bool apply);
 const char* scheme_name(Scheme s);
 
 /// The exact form of an array of run (for rounding once and --show error); at is empty for

@@ -13,6 +13,7 @@
 #include "cli/encode_options.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_code.hpp"
+#include "cli/show_table.hpp"
 #include "io/matrix_stream.hpp"
 #include "io/output_file.hpp"
 
@@ -110,56 +111,87 @@ io::MatrixStream t5_bias_stream(const OpenModel& m, std::size_t n, io::Dtype dty
     return s;
 }
 
+// What a model's arrays are made from: the checkpoint, and the checked options with n, the
+// output dtype and, for t5, the config's buckets.
+struct ModelRun {
+    const OpenModel* model = nullptr;
+    SchemeRun scheme;
+};
+using ModelTable = ShowTable<EncodeArray, ModelRun>;
+
+const ModelTable& learned_table() {
+    static const ModelTable table{
+        {EncodeArray::P, "P", "(n, d)", "rows start .. start+n-1 of the learned table",
+         [](const ModelRun& r) {
+             return learned_stream(*r.model, *r.scheme.opt, r.scheme.n, r.scheme.dtype);
+         }}};
+    return table;
+}
+
+const ModelTable& t5_model_table() {
+    static const ModelTable table{
+        {EncodeArray::buckets, "buckets", "(n, n)", "the bucket of j - i, as --scheme t5's",
+         [](const ModelRun& r) {
+             return show_entry(table_of(Scheme::t5), EncodeArray::buckets).stream(r.scheme);
+         }},
+        {EncodeArray::bias, "bias", "(H, n, n)", "layer 0's learned bias by bucket (default)",
+         [](const ModelRun& r) { return t5_bias_stream(*r.model, r.scheme.n, r.scheme.dtype); }}};
+    return table;
+}
+
+/// A model's --show list as arrays (deflt when it names none); UsageError naming the model's
+/// arrays, and its default when it has a choice ("buckets, bias (default), all").
+std::vector<EncodeArray> parse_model_show(const ModelTable& table, EncodeArray deflt,
+                                          const OpenModel& m, const EncodeOptions& opt) {
+    if (opt.show.empty()) return {deflt};
+    std::string names;
+    for (const auto& e : table)
+        names += e.name + (e.item == deflt && table.size() > 1 ? " (default)" : "") + ", ";
+    const auto unknown = [&](const std::string& name) {
+        return fmt::format("--show: '{}' is not an array of a {} model; it has {}all", name,
+                           model::family_name(m.config.family), names);
+    };
+    return parse_show_list(table, opt.show, 0, {}, unknown);
+}
+
 int run_t5(const OpenModel& m, const EncodeOptions& opt, std::size_t n) {
-    std::vector<std::string> names;
-    const std::string list = opt.show.empty() ? "bias" : opt.show;
-    for (std::size_t at = 0; at <= list.size();) {
-        const std::size_t comma = std::min(list.find(',', at), list.size());
-        const std::string name = list.substr(at, comma - at);
-        at = comma + 1;
-        if (name == "all") {
-            names = {"buckets", "bias"};
-        } else if (name == "buckets" || name == "bias") {
-            if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-        } else {
-            throw UsageError(fmt::format(
-                "--show: '{}' is not an array of a t5 model; it has buckets, bias (default), all",
-                name));
-        }
-    }
+    const ModelTable& table = t5_model_table();
+    const std::vector<EncodeArray> show = parse_model_show(table, EncodeArray::bias, m, opt);
     const std::uint64_t bytes = runtime::checked_product({n, 64}, "--positions");
     runtime::reserve(bytes, fmt::format("--positions {} (rows of {} keys)", n, n));
-    io::Output output(resolve_output(opt.out), names.size());
-    SchemeRun run;
-    run.opt = &opt;
-    run.n = n;
-    run.dtype = output.dtype();
-    run.t5 = m.config.t5;
-    for (const std::string& name : names) {
-        const io::MatrixStream stream =
-            name == "bias" ? t5_bias_stream(m, n, output.dtype())
-                           : show_entry(table_of(Scheme::t5), EncodeArray::buckets).stream(run);
+    io::Output output(resolve_output(opt.out), show.size());
+    ModelRun run;
+    run.model = &m;
+    run.scheme.opt = &opt;
+    run.scheme.n = n;
+    run.scheme.dtype = output.dtype();
+    run.scheme.t5 = m.config.t5;
+    for (EncodeArray item : show) {
         io::DriveOptions drive;
         drive.block_rows =
             std::clamp<std::size_t>((std::size_t{1} << 18) / std::max<std::size_t>(n, 1), 1, 4096);
-        io::drive(output.sink(), stream, drive);
+        io::drive(output.sink(), show_entry(table, item).stream(run), drive);
     }
     output.commit();
     return kOk;
 }
 
 int run_learned(const OpenModel& m, const EncodeOptions& opt, std::size_t n) {
-    if (!opt.show.empty() && opt.show != "P" && opt.show != "all")
-        throw UsageError(fmt::format("--show: '{}' is not an array of a {} model; it has P, all",
-                                     opt.show, model::family_name(m.config.family)));
+    const ModelTable& table = learned_table();
+    const std::vector<EncodeArray> show = parse_model_show(table, EncodeArray::P, m, opt);
     if (opt.start < 0 || static_cast<std::uint64_t>(opt.start) + n > m.config.max_positions)
         throw UsageError(
             fmt::format("-n/--start: rows {}..{} of the position table, which has rows 0..{} "
                         "({} max positions)",
                         opt.start, opt.start + static_cast<std::int64_t>(n) - 1,
                         m.config.max_positions - 1, m.config.max_positions));
-    io::Output output(resolve_output(opt.out), 1);
-    io::drive(output.sink(), learned_stream(m, opt, n, output.dtype()));
+    io::Output output(resolve_output(opt.out), show.size());
+    ModelRun run;
+    run.model = &m;
+    run.scheme.opt = &opt;
+    run.scheme.n = n;
+    run.scheme.dtype = output.dtype();
+    for (EncodeArray item : show) io::drive(output.sink(), show_entry(table, item).stream(run));
     output.commit();
     return kOk;
 }

@@ -23,8 +23,16 @@ namespace attn::cli {
 using positions::Scheme;  // the library's one scheme enum; encode takes every value but none
 enum class Angles { exact, float32, bfloat16, float16 };
 
-/// Every array encode can print; which belong to which scheme is in encode_schemes.cpp.
-enum class EncodeArray { P, inv_freq, angles, cos, sin, rotated, slopes, bias, buckets, all };
+/// Every array encode can print (which belong to which scheme: the tables of
+/// encode_arrays.cpp), and error: the --show name that prints each listed array as its error.
+enum class EncodeArray { P, inv_freq, angles, cos, sin, rotated, slopes, bias, buckets, error };
+
+/// A parsed --show list: the arrays in order, without repeats, and whether `error` was named
+/// (each array's value minus its exact value instead of its value).
+struct EncodeShow {
+    std::vector<EncodeArray> arrays;
+    bool errors = false;
+};
 
 struct EncodeOptions {
     Scheme scheme = Scheme::sinusoidal;
@@ -67,10 +75,9 @@ std::string scheme_show_help();
 /// belong to opt.scheme, and scaling parameters without --rope-scaling.
 void check_scheme_options(const EncodeOptions& opt);
 
-/// The arrays --show asks for (the scheme's default when empty; UsageError otherwise).
-std::vector<EncodeArray> parse_encode_show(const EncodeOptions& opt);
-/// Whether --show lists error: each array's value minus its exact value instead of its value.
-bool show_errors(const EncodeOptions& opt);
+/// The arrays --show asks for (the scheme's default when it names none; UsageError naming
+/// --show for a name the scheme does not have, and for rotated without --apply).
+EncodeShow parse_encode_show(const EncodeOptions& opt);
 
 /// --angles D computed in D (nullopt for exact).
 std::optional<positions::AngleDtype> angle_dtype(Angles a);

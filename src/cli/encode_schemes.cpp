@@ -36,7 +36,7 @@ auto naming_keys(F&& make) -> decltype(make()) {
     } catch (const std::invalid_argument& e) {
         const std::string message = e.what();
         const std::string key = message.substr(0, message.find(':'));
-        std::string option = key == "max_distance" ? "--max-distance" : "--" + key;
+        std::string option = "--" + key;
         for (const auto& table : {kKeyOptions, position_key_options()})
             for (const auto& [k, o] : table)
                 if (key == k) option = o;
@@ -82,10 +82,8 @@ bool EncodeOptions::typed(const std::string& name) const {
 }
 
 std::string scheme_show_help() {
-    std::string text =
-        "Arrays (--show; all for npz, json, table or -o DIR/):\n"
-        "  sinusoidal: P (n, d): the positional encoding (default)\n";
-    for (Scheme s : {Scheme::rope, Scheme::alibi, Scheme::t5})
+    std::string text = "Arrays (--show; all for npz, json, table or -o DIR/):\n";
+    for (Scheme s : {Scheme::sinusoidal, Scheme::rope, Scheme::alibi, Scheme::t5})
         for (const auto& e : table_of(s))
             text += fmt::format("  {}: {} {}: {}\n", scheme_name(s), e.name, e.shape, e.help);
     return text;
@@ -133,53 +131,35 @@ void check_scheme_options(const EncodeOptions& opt) {
                     "{}: a scaling parameter needs --rope-scaling linear|dynamic|yarn|llama3", p));
 }
 
-bool show_errors(const EncodeOptions& opt) {
-    const std::vector<std::string> names = split_list(opt.show);
-    return std::find(names.begin(), names.end(), "error") != names.end();
-}
-
-std::vector<EncodeArray> parse_encode_show(const EncodeOptions& opt) {
-    const Table& table = table_of(opt.scheme);
-    std::string accepted = opt.scheme == Scheme::sinusoidal ? "P" : "";
-    for (const auto& e : table) accepted += (accepted.empty() ? "" : ", ") + e.name;
+EncodeShow parse_encode_show(const EncodeOptions& opt) {
+    // The scheme's arrays, then error: no array, but how the listed ones are printed.
+    SchemeTable names = table_of(opt.scheme);
+    std::string accepted;
+    for (const auto& e : names) accepted += (accepted.empty() ? "" : ", ") + e.name;
     accepted += ", all, error";
-    std::vector<EncodeArray> show;
+    names.push_back(
+        {EncodeArray::error, "error", "", "value minus exact value", nullptr, 0, false});
     const bool apply = !opt.apply.empty();
-    const std::string fallback = opt.scheme == Scheme::sinusoidal ? "P"
-                                 : opt.scheme == Scheme::rope     ? (apply ? "rotated" : "angles")
-                                 : opt.scheme == Scheme::alibi    ? "bias"
-                                                                  : "buckets";
-    std::string list = opt.show.empty() ? fallback : opt.show;
-    if (list == "error") list = fallback;
-    for (const std::string& name : split_list(list)) {
-        if (name == "error") continue;
-        std::vector<EncodeArray> items;
-        if (name == "all" && opt.scheme == Scheme::sinusoidal) {
-            items.push_back(EncodeArray::P);
-        } else if (name == "all") {
-            for (const auto& e : table)
-                if (e.item != EncodeArray::rotated || apply) items.push_back(e.item);
-        } else if (name == "P" && opt.scheme == Scheme::sinusoidal) {
-            items.push_back(EncodeArray::P);
-        } else {
-            const auto e = std::find_if(table.begin(), table.end(),
-                                        [&](const auto& x) { return x.name == name; });
-            if (e == table.end())
-                throw UsageError(
-                    fmt::format("--show: '{}' is not an array of --scheme {}; it has {}", name,
-                                scheme_name(opt.scheme), accepted));
-            if (e->item == EncodeArray::rotated && !apply)
-                throw UsageError("--show rotated: needs --apply X.npy, the array to rotate");
-            items.push_back(e->item);
+    const std::vector<ShowNeed> needs{{kNeedsApply, "needs --apply X.npy, the array to rotate"}};
+    const auto unknown = [&](const std::string& name) {
+        return fmt::format("--show: '{}' is not an array of --scheme {}; it has {}", name,
+                           scheme_name(opt.scheme), accepted);
+    };
+    EncodeShow show;
+    if (!opt.show.empty())
+        for (EncodeArray item :
+             parse_show_list(names, opt.show, apply ? kNeedsApply : 0, needs, unknown)) {
+            if (item == EncodeArray::error)
+                show.errors = true;
+            else
+                show.arrays.push_back(item);
         }
-        for (EncodeArray a : items)
-            if (std::find(show.begin(), show.end(), a) == show.end()) show.push_back(a);
-    }
+    if (show.arrays.empty()) show.arrays.push_back(default_array(opt.scheme, apply));
     return show;
 }
 
 int run_scheme(const EncodeOptions& opt) {
-    const std::vector<EncodeArray> show = parse_encode_show(opt);
+    const EncodeShow show = parse_encode_show(opt);
     SchemeRun run;
     run.opt = &opt;
     run.n = static_cast<std::size_t>(opt.positions);
@@ -223,18 +203,18 @@ int run_scheme(const EncodeOptions& opt) {
         runtime::reserve(bytes, what);
     }
 
-    io::Output output(resolve_output(encode_output(opt)), show.size());
+    io::Output output(resolve_output(encode_output(opt)), show.arrays.size());
     run.dtype = output.dtype();
     run.angles = angle_dtype(opt.angles);
     SchemeRun exact_run = run;  // the exact values at double quality
     exact_run.angles.reset();
     exact_run.dtype = io::Dtype::float64;
-    for (EncodeArray item : show) {
+    for (EncodeArray item : show.arrays) {
         const auto& entry = show_entry(table_of(opt.scheme), item);
         const ExactForm exact = exact_form(item, run);
         io::MatrixStream stream = entry.stream(run);
         if (!run.angles) stream = rounded_once(std::move(stream), exact);
-        if (show_errors(opt))
+        if (show.errors)
             stream = error_stream(std::move(stream), entry.stream(exact_run), exact,
                                   !run.angles && run.dtype == io::Dtype::float64);
         io::DriveOptions drive;  // about 2^18 values a block: memory flat in n

@@ -73,35 +73,35 @@ fs::path sentencepiece_file(const fs::path& folder) {
 
 }  // namespace
 
-std::string tokenizer_files(const fs::path& folder) {
-    if (is_file(folder / "tokenizer.json")) return "tokenizer.json";
+TokenizerFiles tokenizer_files(const fs::path& folder) {
+    if (is_file(folder / "tokenizer.json")) return TokenizerFiles::tokenizer_json;
     if (is_file(folder / "vocab.json") && is_file(folder / "merges.txt"))
-        return "vocab.json + merges.txt";
-    if (is_file(folder / "vocab.txt")) return "vocab.txt";
-    if (const fs::path sp = sentencepiece_file(folder); !sp.empty()) return sp.filename().string();
-    return "";
+        return TokenizerFiles::vocab_json_merges;
+    if (is_file(folder / "vocab.txt")) return TokenizerFiles::vocab_txt;
+    if (!sentencepiece_file(folder).empty()) return TokenizerFiles::sentencepiece;
+    return TokenizerFiles::none;
 }
 
 text::Tokenizer load_tokenizer(const fs::path& folder) {
-    const std::string files = tokenizer_files(folder);
-    if (files.empty())
+    const TokenizerFiles files = tokenizer_files(folder);
+    if (files == TokenizerFiles::none)
         throw text::TokenizerError(
             folder.string() +
             ": no tokenizer (looked for tokenizer.json, vocab.json + merges.txt, vocab.txt, "
             "tokenizer.model, spiece.model)");
-    if (files == "tokenizer.json") {
+    if (files == TokenizerFiles::tokenizer_json) {
         const fs::path p = folder / "tokenizer.json";
         const std::string bytes = read_file(p);
         return naming_file(p.string(), [&] { return text::tokenizer_from_json(bytes); });
     }
-    if (files == "vocab.json + merges.txt") {
+    if (files == TokenizerFiles::vocab_json_merges) {
         const std::string vocab = read_file(folder / "vocab.json");
         const std::string merges = read_file(folder / "merges.txt");
         return naming_file((folder / "vocab.json").string(),
                            [&] { return text::tokenizer_from_gpt2_files(vocab, merges); });
     }
     const nlohmann::json config = optional_json(folder / "tokenizer_config.json");
-    if (files == "vocab.txt") {
+    if (files == TokenizerFiles::vocab_txt) {
         text::BertOptions o;
         o.lowercase = flag(config, "do_lower_case").value_or(true);
         o.strip_accents = flag(config, "strip_accents");

@@ -17,9 +17,12 @@ namespace attn::cli {
 /// none of the files; std::system_error (exit 1) when a file cannot be read.
 text::Tokenizer load_tokenizer(const std::filesystem::path& folder);
 
-/// Which file(s) load_tokenizer reads in `folder` ("tokenizer.json", "vocab.json + merges.txt"
-/// ...); empty when there are none.
-std::string tokenizer_files(const std::filesystem::path& folder);
+/// The files a tokenizer is read from, in the order load_tokenizer looks for them:
+/// tokenizer.json, vocab.json + merges.txt, vocab.txt, tokenizer.model or spiece.model.
+enum class TokenizerFiles { none, tokenizer_json, vocab_json_merges, vocab_txt, sentencepiece };
+
+/// Which files load_tokenizer reads in `folder` (none when it has none of them).
+TokenizerFiles tokenizer_files(const std::filesystem::path& folder);
 
 /// The ids and tokens of `text` as the model in `folder` sees them, special tokens included:
 /// what `attn attend --model` puts on its rows.

@@ -109,6 +109,13 @@ expect_usage_error "--revision" "$ATTN" encode --revision main
 expect_usage_error "-n/--start" "$ATTN" encode --model "$W/gpt2-F32" -n 33
 expect_grep "rows 0..31" "$ERR"
 expect_usage_error "--show" "$ATTN" encode --model "$W/t5" --show angles
+# --show is a list for every model: the bad name is named, repeats and all add nothing new.
+expect_usage_error "--show: 'error' is not an array of a gpt2 model; it has P, all" \
+    "$ATTN" encode --model "$W/gpt2-F32" -n 2 --show P,error
+expect_status 0 "$ATTN" encode --model "$W/gpt2-F32" -n 2 -f json --show P,all,P
+expect_grep '^"P": ' "$OUT"
+expect_usage_error "--show: 'angles' is not an array of a t5 model; it has buckets, bias (default), all" \
+    "$ATTN" encode --model "$W/t5" --show bias,angles
 expect_usage_error "--start" "$ATTN" encode --model "$W/bloom" --start 2
 expect_usage_error "--apply" "$ATTN" encode --model "$W/gpt2-F32" --apply "$W/X.npy"
 "$PYTHON" -c "import numpy as np; np.save('$W/X8.npy', np.ones((3, 8)))"

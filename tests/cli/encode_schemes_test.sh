@@ -206,6 +206,11 @@ expect_usage_error --positions "$ATTN" encode --scheme t5 -n 100000000000 --max-
 expect_usage_error --format "$ATTN" encode --scheme rope --show all -f csv
 expect_usage_error --show "$ATTN" encode --scheme rope --show bias
 expect_usage_error --show "$ATTN" encode --scheme rope --show rotated
+# error names no array: alone, or twice, it prints the scheme's default array as its error.
+expect_status 0 "$ATTN" encode --scheme alibi -n 3 --heads 2 --show error
+cp "$OUT" "$W/error-once"
+expect_status 0 "$ATTN" encode --scheme alibi -n 3 --heads 2 --show error,error
+cmp -s "$OUT" "$W/error-once" || fail "--show error,error differs from --show error"
 
 # Refused inputs: exit 2, one line naming the option, no file left behind.
 refused() {

@@ -159,7 +159,7 @@ TEST_CASE("parse_sweep: accepts ranges and lists") {
     using V = std::vector<u64>;
     SUBCASE("multiplicative, stop included when reached") {
         const attn::cli::Sweep s = attn::cli::parse_sweep("n=16:65536:x2");
-        CHECK(s.variable == "n");
+        CHECK(s.variable == attn::cli::SizeVariable::n);
         REQUIRE(s.values.size() == 13);  // 2^4 .. 2^16
         CHECK(s.values.front() == 16);
         CHECK(s.values.back() == 65536);
@@ -168,6 +168,8 @@ TEST_CASE("parse_sweep: accepts ranges and lists") {
     }
     SUBCASE("additive") {
         CHECK(attn::cli::parse_sweep("d=8:32:+8").values == V{8, 16, 24, 32});
+        CHECK(attn::cli::parse_sweep("d=8:32:+8").variable == attn::cli::SizeVariable::d);
+        CHECK(attn::cli::parse_sweep("r=5:5:+1").variable == attn::cli::SizeVariable::r);
         CHECK(attn::cli::parse_sweep("k=1:6:+2").values == V{1, 3, 5});
         CHECK(attn::cli::parse_sweep("r=5:5:+1").values == V{5});
     }
