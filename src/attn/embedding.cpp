@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include <xtensor/xmanipulation.hpp>
 
@@ -62,6 +63,44 @@ xt::xtensor<double, 2> word_table(
     for (std::size_t k = 0; k < missing.size(); ++k)
         for (std::size_t j = 0; j < d; ++j) table(missing[k], j) = drawn(k, j);
     return table;
+}
+
+EmbeddingError::EmbeddingError(Fault f, const std::string& what)
+    : std::invalid_argument(what), fault(f) {}
+
+Sequence embed_sentence(const std::string& text, const TokenizeOptions& options,
+                        const Embeddings& embeddings, UnknownWord unknown, TorchGenerator& gen,
+                        std::uint64_t seed) {
+    Sequence s;
+    try {
+        s = token_sequence(tokenize(text, options));
+    } catch (const std::invalid_argument&) {
+        throw EmbeddingError(EmbeddingError::Fault::empty, "embed_sentence: no token remains");
+    }
+    if (!embeddings.by_word) {
+        const std::size_t rows = embeddings.table.shape(0);
+        if (s.vocab.size() > rows) {
+            EmbeddingError e(EmbeddingError::Fault::too_few_rows,
+                             "embed_sentence: more distinct tokens than the table's rows");
+            e.distinct = s.vocab.size(), e.rows = rows;
+            throw e;
+        }
+        s.x.push_back(embed_rows(embeddings.table, s.ids));  // (n, D)
+        return s;
+    }
+    std::vector<std::string> missing;  // in vocabulary order
+    const runtime::WordVectors& v = embeddings.vectors;
+    const xt::xtensor<double, 2> table = word_table(
+        s.vocab, [&v](const std::string& w) { return v.find(w); }, v.values, v.dim,
+        unknown == UnknownWord::random, gen, seed, missing);  // (|vocab|, D)
+    if (!missing.empty() && unknown == UnknownWord::error) {
+        EmbeddingError e(EmbeddingError::Fault::unknown_words,
+                         "embed_sentence: a word without a vector");
+        e.unknown = std::move(missing);
+        throw e;
+    }
+    s.x.push_back(embed_rows(table, s.ids));  // (n, D)
+    return s;
 }
 
 DrawnWeights draw_attention_weights(TorchGenerator& gen, std::uint64_t seed,

@@ -1,5 +1,10 @@
 // Tokens -> ids -> rows of X, and every random matrix attn draws, in the order the notebook
-// and the book draw them (the tokens and their ids are tokenizer.hpp's).
+// and the book draw them (the tokens and their ids are tokenizer.hpp's). A sentence is
+// embedded from a table by id or from word vectors (embed_sentence):
+//
+//   text -> tokens t_0 .. t_{n-1} -> vocab (sorted unique), ids -> X (n, D)
+//   by id:   X_i = table[ids_i], table (V, D), V >= |vocab|
+//   by word: X_i = vector(t_i); a word without one: an error, zeros or torch.randn rows
 //
 // Seed protocol: each group of draws starts from torch.manual_seed(seed), as the notebook
 // re-seeds between its embedding and its weights:
@@ -16,12 +21,16 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <xtensor/xtensor.hpp>
 
+#include "attn/attention/sequence.hpp"
+#include "attn/tokenizer.hpp"
 #include "attn/torch_random.hpp"
+#include "runtime/word_vectors.hpp"
 
 namespace attn {
 
@@ -56,6 +65,36 @@ xt::xtensor<double, 2> word_table(
     const std::function<std::optional<std::size_t>(const std::string&)>& row,
     std::span<const double> values, std::size_t d, bool random, TorchGenerator& gen,
     std::uint64_t seed, std::vector<std::string>& unknown);
+
+/// What embed_sentence gives a word without a vector: nothing (EmbeddingError listing the
+/// words), zeros, or rows of torch.randn (word_table's `random`).
+enum class UnknownWord { error, zero, random };
+
+/// What a sentence's tokens are embedded with: a table by id (nn.Embedding, an .npy table),
+/// row id for vocab[id] of the sentence's own vocabulary, or word vectors looked up by word.
+struct Embeddings {
+    bool by_word = false;
+    xt::xtensor<double, 2> table;  // !by_word: (V, D)
+    runtime::WordVectors vectors;  // by_word: (words, D)
+    std::size_t dim() const { return by_word ? vectors.dim : table.shape(1); }
+};
+
+/// Why a sentence has no rows: no token remains (empty), more distinct tokens than the
+/// table's rows (too_few_rows), or words without a vector under UnknownWord::error.
+struct EmbeddingError : std::invalid_argument {
+    enum class Fault { empty, too_few_rows, unknown_words };
+    EmbeddingError(Fault fault, const std::string& what);
+    Fault fault;
+    std::size_t distinct = 0, rows = 0;  // too_few_rows: |vocab| and the table's rows
+    std::vector<std::string> unknown;    // unknown_words: in vocabulary order
+};
+
+/// One sentence as a Sequence: tokenize(text, options) -> token_sequence -> X (n, D), by id
+/// (embed_rows) or by word (word_table with `unknown`, its random rows drawn after
+/// torch.manual_seed(seed)). EmbeddingError as above.
+Sequence embed_sentence(const std::string& text, const TokenizeOptions& options,
+                        const Embeddings& embeddings, UnknownWord unknown, TorchGenerator& gen,
+                        std::uint64_t seed);
 
 /// The shapes of the attention weights and which of them to draw.
 struct WeightDraws {

@@ -33,8 +33,8 @@ namespace attn::cli {
 
 namespace {
 
-const NameTable<Unknown> kUnknown{
-    {"error", Unknown::error}, {"zero", Unknown::zero}, {"random", Unknown::random}};
+const NameTable<UnknownWord> kUnknown{
+    {"error", UnknownWord::error}, {"zero", UnknownWord::zero}, {"random", UnknownWord::random}};
 const NameTable<Rng> kRng{{"torch", Rng::torch}};
 const NameTable<TorchKernel> kKernels{{"avx2", TorchKernel::avx2}, {"scalar", TorchKernel::scalar}};
 const NameTable<ProjectionInit> kInits{{"rand", ProjectionInit::rand},
@@ -211,15 +211,19 @@ int run_attend(const AttendOptions& opt) {
         };
         if (indexed && (is_stdin(opt.embeddings) || is_stdin(opt.vocab)))
             throw UsageError("--embeddings: standard input holds the sentences; give a file");
-        const EmbeddingSource src = load_embeddings(opt, gen);
-        embed_title = "embedded sentence (" + src.description + ")";
+        const Embeddings embeddings = load_embeddings(opt, gen);
+        embed_title = "embedded sentence (" +
+                      (opt.embeddings.empty() ? fmt::format("nn.Embedding({}, {}), seed {}",
+                                                            opt.vocab_size, opt.embed_dim, opt.seed)
+                                              : opt.embeddings) +
+                      ")";
         if (!indexed) {
-            seqs.push_back(embed_sentence(opt.sentence, "the sentence", opt, src, gen));
+            seqs.push_back(embed_sentence(opt.sentence, "the sentence", opt, embeddings, gen));
         } else {
             const auto lines = read_sentence_lines();
             for (std::size_t k = 0; k < lines.size(); ++k)
                 seqs.push_back(embed_sentence(
-                    lines[k], fmt::format("standard input line {}", k + 1), opt, src, gen));
+                    lines[k], fmt::format("standard input line {}", k + 1), opt, embeddings, gen));
         }
     }
     if (spec.dtype == io::Dtype::float64)

@@ -28,14 +28,12 @@
 #include "cli/common_options.hpp"
 #include "cli/position_options.hpp"
 #include "cli/show_table.hpp"
-#include "io/embeddings_text.hpp"
 #include "io/matrix_stream.hpp"
 #include "io/npy.hpp"
 #include "io/progress.hpp"
 
 namespace attn::cli {
 
-enum class Unknown { error, zero, random };  // a word without a vector
 enum class Rng { torch };
 enum class AttentionPath { automatic, direct, tiled };  // --attention
 
@@ -47,7 +45,7 @@ struct AttendOptions {
     std::int64_t embed_dim = 3;
     std::string embeddings;
     std::string vocab;
-    Unknown unknown = Unknown::error;
+    UnknownWord unknown = UnknownWord::error;
     Rng rng = Rng::torch;
     std::uint64_t seed = 123;
     TorchKernel rng_kernel = TorchKernel::avx2;
@@ -75,22 +73,14 @@ struct AttendOptions {
     bool given(const std::string& name) const { return app->count(name) > 0; }
 };
 
-// The embedding source of sentence mode.
-struct EmbeddingSource {
-    enum Kind { torch_table, npy_by_id, words } kind = torch_table;
-    std::string description;       // for titles
-    xt::xtensor<double, 2> table;  // torch_table, npy_by_id: (V, D)
-    io::WordVectors vectors;       // words (an .npy table with --vocab is turned into this)
-    std::size_t dim() const { return kind == words ? vectors.dim : table.shape(1); }
-};
+/// The table or vectors the sentences are embedded with: --embeddings (text vectors, an .npy
+/// table by id or by --vocab), else nn.Embedding drawn from the seed.
+Embeddings load_embeddings(const AttendOptions& opt, TorchGenerator& gen);
 
-/// The table or vectors the sentences are embedded with (draws nn.Embedding from the seed).
-EmbeddingSource load_embeddings(const AttendOptions& opt, TorchGenerator& gen);
-
-/// One sentence as a Sequence; `where` names it in messages ("the sentence", "standard input
-/// line 3").
+/// attn::embed_sentence with its faults worded for the options; `where` names the sentence in
+/// messages ("the sentence", "standard input line 3").
 Sequence embed_sentence(const std::string& text, const std::string& where, const AttendOptions& opt,
-                        const EmbeddingSource& src, TorchGenerator& gen);
+                        const Embeddings& embeddings, TorchGenerator& gen);
 
 /// --input: rows (n, d) or a batch (b, n, d).
 Sequence read_input(const AttendOptions& opt);

@@ -4,6 +4,7 @@
 #include "cli/attend.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <unistd.h>
 #include <algorithm>
@@ -21,9 +22,9 @@
 #include "attn/attention/memory_plan.hpp"
 #include "attn/attention/permutation.hpp"
 #include "attn/embedding.hpp"
-#include "attn/tokenizer.hpp"
 #include "cli/arguments.hpp"
 #include "cli/errors.hpp"
+#include "io/embeddings_text.hpp"
 #include "io/output_file.hpp"
 #include "io/output_spec.hpp"
 #include "runtime/memory_budget.hpp"
@@ -46,89 +47,65 @@ io::NpyArray read_npy_option(const std::string& option, const std::string& path)
 
 }  // namespace
 
-EmbeddingSource load_embeddings(const AttendOptions& opt, TorchGenerator& gen) {
-    EmbeddingSource src;
+Embeddings load_embeddings(const AttendOptions& opt, TorchGenerator& gen) {
+    Embeddings e;
     if (opt.embeddings.empty()) {
         const auto v = static_cast<std::uint64_t>(opt.vocab_size);
         const auto d = static_cast<std::uint64_t>(opt.embed_dim);
         // float32 table, the double copy, and the generator's temporaries.
         runtime::reserve(runtime::checked_product({v, d, 4 + 8 + 8}, "--vocab-size"),
                          fmt::format("--vocab-size {} --embed-dim {}: the embedding table", v, d));
-        gen.manual_seed(opt.seed);
-        const xt::xtensor<float, 2> t = torch_embedding<float>(gen, v, d);  // (V, D)
-        src.table = xt::cast<double>(t);
-        src.description = fmt::format("nn.Embedding({}, {}), seed {}", v, d, opt.seed);
-        return src;
+        e.table = xt::cast<double>(draw_embedding_table(gen, opt.seed, v, d));  // (V, D)
+        return e;
     }
-    if (is_npy_file(opt.embeddings)) {
-        io::NpyArray a = read_npy_option("--embeddings", opt.embeddings);
-        if (a.shape.size() != 2 || a.shape[0] == 0 || a.shape[1] == 0)
-            throw UsageError(
-                fmt::format("--embeddings: {}: shape {}; an embedding table is (vocabulary, dim)",
-                            opt.embeddings, shape_string(a.shape)));
-        if (!opt.vocab.empty()) {
-            src.kind = EmbeddingSource::words;
-            src.vectors.words =
-                naming_option("--vocab", [&] { return io::read_word_list(opt.vocab); });
-            if (src.vectors.words.size() != a.shape[0])
-                throw UsageError(fmt::format("--vocab: {} lists {} words, but {} has {} rows",
-                                             opt.vocab, src.vectors.words.size(), opt.embeddings,
-                                             a.shape[0]));
-            src.vectors.dim = a.shape[1];
-            src.vectors.values = std::move(a.values);
-            src.vectors.index();
-        } else {
-            src.kind = EmbeddingSource::npy_by_id;
-            src.table = xt::xtensor<double, 2>::from_shape({a.shape[0], a.shape[1]});
-            std::copy(a.values.begin(), a.values.end(), src.table.begin());
-        }
-        src.description = opt.embeddings;
-        return src;
+    if (!is_npy_file(opt.embeddings)) {
+        if (!opt.vocab.empty())
+            throw UsageError("--vocab: names the rows of an .npy table; " + opt.embeddings +
+                             " is a text file that names its own words");
+        e.by_word = true;
+        e.vectors =
+            naming_option("--embeddings", [&] { return io::read_word_vectors(opt.embeddings); });
+        return e;
     }
-    if (!opt.vocab.empty())
-        throw UsageError("--vocab: names the rows of an .npy table; " + opt.embeddings +
-                         " is a text file that names its own words");
-    src.kind = EmbeddingSource::words;
-    src.vectors =
-        naming_option("--embeddings", [&] { return io::read_word_vectors(opt.embeddings); });
-    src.description = opt.embeddings;
-    return src;
+    io::NpyArray a = read_npy_option("--embeddings", opt.embeddings);
+    if (a.shape.size() != 2 || a.shape[0] == 0 || a.shape[1] == 0)
+        throw UsageError(
+            fmt::format("--embeddings: {}: shape {}; an embedding table is (vocabulary, dim)",
+                        opt.embeddings, shape_string(a.shape)));
+    if (opt.vocab.empty()) {
+        e.table = xt::xtensor<double, 2>::from_shape({a.shape[0], a.shape[1]});
+        std::copy(a.values.begin(), a.values.end(), e.table.begin());
+        return e;
+    }
+    e.by_word = true;
+    e.vectors.words = naming_option("--vocab", [&] { return io::read_word_list(opt.vocab); });
+    if (e.vectors.words.size() != a.shape[0])
+        throw UsageError(fmt::format("--vocab: {} lists {} words, but {} has {} rows", opt.vocab,
+                                     e.vectors.words.size(), opt.embeddings, a.shape[0]));
+    e.vectors.dim = a.shape[1];
+    e.vectors.values = std::move(a.values);
+    e.vectors.index();
+    return e;
 }
 
 Sequence embed_sentence(const std::string& text, const std::string& where, const AttendOptions& opt,
-                        const EmbeddingSource& src, TorchGenerator& gen) {
-    TokenizeOptions t;
-    t.lowercase = opt.lowercase;
-    t.strip_punctuation = opt.strip_punctuation;
-    Sequence s;
+                        const Embeddings& embeddings, TorchGenerator& gen) {
     try {
-        s = token_sequence(tokenize(text, t));
-    } catch (const std::invalid_argument&) {
-        throw UsageError(where + ": empty sentence: no token remains" +
-                         (opt.strip_punctuation ? " after removing punctuation" : ""));
-    }
-    if (src.kind != EmbeddingSource::words) {
-        const std::size_t rows = src.table.shape(0);
-        if (s.vocab.size() > rows)
+        return attn::embed_sentence(text, {opt.lowercase, opt.strip_punctuation}, embeddings,
+                                    opt.unknown, gen, opt.seed);
+    } catch (const EmbeddingError& e) {
+        using Fault = EmbeddingError::Fault;
+        if (e.fault == Fault::empty)
+            throw UsageError(where + ": empty sentence: no token remains" +
+                             (opt.strip_punctuation ? " after removing punctuation" : ""));
+        if (e.fault == Fault::too_few_rows)
             throw UsageError(fmt::format(
                 "{}: {} distinct tokens have ids 0..{}, but the embedding table has {} rows ({})",
-                where, s.vocab.size(), s.vocab.size() - 1, rows,
-                src.kind == EmbeddingSource::torch_table ? "--vocab-size" : "--embeddings"));
-        s.x.push_back(embed_rows(src.table, s.ids));  // (n, d)
-        return s;
+                where, e.distinct, e.distinct - 1, e.rows,
+                opt.embeddings.empty() ? "--vocab-size" : "--embeddings"));
+        throw UsageError(fmt::format("--embeddings: {}: no vector for '{}' (see --unknown)", where,
+                                     fmt::join(e.unknown, "', '")));
     }
-    std::vector<std::string> unknown;  // in vocabulary order
-    const xt::xtensor<double, 2> table = word_table(
-        s.vocab, [&src](const std::string& w) { return src.vectors.find(w); }, src.vectors.values,
-        src.dim(), opt.unknown == Unknown::random, gen, opt.seed, unknown);
-    if (!unknown.empty() && opt.unknown == Unknown::error) {
-        std::string list;
-        for (const auto& u : unknown) list += (list.empty() ? "'" : ", '") + u + "'";
-        throw UsageError(
-            fmt::format("--embeddings: {}: no vector for {} (see --unknown)", where, list));
-    }
-    s.x.push_back(embed_rows(table, s.ids));  // (n, d)
-    return s;
 }
 
 Sequence read_input(const AttendOptions& opt) {

@@ -7,7 +7,9 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
+#include <string_view>
 #include <system_error>
 #include <unordered_set>
 
@@ -65,19 +67,8 @@ auto with_file(const std::string& path, F read) {
 
 }  // namespace
 
-std::optional<std::size_t> WordVectors::find(std::string_view word) const {
-    const auto it = index_.find(std::string(word));
-    if (it == index_.end()) return std::nullopt;
-    return it->second;
-}
-
-void WordVectors::index() {
-    index_.clear();
-    for (std::size_t r = 0; r < words.size(); ++r) index_.emplace(words[r], r);  // first wins
-}
-
-WordVectors read_word_vectors(std::istream& in, const std::string& name) {
-    WordVectors wv;
+runtime::WordVectors read_word_vectors(std::istream& in, const std::string& name) {
+    runtime::WordVectors wv;
     std::optional<std::size_t> header_count, header_dim;
     std::string line;
     std::size_t line_no = 0;
@@ -131,7 +122,7 @@ WordVectors read_word_vectors(std::istream& in, const std::string& name) {
     return wv;
 }
 
-WordVectors read_word_vectors(const std::string& path) {
+runtime::WordVectors read_word_vectors(const std::string& path) {
     return with_file(path, [](std::istream& in, const std::string& name) {
         return read_word_vectors(in, name);
     });

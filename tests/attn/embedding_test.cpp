@@ -182,3 +182,78 @@ TEST_CASE("word_table: known words' vectors, unknown ones zero or torch.randn af
     CHECK(random(3, 1) == double(draws(1, 1)));
     CHECK(random(2, 1) == 11);
 }
+
+namespace {
+
+// "Life 1 0 / is 0 1 / short 1 1" as word vectors, (3, 2).
+attn::Embeddings three_words() {
+    attn::Embeddings e;
+    e.by_word = true;
+    e.vectors.words = {"Life", "is", "short"};
+    e.vectors.dim = 2;
+    e.vectors.values = {1, 0, 0, 1, 1, 1};
+    e.vectors.index();
+    return e;
+}
+
+std::vector<double> rows(const attn::Sequence& s) {
+    return {s.x.front().begin(), s.x.front().end()};
+}
+
+}  // namespace
+
+TEST_CASE("embed_sentence: a table by id, row id of the sentence's sorted vocabulary") {
+    attn::Embeddings e;
+    e.table = {{10, 11}, {20, 21}, {30, 31}};  // (3, 2)
+    attn::TorchGenerator gen(0);
+    const attn::Sequence s =
+        attn::embed_sentence("b, a b", {}, e, attn::UnknownWord::error, gen, 0);
+    CHECK(s.tokens == std::vector<std::string>{"b", "a", "b"});
+    CHECK(s.ids == std::vector<std::size_t>{1, 0, 1});
+    CHECK(rows(s) == std::vector<double>{20, 21, 10, 11, 20, 21});  // (3, 2)
+
+    try {
+        attn::embed_sentence("a b c d", {}, e, attn::UnknownWord::error, gen, 0);
+        FAIL("4 distinct tokens in a table of 3 rows");
+    } catch (const attn::EmbeddingError& err) {
+        CHECK(err.fault == attn::EmbeddingError::Fault::too_few_rows);
+        CHECK(err.distinct == 4);
+        CHECK(err.rows == 3);
+    }
+    try {
+        attn::embed_sentence(" , ", {}, e, attn::UnknownWord::error, gen, 0);
+        FAIL("no token");
+    } catch (const attn::EmbeddingError& err) {
+        CHECK(err.fault == attn::EmbeddingError::Fault::empty);
+    }
+    attn::TokenizeOptions lower;
+    lower.lowercase = lower.strip_punctuation = true;
+    CHECK(attn::embed_sentence("A! a", lower, e, attn::UnknownWord::error, gen, 0).tokens ==
+          std::vector<std::string>{"a", "a"});
+}
+
+TEST_CASE("embed_sentence: word vectors; unknown words as error, zero or torch.randn rows") {
+    const attn::Embeddings e = three_words();
+    attn::TorchGenerator gen(5);
+    CHECK(rows(attn::embed_sentence("short Life", {}, e, attn::UnknownWord::error, gen, 123)) ==
+          std::vector<double>{1, 1, 1, 0});
+    try {
+        attn::embed_sentence("Life is eat dessert", {}, e, attn::UnknownWord::error, gen, 123);
+        FAIL("eat and dessert have no vector");
+    } catch (const attn::EmbeddingError& err) {
+        CHECK(err.fault == attn::EmbeddingError::Fault::unknown_words);
+        CHECK(err.unknown == std::vector<std::string>{"dessert", "eat"});  // vocabulary order
+    }
+    CHECK(rows(attn::embed_sentence("Life is eat dessert", {}, e, attn::UnknownWord::zero, gen,
+                                    123)) == std::vector<double>{1, 0, 0, 1, 0, 0, 0, 0});
+    // torch.manual_seed(123); torch.randn(2, 2): row 0 for dessert, row 1 for eat (float32)
+    const attn::Sequence r =
+        attn::embed_sentence("Life is eat dessert", {}, e, attn::UnknownWord::random, gen, 123);
+    const std::vector<float> drawn = {-0.3696345090866089f, -0.2404179722070694f,
+                                      -0.11146711558103561f, 0.12036294490098953f};
+    const std::vector<double> x = rows(r);
+    REQUIRE(x.size() == 8);
+    CHECK(x[0] == 1);
+    CHECK(x[3] == 1);
+    for (std::size_t k = 0; k < 4; ++k) CHECK(x[4 + k] == static_cast<double>(drawn[k]));
+}

@@ -9,7 +9,7 @@
 
 namespace {
 
-attn::io::WordVectors parse(const std::string& text) {
+attn::runtime::WordVectors parse(const std::string& text) {
     std::istringstream in(text);
     return attn::io::read_word_vectors(in, "vec.txt");
 }
