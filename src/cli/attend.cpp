@@ -19,6 +19,7 @@
 #include "attn/attention/layer.hpp"
 #include "attn/attention/memory_plan.hpp"
 #include "attn/attention/permutation.hpp"
+#include "cli/arguments.hpp"
 #include "cli/attend_model.hpp"
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
@@ -47,6 +48,21 @@ const NameTable<AttentionPath> kPaths{{"auto", AttentionPath::automatic},
 CLI::Option* add_width(CLI::App& g, const char* name, std::int64_t& width, const char* help) {
     return g.add_option(name, width, help)
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
+}
+
+// --permute: "reverse" or a comma list of indices (cli/arguments' grammar); std::invalid_argument
+// naming the field that is not an index.
+Permute parse_permute(const std::string& text) {
+    if (text == "reverse") return {true, {}};
+    Permute p;
+    for (const std::string& f : split_list(text)) {
+        const auto index = parse_index(f);
+        if (!index)
+            throw std::invalid_argument(
+                "'" + f + "' is not an index; give reverse or a permutation of 0..n-1");
+        p.indices.push_back(*index);
+    }
+    return p;
 }
 
 // An html page draws the weights (its default --show) of every query of one sentence.
@@ -128,7 +144,7 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     std::vector<SequenceRun<T>> runs(seqs.size());
     for (std::size_t k = 0; k < seqs.size(); ++k) {
         std::vector<std::size_t> p;
-        if (!opt.permute.empty()) p = parse_permutation(opt.permute, seqs[k].n(), sequence_name(k));
+        if (opt.permute) p = permutation_for(*opt.permute, seqs[k].n(), sequence_name(k));
         LayerOptions o;
         if (opt.pos.no_scale) o.scale = 1.0;
         o.path = tiled ? attn::AttentionPath::tiled : attn::AttentionPath::direct;
@@ -185,7 +201,7 @@ int run_attend(const AttendOptions& opt) {
     if (!from_input) have |= need::tokens;
     if (opt.out_proj || !opt.wo.empty()) have |= need::out_proj;
     if (opt.pos.scheme != positions::Scheme::none) have |= need::scheme;
-    if (!opt.permute.empty()) have |= need::permute;
+    if (opt.permute) have |= need::permute;
     if (spec.format == io::Format::npy || spec.format == io::Format::npz) have |= need::binary;
     const bool html = spec.format == io::Format::html;
     const std::vector<Show> show = parse_show(!opt.show.empty()  ? opt.show
@@ -299,9 +315,20 @@ Command add_attend(CLI::App& root) {
     auto* g_pos = sub->add_option_group("Positions");
     add_attention_positions(*g_pos, opt->pos);
     g_pos
-        ->add_option("--permute", opt->permute,
-                     "Reorder the tokens (rows) first: new position i holds old token LIST[i]; "
-                     "reverse")
+        ->add_option_function<std::string>(
+            "--permute", [opt](const std::string& t) { opt->permute = parse_permute(t); },
+            "Reorder the tokens (rows) first: new position i holds old token LIST[i]; reverse")
+        ->check(CLI::Validator(
+            [](std::string& text) -> std::string {
+                if (text.empty()) return {};  // parse_errors' check: "an empty value"
+                try {
+                    parse_permute(text);
+                } catch (const std::invalid_argument& e) {
+                    return e.what();
+                }
+                return {};
+            },
+            ""))
         ->type_name("LIST|reverse");
     auto* g_mask = sub->add_option_group("Masks");
     g_mask->add_flag("--causal", opt->causal, "Query i sees keys j <= i only");

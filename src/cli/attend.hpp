@@ -37,6 +37,12 @@ namespace attn::cli {
 enum class Rng { torch };
 enum class AttentionPath { automatic, direct, tiled };  // --attention
 
+/// --permute, parsed: reverse, or new position i holds old row indices[i] (numpy's X[p]).
+struct Permute {
+    bool reverse = false;
+    std::vector<std::size_t> indices;
+};
+
 struct AttendOptions {
     std::string sentence;
     bool lowercase = false;
@@ -65,7 +71,7 @@ struct AttendOptions {
     std::int64_t query = 0;
     std::string input;
     AttentionPositions pos;  // --scheme and its options
-    std::string permute;     // "" none, "reverse", or a comma list
+    std::optional<Permute> permute;
     bool bias = false;
     OutputOptions out;
     const CLI::App* app = nullptr;  // the parsed subcommand
@@ -115,11 +121,11 @@ template <class T>
 AttentionWeights<T> make_parameters(const AttendOptions& opt, const ProjectionFiles& files,
                                     const Dims& dims, TorchGenerator& gen);
 
-/// --permute for a sequence of n rows: "reverse" or a comma list, a permutation of 0..n-1
-/// (new position i holds old row p[i], numpy's X[p]). UsageError naming --permute and `where`
-/// for a repeat, an index out of range or a wrong length.
-std::vector<std::size_t> parse_permutation(const std::string& text, std::size_t n,
-                                           const std::string& where);
+/// --permute for a sequence of n rows, a permutation of 0..n-1 (attn::check_permutation):
+/// UsageError naming --permute and `where` for an index out of range, a repeat or a wrong
+/// length.
+std::vector<std::size_t> permutation_for(const Permute& permute, std::size_t n,
+                                         const std::string& where);
 
 enum class Show {
     vocabulary,

@@ -170,34 +170,27 @@ std::vector<std::vector<MaskOptions>> sequence_masks(const AttendOptions& opt,
     return attn::sequence_masks(seqs, base, valid);
 }
 
-std::vector<std::size_t> parse_permutation(const std::string& text, std::size_t n,
-                                           const std::string& where) {
-    if (text == "reverse") return reverse_permutation(n);
-    std::vector<std::size_t> p;
-    std::vector<bool> seen(n, false);
-    for (const std::string& f : split_list(text)) {
-        const auto index = parse_index(f);
-        if (!index)
-            throw UsageError("--permute: '" + f +
-                             "' is not an index; give reverse or a permutation of 0..n-1");
-        const std::size_t v = *index;
-        if (v >= n)
-            throw UsageError(fmt::format(
-                "--permute: index {} is out of range for {} ({} rows: 0..{})", v, where, n, n - 1));
-        if (seen[v])
+std::vector<std::size_t> permutation_for(const Permute& permute, std::size_t n,
+                                         const std::string& where) {
+    if (permute.reverse) return reverse_permutation(n);
+    try {
+        check_permutation(permute.indices, n);
+    } catch (const PermutationError& e) {
+        using Fault = PermutationError::Fault;
+        if (e.fault == Fault::out_of_range)
             throw UsageError(
-                fmt::format("--permute: index {} is repeated; a permutation of 0..{} "
-                            "names each index once",
-                            v, n - 1));
-        seen[v] = true;
-        p.push_back(v);
-    }
-    if (p.size() != n)
+                fmt::format("--permute: index {} is out of range for {} ({} rows: 0..{})", e.value,
+                            where, n, n - 1));
+        if (e.fault == Fault::repeated)
+            throw UsageError(
+                fmt::format("--permute: index {} is repeated; a permutation of 0..{} names each "
+                            "index once",
+                            e.value, n - 1));
         throw UsageError(
-            fmt::format("--permute: {} indices for {} ({} rows); give a permutation of "
-                        "0..{}",
-                        p.size(), where, n, n - 1));
-    return p;
+            fmt::format("--permute: {} indices for {} ({} rows); give a permutation of 0..{}",
+                        e.value, where, n, n - 1));
+    }
+    return permute.indices;
 }
 
 // ---- the projections: W_query, W_key, W_value per head and W_o (and their biases), read
@@ -331,7 +324,7 @@ io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequ
     shape.d_in = dims.d_in, shape.heads = dims.heads, shape.kv_heads = dims.heads;
     shape.d_k = dims.dq, shape.d_v = dims.dv, shape.d_out = dims.d_out;
     shape.output = dims.out_proj, shape.scheme = opt.pos.scheme;
-    shape.permuted = !opt.permute.empty();
+    shape.permuted = opt.permute.has_value();
     LayerOptions o;
     o.path = tiled ? attn::AttentionPath::tiled : attn::AttentionPath::direct;
     o.keep_masked = shown(Show::masked_scores);

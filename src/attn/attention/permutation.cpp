@@ -1,6 +1,7 @@
 #include "attn/attention/permutation.hpp"
 
 #include <stdexcept>
+#include <string>
 
 namespace attn {
 
@@ -8,6 +9,21 @@ std::vector<std::size_t> reverse_permutation(std::size_t n) {
     std::vector<std::size_t> p(n);
     for (std::size_t i = 0; i < n; ++i) p[i] = n - 1 - i;
     return p;
+}
+
+PermutationError::PermutationError(Fault f, std::size_t v, const std::string& what)
+    : std::invalid_argument(what), fault(f), value(v) {}
+
+void check_permutation(std::span<const std::size_t> p, std::size_t n) {
+    using Fault = PermutationError::Fault;
+    std::vector<bool> seen(n, false);
+    for (const std::size_t v : p) {
+        if (v >= n) throw PermutationError(Fault::out_of_range, v, "permutation: an index >= n");
+        if (seen[v]) throw PermutationError(Fault::repeated, v, "permutation: an index repeated");
+        seen[v] = true;
+    }
+    if (p.size() != n)
+        throw PermutationError(Fault::length, p.size(), "permutation: not n indices");
 }
 
 template <class T>

@@ -11,6 +11,8 @@
 
 #include <cstddef>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <xtensor/xtensor.hpp>
@@ -21,6 +23,18 @@ namespace attn {
 
 /// n - 1, n - 2, ..., 0.
 std::vector<std::size_t> reverse_permutation(std::size_t n);
+
+/// Why indices are not a permutation of 0..n-1: the first index, in order, that is >= n
+/// (out_of_range) or seen before (repeated), else their count differs from n (length).
+struct PermutationError : std::invalid_argument {
+    enum class Fault { out_of_range, repeated, length };
+    PermutationError(Fault fault, std::size_t value, const std::string& what);
+    Fault fault;
+    std::size_t value;  // out_of_range, repeated: the index; length: how many were given
+};
+
+/// Checks that p is a permutation of 0..n-1; PermutationError otherwise.
+void check_permutation(std::span<const std::size_t> p, std::size_t n);
 
 /// x[p], (n, d) -> (n, d): row i is row p[i] of x. p must have x's n entries, each < n
 /// (std::invalid_argument otherwise).

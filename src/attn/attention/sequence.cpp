@@ -49,15 +49,11 @@ Sequence token_sequence(std::vector<std::string> tokens) {
 
 Sequence permuted(const Sequence& s, std::span<const std::size_t> p) {
     const std::size_t n = s.x.empty() ? s.tokens.size() : s.n();
-    const auto refuse = [n] {
+    try {
+        check_permutation(p, n);
+    } catch (const PermutationError&) {
         throw std::invalid_argument(
             fmt::format("sequence: p is not a permutation of the {} rows", n));
-    };
-    if (p.size() != n) refuse();
-    std::vector<bool> seen(n, false);
-    for (std::size_t v : p) {
-        if (v >= n || seen[v]) refuse();
-        seen[v] = true;
     }
     Sequence out = s;
     for (auto& x : out.x) x = permute_rows(x, p);

@@ -1,3 +1,4 @@
+// attn::check_permutation (the first fault of indices as a permutation of 0..n-1),
 // attn::permute_rows and attn::equivariance: X[p] as numpy indexes it, and the layer's output
 // on permuted rows against its output permuted: zero to rounding without positions or masks,
 // not with a causal mask, exactly the layer's own difference otherwise.
@@ -5,7 +6,9 @@
 
 #include <cmath>
 #include <cstddef>
+#include <optional>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -79,4 +82,23 @@ TEST_CASE(
     const auto tiled =
         attn::equivariance(attn::forward(l.input(p), views, none, o), l.input(), views, none, o, p);
     CHECK(largest(tiled - broken) < 1e-12);
+}
+
+TEST_CASE("check_permutation: the first fault in order, then the length") {
+    using Fault = attn::PermutationError::Fault;
+    const auto fault = [](std::vector<std::size_t> p, std::size_t n) {
+        try {
+            attn::check_permutation(p, n);
+        } catch (const attn::PermutationError& e) {
+            return std::optional(std::pair(e.fault, e.value));
+        }
+        return std::optional<std::pair<Fault, std::size_t>>();
+    };
+    CHECK(!fault({2, 0, 1}, 3));
+    CHECK(!fault({}, 0));
+    CHECK(fault({0, 3, 1}, 3) == std::pair(Fault::out_of_range, std::size_t{3}));
+    CHECK(fault({1, 1, 5}, 3) == std::pair(Fault::repeated, std::size_t{1}));  // before the 5
+    CHECK(fault({1, 0}, 3) == std::pair(Fault::length, std::size_t{2}));
+    CHECK(fault({0, 1, 2, 0}, 3) == std::pair(Fault::repeated, std::size_t{0}));
+    CHECK(attn::reverse_permutation(3) == std::vector<std::size_t>{2, 1, 0});
 }
