@@ -16,6 +16,7 @@
 #include <limits>
 #include <stdexcept>
 #include <system_error>
+#include <tuple>
 
 #include <xtensor/xview.hpp>
 
@@ -203,16 +204,30 @@ std::optional<io::NpyArray> read_projection(const std::string& option, const std
     return read_npy_option(option, path);
 }
 
-void check_projection(const std::string& option, const std::string& path, const io::NpyArray& f,
-                      std::size_t heads, std::size_t d_in, std::size_t d, const char* dname) {
-    const auto& sh = f.shape;
-    const bool ok = (sh.size() == 2 && sh[0] == d_in && sh[1] == heads * d) ||
-                    (sh.size() == 3 && sh[0] == heads && sh[1] == d_in && sh[2] == d);
-    if (!ok)
-        throw UsageError(fmt::format(
-            "{}: {} has shape {}; {} head{} with d_in = {} and {} = {} need ({}, {}){}", option,
-            path, shape_string(sh), heads, heads > 1 ? "s" : "", d_in, dname, d, d_in, heads * d,
-            heads > 1 ? fmt::format(" or ({}, {}, {})", heads, d_in, d) : std::string()));
+GivenWeights given_weights(const ProjectionFiles& f) {
+    const auto given = [](const std::optional<io::NpyArray>& a) {
+        return a ? std::optional(GivenTensor{a->values, a->shape}) : std::nullopt;
+    };
+    return {given(f.q), given(f.k), given(f.v), given(f.o)};
+}
+
+// A WeightShapeError worded for its option.
+UsageError shape_error(const AttendOptions& opt, const ProjectionFiles& f, const Dims& w,
+                       WeightShapeError::Weight which) {
+    using Weight = WeightShapeError::Weight;
+    const std::size_t H = w.heads;
+    if (which == Weight::out)
+        return UsageError(fmt::format(
+            "--wo: {} has shape {}; W_o needs {} rows (heads x d_v) and any number of columns",
+            opt.wo, shape_string(f.o->shape), H * w.dv));
+    const auto [option, path, file, d, dname] =
+        which == Weight::query ? std::tuple("--wq", opt.wq, &f.q, w.dq, "d_q")
+        : which == Weight::key ? std::tuple("--wk", opt.wk, &f.k, w.dk, "d_k")
+                               : std::tuple("--wv", opt.wv, &f.v, w.dv, "d_v");
+    return UsageError(fmt::format(
+        "{}: {} has shape {}; {} head{} with d_in = {} and {} = {} need ({}, {}){}", option, path,
+        shape_string((*file)->shape), H, H > 1 ? "s" : "", w.d_in, dname, d, w.d_in, H * d,
+        H > 1 ? fmt::format(" or ({}, {}, {})", H, w.d_in, d) : std::string()));
 }
 
 }  // namespace
@@ -243,34 +258,30 @@ Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& f, std::si
                     name));
         return {1, d_in, d_in, d_in, d_in, d_in, false};
     }
-    const auto H = static_cast<std::size_t>(opt.heads);
-    // --input rows keep their width unless told otherwise: d_q = d_v = d_in
+    Dims w{static_cast<std::size_t>(opt.heads), d_in, 0, 0, 0, 0, opt.out_proj || f.o.has_value()};
+    // an option given, else the files' widths, else --input rows keep theirs (d_q = d_v = d_in)
+    const GivenWeights given = given_weights(f);
+    const GivenWidths files = given_widths(given, w.heads);
     const bool input = !opt.input.empty();
-    std::size_t dq = !opt.given("--dq") && input ? d_in : static_cast<std::size_t>(opt.dq);
-    std::size_t dv = !opt.given("--dv") && input ? d_in : static_cast<std::size_t>(opt.dv);
-    const auto width = [H](const std::optional<io::NpyArray>& a) {
-        return a ? head_width(a->shape, H) : 0;
+    const auto width = [&](const char* option, std::int64_t value, std::size_t file) {
+        return opt.given(option) ? static_cast<std::size_t>(value)
+               : file            ? file
+               : input           ? d_in
+                                 : static_cast<std::size_t>(value);
     };
-    if (!opt.given("--dq") && width(f.q ? f.q : f.k)) dq = width(f.q ? f.q : f.k);
-    if (!opt.given("--dv") && width(f.v)) dv = width(f.v);
-    const std::size_t dk = opt.given("--dk") ? static_cast<std::size_t>(opt.dk) : dq;
-    if (dk != dq)
-        throw UsageError(
-            fmt::format("--dk: {} differs from d_q = {}; the scores Q K^T need d_k = d_q", dk, dq));
-    if (f.q) check_projection("--wq", opt.wq, *f.q, H, d_in, dq, "d_q");
-    if (f.k) check_projection("--wk", opt.wk, *f.k, H, d_in, dk, "d_k");
-    if (f.v) check_projection("--wv", opt.wv, *f.v, H, d_in, dv, "d_v");
-    std::size_t d_out = H * dv;
-    if (f.o) {
-        const auto& sh = f.o->shape;
-        if (sh.size() != 2 || sh[0] != H * dv || sh[1] == 0)
-            throw UsageError(
-                fmt::format("--wo: {} has shape {}; W_o needs {} rows (heads x d_v) and "
-                            "any number of columns",
-                            opt.wo, shape_string(sh), H * dv));
-        d_out = sh[1];
+    w.dq = width("--dq", opt.dq, files.d_q);
+    w.dv = width("--dv", opt.dv, files.d_v);
+    w.dk = opt.given("--dk") ? static_cast<std::size_t>(opt.dk) : w.dq;
+    if (w.dk != w.dq)
+        throw UsageError(fmt::format(
+            "--dk: {} differs from d_q = {}; the scores Q K^T need d_k = d_q", w.dk, w.dq));
+    try {
+        w.d_out =
+            check_given_weights(given, w.heads, d_in, w.dq, w.dk, w.dv).value_or(w.heads * w.dv);
+    } catch (const WeightShapeError& e) {
+        throw shape_error(opt, f, w, e.weight);
     }
-    return {H, d_in, dq, dk, dv, d_out, opt.out_proj || f.o.has_value()};
+    return w;
 }
 
 template <class T>
@@ -295,12 +306,8 @@ AttentionWeights<T> make_parameters(const AttendOptions& opt, const ProjectionFi
     draws.d_query = dims.dq, draws.d_key = dims.dk, draws.d_value = dims.dv;
     if (dims.out_proj) draws.d_out = dims.d_out;
     draws.query = !f.q, draws.key = !f.k, draws.value = !f.v, draws.out = !f.o;
-    const auto given = [](const std::optional<io::NpyArray>& a) {
-        return a ? std::optional(GivenTensor{a->values, a->shape}) : std::nullopt;
-    };
     return attention_weights<T>(draw_attention_weights(gen, opt.seed, draws, opt.init),
-                                {given(f.q), given(f.k), given(f.v), given(f.o)}, dims.heads,
-                                dims.out_proj);
+                                given_weights(f), dims.heads, dims.out_proj);
 }
 
 template AttentionWeights<float> make_parameters<float>(const AttendOptions&,

@@ -1,6 +1,7 @@
 #include "attn/attention/weights.hpp"
 
 #include <stdexcept>
+#include <string>
 
 namespace attn {
 
@@ -9,6 +10,38 @@ std::size_t head_width(const std::vector<std::size_t>& shape, std::size_t heads)
     if (shape.size() == 3) return shape[0] == heads ? shape[2] : 0;
     if (shape.size() == 2) return shape[1] % heads == 0 ? shape[1] / heads : 0;
     return 0;
+}
+
+GivenWidths given_widths(const GivenWeights& given, std::size_t heads) {
+    const auto width = [heads](const std::optional<GivenTensor>& t) {
+        return t ? head_width(t->shape, heads) : 0;
+    };
+    return {given.query ? width(given.query) : width(given.key), width(given.value)};
+}
+
+WeightShapeError::WeightShapeError(Weight w, const std::string& what)
+    : std::invalid_argument(what), weight(w) {}
+
+std::optional<std::size_t> check_given_weights(const GivenWeights& given, std::size_t heads,
+                                               std::size_t d_in, std::size_t d_q, std::size_t d_k,
+                                               std::size_t d_v) {
+    using Weight = WeightShapeError::Weight;
+    // (d_in, H d) or (H, d_in, d)
+    const auto check = [&](const std::optional<GivenTensor>& t, std::size_t d, Weight w) {
+        if (!t) return;
+        const auto& sh = t->shape;
+        if (!(sh.size() == 2 && sh[0] == d_in && sh[1] == heads * d) &&
+            !(sh.size() == 3 && sh[0] == heads && sh[1] == d_in && sh[2] == d))
+            throw WeightShapeError(w, "given weights: a projection of another shape");
+    };
+    check(given.query, d_q, Weight::query);
+    check(given.key, d_k, Weight::key);
+    check(given.value, d_v, Weight::value);
+    if (!given.out) return std::nullopt;
+    const auto& sh = given.out->shape;  // (H d_v, d_out)
+    if (sh.size() != 2 || sh[0] != heads * d_v || sh[1] == 0)
+        throw WeightShapeError(Weight::out, "given weights: W_o of another shape");
+    return sh[1];
 }
 
 template <class T>

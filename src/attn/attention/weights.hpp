@@ -5,12 +5,15 @@
 //
 // A given projection of H heads of width d is stored (d_in, H d), head h = columns
 // [h d, (h + 1) d) (the book's W^T laid side by side), or (H, d_in, d); W_o (H d_v, d_out)
-// is one block.
+// is one block. A given tensor implies the width a caller leaves open (given_widths) and is
+// checked against the layer's widths (check_given_weights, a typed WeightShapeError).
 #pragma once
 
 #include <cstddef>
 #include <optional>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <xtensor/xtensor.hpp>
@@ -35,6 +38,28 @@ struct GivenWeights {
 /// d of a projection tensor of `heads` heads: (d_in, H d) -> d, (H, d_in, d) -> d; 0 when the
 /// shape is neither (columns not divisible by H, a first axis other than H, not 2-d or 3-d).
 std::size_t head_width(const std::vector<std::size_t>& shape, std::size_t heads);
+
+/// The widths given tensors imply, 0 where none does: d_q of W_q, else of W_k (the scores
+/// need d_k = d_q), and d_v of W_v (head_width).
+struct GivenWidths {
+    std::size_t d_q = 0, d_v = 0;
+};
+GivenWidths given_widths(const GivenWeights& given, std::size_t heads);
+
+/// A given tensor that does not fit the layer: W_q, W_k or W_v neither (d_in, H d) nor
+/// (H, d_in, d) for its width d, or W_o not (H d_v, d_out) with d_out >= 1.
+struct WeightShapeError : std::invalid_argument {
+    enum class Weight { query, key, value, out };
+    WeightShapeError(Weight weight, const std::string& what);
+    Weight weight;
+};
+
+/// Checks the given tensors of `heads` heads of d_in -> d_q, d_k, d_v in the order W_q, W_k,
+/// W_v, W_o (WeightShapeError for the first that does not fit). Returns W_o's d_out, nullopt
+/// without W_o.
+std::optional<std::size_t> check_given_weights(const GivenWeights& given, std::size_t heads,
+                                               std::size_t d_in, std::size_t d_q, std::size_t d_k,
+                                               std::size_t d_v);
 
 /// Head h's (d_in, d) block of a tensor of `heads` heads, d = head_width(shape, heads) (> 0,
 /// else std::invalid_argument).

@@ -1,10 +1,13 @@
 // attn::AttentionWeights: heads' blocks of a given tensor in both layouts, the draws in their
-// order, the views forward() reads and the rounding to a reduced dtype.
+// order, the views forward() reads and the rounding to a reduced dtype; the widths given
+// tensors imply and the shapes they are checked against.
 #include "attn/attention/weights.hpp"
 
 #include <cstddef>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -105,4 +108,42 @@ TEST_CASE("AttentionWeights::round_to: every matrix and bias rounded once") {
     CHECK(w.value[0](0, 1) == 3.0f);
     CHECK((*w.b_key[0])(0) == 1.0f + 1.0f / 128);
     CHECK((*w.out)(0, 0) == 1.0f);  // 1 + 2^-8: a tie, to even
+}
+
+TEST_CASE("given weights: the widths they imply and the shapes they must have") {
+    using Weight = attn::WeightShapeError::Weight;
+    const std::vector<double> values = iota(64);
+    const auto t = [&](std::vector<std::size_t> shape) {
+        return std::optional(attn::GivenTensor{values, std::move(shape)});
+    };
+    const auto fault = [](const attn::GivenWeights& g, std::size_t heads, std::size_t d_q,
+                          std::size_t d_v) -> std::optional<Weight> {
+        try {
+            attn::check_given_weights(g, heads, 3, d_q, d_q, d_v);
+        } catch (const attn::WeightShapeError& e) {
+            return e.weight;
+        }
+        return std::nullopt;
+    };
+    // 2 heads over d_in = 3: W_k (2, 3, 2) gives d_q = 2 when W_q is drawn, W_v (3, 8) d_v = 4
+    attn::GivenWeights g{std::nullopt, t({2, 3, 2}), t({3, 8}), std::nullopt};
+    const attn::GivenWidths w = attn::given_widths(g, 2);
+    CHECK(w.d_q == 2);
+    CHECK(w.d_v == 4);
+    CHECK(attn::given_widths({t({3, 6}), t({2, 3, 2}), t({5}), std::nullopt}, 2).d_q == 3);
+    CHECK(attn::given_widths({}, 2).d_q == 0);
+    CHECK(!attn::check_given_weights(g, 2, 3, 2, 2, 4));  // no W_o
+    CHECK(fault(g, 2, 3, 4) == Weight::key);
+    CHECK(fault(g, 2, 2, 2) == Weight::value);
+    g.query = t({3, 5});
+    CHECK(fault(g, 2, 2, 4) == Weight::query);  // W_q first
+    g.query = t({3, 4});
+    g.out = t({8, 5});  // (H d_v, d_out)
+    CHECK(attn::check_given_weights(g, 2, 3, 2, 2, 4) == std::size_t{5});
+    g.out = t({7, 5});
+    CHECK(fault(g, 2, 2, 4) == Weight::out);
+    g.out = t({8, 0});
+    CHECK(fault(g, 2, 2, 4) == Weight::out);
+    g.out = t({8});
+    CHECK(fault(g, 2, 2, 4) == Weight::out);
 }
