@@ -107,12 +107,18 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     const Dims dims = projection_dims(opt, files, seqs.front().d_in());
     const bool tiled = use_tiled(opt, seqs);  // else direct: n x n matrices held
     const auto shown = [&](Show s) { return std::find(show.begin(), show.end(), s) != show.end(); };
-    const io::DriveOptions drive = plan_attention<T>(opt, seqs, dims, show, tiled);
-    AttentionWeights<T> par =
-        opt.no_projection ? AttentionWeights<T>{} : make_parameters<T>(opt, files, dims, gen);
     // --dtype bfloat16|float16: inputs, weights and biases rounded once to the dtype, as
     // model.to(dtype) and x.to(dtype) do; the layer then computes in it (attention/reduced.hpp)
     const std::optional<runtime::Reduced> reduced = io::reduced_format(opt.out.dtype);
+    LayerOptions base;  // every sequence's, besides its progress
+    if (opt.pos.no_scale) base.scale = 1.0;
+    base.path = tiled ? attn::AttentionPath::tiled : attn::AttentionPath::direct;
+    base.keep_masked = shown(Show::masked_scores);
+    base.keep_unrotated = shown(Show::queries) || shown(Show::keys);
+    base.dtype = reduced;
+    const io::DriveOptions drive = plan_attention<T>(opt, seqs, dims, show, base);
+    AttentionWeights<T> par =
+        opt.no_projection ? AttentionWeights<T>{} : make_parameters<T>(opt, files, dims, gen);
     if (reduced) par.round_to(*reduced);
 
     const std::vector<std::vector<MaskOptions>> masks = sequence_masks(opt, seqs);
@@ -145,12 +151,7 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     for (std::size_t k = 0; k < seqs.size(); ++k) {
         std::vector<std::size_t> p;
         if (opt.permute) p = permutation_for(*opt.permute, seqs[k].n(), sequence_name(k));
-        LayerOptions o;
-        if (opt.pos.no_scale) o.scale = 1.0;
-        o.path = tiled ? attn::AttentionPath::tiled : attn::AttentionPath::direct;
-        o.keep_masked = shown(Show::masked_scores);
-        o.keep_unrotated = shown(Show::queries) || shown(Show::keys);
-        o.dtype = reduced;
+        LayerOptions o = base;
         if (progress) {
             progress->add_total(seqs[k].x.size() * dims.heads * seqs[k].n());
             o.progress = [progress](std::size_t rows) { progress->advance(rows); };
@@ -320,9 +321,8 @@ Command add_attend(CLI::App& root) {
             "Reorder the tokens (rows) first: new position i holds old token LIST[i]; reverse")
         ->check(CLI::Validator(
             [](std::string& text) -> std::string {
-                if (text.empty()) return {};  // parse_errors' check: "an empty value"
                 try {
-                    parse_permute(text);
+                    if (!text.empty()) parse_permute(text);  // "": parse_errors' "an empty value"
                 } catch (const std::invalid_argument& e) {
                     return e.what();
                 }

@@ -1,6 +1,8 @@
-// attn attend's inputs: sentences -> tokens -> embedded rows (drawn nn.Embedding, an .npy
-// table, or word vectors), or the rows of an .npy file; the masks; --permute; the projections
-// (files or draws) and the widths they imply; the memory of the run they make.
+// attn attend's inputs, read and worded for the options: the embedding table or vectors
+// (drawn nn.Embedding, an .npy table, word vectors) and the sentences embedded with them
+// (attn::embed_sentence), or the rows of an .npy file; the masks; --permute for each sequence
+// (attn::check_permutation); the projection files and the widths they imply
+// (attn::check_given_weights) or the draws; the memory of the run they make.
 #include "cli/attend.hpp"
 
 #include <fmt/format.h>
@@ -10,15 +12,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <fstream>
 #include <iostream>
-#include <limits>
 #include <stdexcept>
 #include <system_error>
 #include <tuple>
-
-#include <xtensor/xview.hpp>
 
 #include "attn/attention/memory_plan.hpp"
 #include "attn/attention/permutation.hpp"
@@ -33,13 +30,6 @@
 namespace attn::cli {
 
 namespace {
-
-bool is_npy_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    char magic[6] = {};
-    in.read(magic, 6);
-    return in.gcount() == 6 && std::memcmp(magic, "\x93NUMPY", 6) == 0;
-}
 
 // io::read_npy with `option` named in every message.
 io::NpyArray read_npy_option(const std::string& option, const std::string& path) {
@@ -59,7 +49,7 @@ Embeddings load_embeddings(const AttendOptions& opt, TorchGenerator& gen) {
         e.table = xt::cast<double>(draw_embedding_table(gen, opt.seed, v, d));  // (V, D)
         return e;
     }
-    if (!is_npy_file(opt.embeddings)) {
+    if (!io::is_npy_file(opt.embeddings)) {
         if (!opt.vocab.empty())
             throw UsageError("--vocab: names the rows of an .npy table; " + opt.embeddings +
                              " is a text file that names its own words");
@@ -320,7 +310,9 @@ template AttentionWeights<double> make_parameters<double>(const AttendOptions&,
 // held per row besides the layers: X as read (double), as shown (T), and unpermuted (double)
 template <class T>
 io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
-                                const Dims& dims, const std::vector<Show>& show, bool tiled) {
+                                const Dims& dims, const std::vector<Show>& show,
+                                const LayerOptions& o) {
+    const bool tiled = o.path == attn::AttentionPath::tiled;
     const auto shown = [&](Show s) { return std::find(show.begin(), show.end(), s) != show.end(); };
     const bool summaries = shown(Show::head_stats) || shown(Show::offsets) ||
                            shown(Show::mean_weights) || shown(Show::rollout);
@@ -332,10 +324,6 @@ io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequ
     shape.d_k = dims.dq, shape.d_v = dims.dv, shape.d_out = dims.d_out;
     shape.output = dims.out_proj, shape.scheme = opt.pos.scheme;
     shape.permuted = opt.permute.has_value();
-    LayerOptions o;
-    o.path = tiled ? attn::AttentionPath::tiled : attn::AttentionPath::direct;
-    o.keep_masked = shown(Show::masked_scores);
-    o.keep_unrotated = shown(Show::queries) || shown(Show::keys);
     std::vector<SequenceShape> sizes;
     for (const auto& s : seqs) sizes.push_back({s.n(), s.batch});
     // rows streamed to a writer: n wide (scores, weights, ...) or at most the widest narrow row
@@ -347,19 +335,11 @@ io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequ
                  runtime::checked_product({dims.d_in, 8 + sizeof(T) + (shape.permuted ? 8 : 0)},
                                           "the inputs"),
                  width);
-    std::uint64_t bytes = plan.bytes;
-    for (const auto& s : seqs)  // each batch element's summaries; one head's weights at a time
-        if (summaries)
-            bytes = runtime::checked_add(
-                runtime::checked_add(
-                    bytes,
-                    runtime::checked_mul(
-                        std::max<std::size_t>(s.batch, 1),
-                        model::summaries_bytes(s.n(), dims.heads, 1, {true, true, true, true}),
-                        "the summaries"),
-                    "the attention"),
-                runtime::checked_product({s.n(), s.n(), sizeof(T)}, "the summaries"),
-                "the attention");
+    const std::uint64_t bytes =
+        summaries ? runtime::checked_add(plan.bytes,
+                                         model::run_summaries_bytes(sizes, dims.heads, sizeof(T)),
+                                         "the attention")
+                  : plan.bytes;
     const Sequence& first = seqs.front();
     const std::string batch = first.batch ? fmt::format("{} x ", first.batch) : "";
     const std::string input = opt.input.empty() ? "" : "--input: ";
@@ -372,8 +352,10 @@ io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequ
 }
 
 template io::DriveOptions plan_attention<float>(const AttendOptions&, const std::vector<Sequence>&,
-                                                const Dims&, const std::vector<Show>&, bool);
+                                                const Dims&, const std::vector<Show>&,
+                                                const LayerOptions&);
 template io::DriveOptions plan_attention<double>(const AttendOptions&, const std::vector<Sequence>&,
-                                                 const Dims&, const std::vector<Show>&, bool);
+                                                 const Dims&, const std::vector<Show>&,
+                                                 const LayerOptions&);
 
 }  // namespace attn::cli

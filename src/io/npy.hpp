@@ -102,4 +102,7 @@ NpyArray read_npy(std::istream& in, const std::string& name_for_messages);
 /// read_npy on a file; "-" reads standard input. An unopenable file: std::system_error.
 NpyArray read_npy(const std::string& path);
 
+/// Whether the file at `path` starts with the NPY magic (false when it cannot be read).
+bool is_npy_file(const std::string& path);
+
 }  // namespace attn::io

@@ -383,4 +383,11 @@ NpyArray read_npy(const std::string& path) {
     return read_npy(input.stream(), input.name());
 }
 
+bool is_npy_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    char magic[6] = {};
+    in.read(magic, 6);
+    return in.gcount() == 6 && std::string_view(magic, 6) == kMagic;
+}
+
 }  // namespace attn::io

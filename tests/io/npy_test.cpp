@@ -493,6 +493,17 @@ TEST_CASE("read_npy: a file that does not exist is a system error naming it") {
     CHECK_THROWS_AS(read_npy(attn::test::tmp_path("no-such-file.npy")), std::system_error);
 }
 
+TEST_CASE("is_npy_file: the magic, not the name") {
+    using attn::test::tmp_path;
+    attn::test::write_file(tmp_path("magic.txt"), std::string_view("\x93NUMPY\x01\x00", 8));
+    attn::test::write_file(tmp_path("text.npy"), "Life 1 0\n");
+    attn::test::write_file(tmp_path("short.npy"), "\x93NUM");
+    CHECK(attn::io::is_npy_file(tmp_path("magic.txt")));
+    CHECK(!attn::io::is_npy_file(tmp_path("text.npy")));
+    CHECK(!attn::io::is_npy_file(tmp_path("short.npy")));
+    CHECK(!attn::io::is_npy_file(tmp_path("no-such-file.npy")));
+}
+
 TEST_CASE("npy interop: numpy reads attn's files and attn reads numpy's") {
     attn::test::require_numpy();
     using attn::test::tmp_path;

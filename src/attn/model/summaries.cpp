@@ -168,6 +168,22 @@ std::uint64_t summaries_bytes(std::size_t n, std::size_t heads, std::size_t laye
     return bytes;
 }
 
+std::uint64_t run_summaries_bytes(const std::vector<SequenceShape>& sequences, std::size_t heads,
+                                  std::size_t element) {
+    using runtime::checked_add;
+    std::uint64_t bytes = 0;
+    for (const SequenceShape& s : sequences) {
+        const std::uint64_t each = summaries_bytes(s.n, heads, 1, {true, true, true, true});
+        bytes = checked_add(
+            checked_add(
+                bytes,
+                runtime::checked_mul(std::max<std::size_t>(s.batch, 1), each, "the summaries"),
+                "the attention"),
+            runtime::checked_product({s.n, s.n, element}, "the summaries"), "the attention");
+    }
+    return bytes;
+}
+
 template <class T>
 void add_layer(AttentionSummaries& summaries, std::size_t layer, const LayerResult<T>& result) {
     const std::size_t n = summaries.n();

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "attn/attention/layer.hpp"
+#include "attn/attention/memory_plan.hpp"
 
 namespace attn::model {
 
@@ -120,6 +121,12 @@ class AttentionSummaries {
 /// runtime::SizeOverflow when the count does not fit 64 bits.
 std::uint64_t summaries_bytes(std::size_t n, std::size_t heads, std::size_t layers,
                               SummaryChoice choice);
+
+/// What summarising single-layer runs over `sequences` adds to their run_plan: every batch
+/// element's summaries of `heads` heads (all four), and one head's n x n weights of `element`
+/// bytes at a time. runtime::SizeOverflow as summaries_bytes.
+std::uint64_t run_summaries_bytes(const std::vector<SequenceShape>& sequences, std::size_t heads,
+                                  std::size_t element);
 
 /// One layer as forward() returns it, numbered `layer`: each of its H heads' n x n weights
 /// (read a head at a time through LayerResult::rows, so either path gives them) added to

@@ -228,3 +228,13 @@ TEST_CASE("summaries_bytes: what an AttentionSummaries holds, counted before it 
                                                  SummaryChoice{false, false, false, true}),
                     attn::runtime::SizeOverflow);
 }
+
+TEST_CASE("run_summaries_bytes: each batch element's summaries and one head's weights") {
+    const SummaryChoice all{true, true, true, true};
+    const std::uint64_t one = attn::model::summaries_bytes(7, 3, 1, all);
+    const std::uint64_t four = attn::model::summaries_bytes(4, 3, 1, all);
+    CHECK(attn::model::run_summaries_bytes({}, 3, 4) == 0);
+    // n = 7 without a batch axis (one element), n = 4 in a batch of 2; float32 weights
+    CHECK(attn::model::run_summaries_bytes({{7, 0}, {4, 2}}, 3, 4) ==
+          one + 7 * 7 * 4 + 2 * four + 4 * 4 * 4);
+}
