@@ -307,7 +307,6 @@ template AttentionWeights<double> make_parameters<double>(const AttendOptions&,
                                                           const ProjectionFiles&, const Dims&,
                                                           TorchGenerator&);
 
-// held per row besides the layers: X as read (double), as shown (T), and unpermuted (double)
 template <class T>
 io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
                                 const Dims& dims, const std::vector<Show>& show,
@@ -326,15 +325,7 @@ io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequ
     shape.permuted = opt.permute.has_value();
     std::vector<SequenceShape> sizes;
     for (const auto& s : seqs) sizes.push_back({s.n(), s.batch});
-    // rows streamed to a writer: n wide (scores, weights, ...) or at most the widest narrow row
-    std::size_t width = std::max({dims.d_in, dims.heads * std::max(dims.dq, dims.dv), dims.d_out});
-    for (const auto& s : seqs)
-        if (n_wide) width = std::max(width, s.n());
-    const RunPlan plan =
-        run_plan(shape, sizes, o, sizeof(T),
-                 runtime::checked_product({dims.d_in, 8 + sizeof(T) + (shape.permuted ? 8 : 0)},
-                                          "the inputs"),
-                 width);
+    const RunPlan plan = sequence_run_plan(shape, sizes, o, sizeof(T), n_wide);
     const std::uint64_t bytes =
         summaries ? runtime::checked_add(plan.bytes,
                                          model::run_summaries_bytes(sizes, dims.heads, sizeof(T)),

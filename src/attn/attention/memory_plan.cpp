@@ -87,4 +87,15 @@ RunPlan run_plan(const LayerShape& widths, const std::vector<SequenceShape>& seq
     return plan;
 }
 
+RunPlan sequence_run_plan(const LayerShape& widths, const std::vector<SequenceShape>& sequences,
+                          const LayerOptions& options, std::size_t element, bool n_wide) {
+    const LayerShape& w = widths;
+    std::size_t streamed = std::max({w.d_in, w.heads * std::max(w.d_k, w.d_v), w.d_out});
+    for (const SequenceShape& s : sequences)
+        if (n_wide) streamed = std::max(streamed, s.n);
+    const std::uint64_t held =
+        checked_product({w.d_in, 8 + element + (w.permuted ? 8 : 0)}, "the inputs");
+    return run_plan(widths, sequences, options, element, held, streamed);
+}
+
 }  // namespace attn

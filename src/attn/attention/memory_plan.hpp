@@ -66,4 +66,11 @@ RunPlan run_plan(const LayerShape& widths, const std::vector<SequenceShape>& seq
                  const LayerOptions& options, std::size_t element, std::uint64_t held_per_row,
                  std::size_t streamed_width);
 
+/// run_plan for sequences attended as attend_sequence does: X held per row as given (double),
+/// as attended (`element`) and, with widths.permuted, unpermuted (double); rows streamed n wide
+/// when `n_wide` (an n x n array or a summary written), else the widest narrow row
+/// max(d_in, H max(d_k, d_v), d_out).
+RunPlan sequence_run_plan(const LayerShape& widths, const std::vector<SequenceShape>& sequences,
+                          const LayerOptions& options, std::size_t element, bool n_wide);
+
 }  // namespace attn

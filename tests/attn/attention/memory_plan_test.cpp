@@ -1,6 +1,6 @@
 // attn::run_plan: a run of several sequences counted as the sum of their layers' memory_plan,
-// batch elements and the unpermuted twin included, plus the streamed row blocks; the
-// automatic path's threshold.
+// batch elements and the unpermuted twin included, plus the streamed row blocks;
+// sequence_run_plan's held and streamed widths; the automatic path's threshold.
 #include "attn/attention/memory_plan.hpp"
 
 #include <cstdint>
@@ -39,6 +39,21 @@ TEST_CASE("run_plan: every batch element's layer, the held rows and the streamed
     CHECK(p.bytes == want);
     // the direct path holds 2 x n x n x (3 x 4 + 4 + 1) bytes of matrices per layer
     CHECK(layer(10, w, o, 0) - layer(9, w, o, 0) >= 2 * (100 - 81) * 17);
+}
+
+TEST_CASE("sequence_run_plan: X held three ways, rows streamed n or narrow wide") {
+    attn::LayerShape w = widths();  // d_in 8, H d_v 8, d_out 8
+    w.permuted = true;
+    const attn::LayerOptions o;
+    const std::vector<attn::SequenceShape> seqs = {{6, 0}, {12, 2}};
+    // per row: d_in x (8 as given + 4 as attended + 8 unpermuted) bytes
+    CHECK(attn::sequence_run_plan(w, seqs, o, 4, false).bytes ==
+          attn::run_plan(w, seqs, o, 4, 8 * 20, 8).bytes);
+    CHECK(attn::sequence_run_plan(w, seqs, o, 4, true).bytes ==
+          attn::run_plan(w, seqs, o, 4, 8 * 20, 12).bytes);
+    w.permuted = false, w.d_out = 30;
+    CHECK(attn::sequence_run_plan(w, seqs, o, 8, true).bytes ==
+          attn::run_plan(w, seqs, o, 8, 8 * 16, 30).bytes);
 }
 
 TEST_CASE("run_plan: with a permutation one unpermuted layer more per sequence") {
