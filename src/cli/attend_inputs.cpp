@@ -229,23 +229,17 @@ ProjectionFiles read_projections(const AttendOptions& opt) {
 
 Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& f, std::size_t d_in) {
     if (opt.no_projection) {  // Q = K = V = X: one head as wide as the rows
-        const std::pair<bool, const char*> given[] = {{opt.given("--dq"), "--dq"},
-                                                      {opt.given("--dk"), "--dk"},
-                                                      {opt.given("--dv"), "--dv"},
-                                                      {!opt.wq.empty(), "--wq"},
-                                                      {!opt.wk.empty(), "--wk"},
-                                                      {!opt.wv.empty(), "--wv"},
-                                                      {!opt.wo.empty(), "--wo"},
-                                                      {opt.out_proj, "--out-proj"},
-                                                      {opt.heads != 1, "--heads"},
-                                                      {opt.bias, "--bias"},
-                                                      {opt.init != ProjectionInit::rand, "--init"}};
-        for (const auto& [set, name] : given)
-            if (set)
-                throw UsageError(fmt::format(
-                    "--no-projection: Q = K = V = X has no projections; it cannot be combined "
-                    "with {}",
-                    name));
+        const auto refuse = [](const char* name) {
+            throw UsageError(fmt::format(
+                "--no-projection: Q = K = V = X has no projections; it cannot be combined with {}",
+                name));
+        };
+        for (const char* name : {"--dq", "--dk", "--dv", "--wq", "--wk", "--wv", "--wo"})
+            if (opt.given(name)) refuse(name);
+        if (opt.out_proj) refuse("--out-proj");
+        if (opt.heads != 1) refuse("--heads");
+        if (opt.bias) refuse("--bias");
+        if (opt.init != ProjectionInit::rand) refuse("--init");
         return {1, d_in, d_in, d_in, d_in, d_in, false};
     }
     Dims w{static_cast<std::size_t>(opt.heads), d_in, 0, 0, 0, 0, opt.out_proj || f.o.has_value()};
