@@ -3,8 +3,8 @@
 // attend_inputs.cpp reads the inputs (sentences embedded by attn::embed_sentence, --input,
 // --wq ... files) and words the library's typed errors (EmbeddingError, PermutationError,
 // WeightShapeError) for the options, draws W (attn::draw_attention_weights) and reserves the
-// run's memory (attn::run_plan); attend_arrays.cpp is the --show table over the layer's results.
-// The scheme's options are cli/position_options' AttentionPositions.
+// run's memory (attn::sequence_run_plan); attend_arrays.cpp is the --show table over the layer's
+// results. The scheme's options are cli/position_options' AttentionPositions.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -194,8 +194,8 @@ constexpr unsigned binary = 32;       // npy or npz, where tokens are text witho
 /// that has the needs `have` (parse_show_list over attend_show_table).
 std::vector<Show> parse_show(const std::string& list, unsigned have);
 
-/// The memory of the whole run (attn::run_plan: every sequence's layer with options `o`, its
-/// unpermuted twin with --permute, the row blocks streamed: n wide when an n x n array or a
+/// The memory of the whole run (attn::sequence_run_plan: every sequence's layer with options `o`,
+/// its unpermuted twin with --permute, the row blocks streamed: n wide when an n x n array or a
 /// summary is in `show`), with X as read, as shown and unpermuted, and the summaries when shown,
 /// reserved before anything is allocated: UsageError naming --max-memory above the limit.
 /// Returns how arrays are streamed.
