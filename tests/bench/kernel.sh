@@ -52,11 +52,12 @@ ceiling() {
 
 echo
 echo "whole process: attn attend --input X.npy --dq d --dv d [--scheme S] --show context -o out.npy"
-echo "(1 head; best of $RUNS; vs none: seconds over the plain row's, minus 1)"
+echo "(1 head; best of $RUNS; vs none: seconds over the plain row's, minus 1; cpu vs: the same of"
+echo " the CPU seconds, steadier on a loaded machine; wall to the microsecond, CPU to 10 ms)"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "(cpu = user + system seconds of all threads: on a loaded machine wall time mostly waits)"
-printf '%-7s %4s %7s %-17s %7s %9s %9s %9s %8s %12s %8s %8s\n' n d causal scheme threads seconds \
-    cpu GFLOP/s ceiling GFLOP/cpu-s ceiling "vs none"
+printf '%-7s %4s %7s %-17s %7s %9s %9s %9s %8s %12s %8s %8s %8s\n' n d causal scheme threads \
+    seconds cpu GFLOP/s ceiling GFLOP/cpu-s ceiling "vs none" "cpu vs"
 "$BUILD/attn" encode -n 32 -d 1 -f npy -o "$WORK/t5.npy"  # a (buckets, heads) table: sin(b)
 for n in $NS; do
     for d in 64 128; do
@@ -67,7 +68,7 @@ for n in $NS; do
         fi
         for causal in no yes; do
             for t in 1 2; do
-                none=0
+                none=0 none_cpu=0
                 for scheme in $schemes; do
                     flag=""; [ $causal = yes ] && flag=--causal
                     case $scheme in
@@ -77,25 +78,29 @@ for n in $NS; do
                     esac
                     best=""
                     for _ in $(seq "$RUNS"); do
-                        /usr/bin/time -f '%e %U %S' -o "$WORK/t.txt" "$BUILD/attn" attend \
+                        t0=$EPOCHREALTIME
+                        /usr/bin/time -f '%U %S' -o "$WORK/t.txt" "$BUILD/attn" attend \
                             --input "$WORK/x.npy" --dq "$d" --dv "$d" $flag --threads "$t" \
                             --show context -o "$WORK/out.npy"
-                        read -r s u y <<<"$(tail -1 "$WORK/t.txt")"
+                        s=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.6f", b - a }')
+                        read -r u y <<<"$(tail -1 "$WORK/t.txt")"
                         if [ -z "$best" ] || awk -v a="$s" -v b="${best%% *}" 'BEGIN { exit !(a < b) }'; then
                             best="$s $u $y"
                         fi
                     done
                     read -r s u y <<<"$best"
-                    [ "$scheme" = none ] && none=$s
+                    [ "$scheme" = none ] && none=$s none_cpu=$(awk -v u="$u" -v y="$y" 'BEGIN { print u + y }')
                     awk -v n="$n" -v d="$d" -v c="$causal" -v sc="$scheme" -v t="$t" -v s="$s" \
                         -v u="$u" -v y="$y" -v p="$(ceiling "$t")" -v pc="$(ceiling "$t" cpu)" \
-                        -v none="$none" \
+                        -v none="$none" -v none_cpu="$none_cpu" \
                         'BEGIN { w = 4 * n * n * d * (c == "yes" ? 0.5 : 1) / 1e9; f = w / s;
                                  fc = w / (u + y > 0 ? u + y : 1e-9);
                                  vs = "-";
                                  if (sc != "none" && none > 0) vs = sprintf("%+.1f%%", 100 * (s / none - 1));
-                                 printf "%-7s %4s %7s %-17s %7s %9.3f %9.3f %9.1f %7.0f%% %12.1f %7.0f%% %8s\n",
-                                        n, d, c, sc, t, s, u + y, f, 100 * f / p, fc, 100 * fc / pc, vs }'
+                                 vc = "-";
+                                 if (sc != "none" && none_cpu > 0) vc = sprintf("%+.1f%%", 100 * ((u + y) / none_cpu - 1));
+                                 printf "%-7s %4s %7s %-17s %7s %9.3f %9.3f %9.1f %7.0f%% %12.1f %7.0f%% %8s %8s\n",
+                                        n, d, c, sc, t, s, u + y, f, 100 * f / p, fc, 100 * fc / pc, vs, vc }'
                 done
             done
         done
