@@ -59,13 +59,27 @@ PositionScheme<T>::PositionScheme(const SchemeConfig& config, std::size_t n)
                     "relative_attention_bias: table of shape ({}, {}); {} buckets and {} heads "
                     "need ({}, {})",
                     config.t5_table.shape(0), config.t5_table.shape(1), B, H, B, H));
+            // bucket[k] of offset r = k - (n - 1), once for every head. A bucket depends on
+            // r's sign and distance |r| only and never falls as |r| grows (each step of
+            // t5_bucket is monotone): once a side reaches its farthest offset's bucket, the
+            // rest of that side shares it, with no logarithm.
+            std::vector<std::size_t> bucket(2 * n - 1);
+            const auto last = static_cast<std::int64_t>(n - 1);
+            for (const std::int64_t side : {-1, 1}) {
+                const std::int64_t far = t5_bucket(side * last, config.buckets);
+                bool reached = false;
+                for (std::int64_t dist = 0; dist <= last; ++dist) {
+                    const std::int64_t b = reached ? far : t5_bucket(side * dist, config.buckets);
+                    reached = b == far;
+                    bucket[static_cast<std::size_t>(last + side * dist)] =
+                        static_cast<std::size_t>(b);
+                }
+            }
             d->relative.resize(H * (2 * n - 1));
             for (std::size_t h = 0; h < H; ++h)
-                for (std::size_t k = 0; k + 1 < 2 * n; ++k) {
-                    const auto r = static_cast<std::int64_t>(k) - static_cast<std::int64_t>(n - 1);
-                    const auto bucket = static_cast<std::size_t>(t5_bucket(r, config.buckets));
-                    d->relative[h * (2 * n - 1) + k] = static_cast<T>(config.t5_table(bucket, h));
-                }
+                for (std::size_t k = 0; k + 1 < 2 * n; ++k)
+                    d->relative[h * (2 * n - 1) + k] =
+                        static_cast<T>(config.t5_table(bucket[k], h));
             break;
         }
     }

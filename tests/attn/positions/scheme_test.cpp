@@ -97,3 +97,31 @@ TEST_CASE("PositionScheme: alibi as Press et al. and as BLOOM, t5 by bucket") {
     r.rope.d = 3;
     CHECK(invalid_argument_of([&] { Scheme_(r, 6); }).rfind("d", 0) == 0);
 }
+
+TEST_CASE("PositionScheme: t5's table of offsets is t5_bucket's at every offset") {
+    // The table fills each side's far offsets without t5_bucket once they reach its last
+    // bucket: every offset checked, bidirectional and causal buckets, near and far n.
+    for (const attn::positions::T5Buckets buckets : {attn::positions::T5Buckets{32, 128, true},
+                                                     {32, 128, false},
+                                                     {8, 16, true},
+                                                     {16, 1000, true}})
+        for (const std::size_t n : {std::size_t(1), std::size_t(7), std::size_t(700)}) {
+            SchemeConfig t;
+            t.scheme = Scheme::t5;
+            t.n_heads = 2;
+            t.buckets = buckets;
+            const auto B = static_cast<std::size_t>(buckets.num_buckets);
+            t.t5_table = xt::xtensor<double, 2>::from_shape({B, 2});
+            for (std::size_t b = 0; b < B; ++b)
+                t.t5_table(b, 0) = double(b), t.t5_table(b, 1) = -3.0;
+            const Scheme_ s(t, n);
+            const double* relative = s.bias(0).relative;
+            const auto last = static_cast<std::int64_t>(n - 1);
+            for (std::int64_t r = -last; r <= last; ++r) {
+                INFO("buckets ", buckets.num_buckets, " max distance ", buckets.max_distance,
+                     " bidirectional ", buckets.bidirectional, " n ", n, " offset ", r);
+                CHECK(relative[r] == double(attn::positions::t5_bucket(r, buckets)));
+                CHECK(s.bias(1).relative[r] == -3.0);
+            }
+        }
+}
