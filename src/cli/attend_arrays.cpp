@@ -114,7 +114,7 @@ io::MatrixStream projected_stream(const SentenceArrays<T>& a, int which) {
 // query, columns by key, made by LayerResult::rows when the writer asks for them.
 template <class T>
 io::MatrixStream square_stack(const SentenceArrays<T>& a, std::string name, std::string title,
-                              T* ScoreRows<T>::*field) {
+                              T* ScoreRows<T>::*field, io::StackPanels panels = {}) {
     const auto& res = a.run.results;
     const std::vector<std::size_t> rows = query_rows(a);
     const std::size_t n = a.s.n();
@@ -131,7 +131,8 @@ io::MatrixStream square_stack(const SentenceArrays<T>& a, std::string name, std:
                 res[b].rows->rows(h, i, len, sr);
                 if (progress) progress->advance(len);
             },
-            n));
+            n),
+        panels);
     e.info.column_axis = "key";
     return e;
 }
@@ -143,20 +144,11 @@ io::MatrixStream attention_stream(const SentenceArrays<T>& a, bool weights) {
         a, weights ? "weights" : "scores",
         weights ? "attention weights softmax(omega / sqrt(d_k))" + a.mask_text + heads_text(a)
                 : "unnormalized attention scores omega = Q K^T" + heads_text(a),
-        weights ? &ScoreRows<T>::weights : &ScoreRows<T>::raw);
+        weights ? &ScoreRows<T>::weights : &ScoreRows<T>::raw, {io::PanelTitles::varying_axes});
     // Pictures: a panel per (sequence, head), query rows against keys; weights on a fixed
     // 0..1 scale so that pictures compare; the keys a mask hides are drawn as masked.
-    const std::size_t nr = a.query ? 1 : a.s.n(), H = std::max<std::size_t>(a.dims.heads, 1),
-                      B = std::max<std::size_t>(a.s.batch, 1);
+    const std::size_t nr = a.query ? 1 : a.s.n(), H = std::max<std::size_t>(a.dims.heads, 1);
     e.info.row_axis = "query";
-    if (B * H > 1) {
-        e.info.panel_rows = nr;
-        for (std::size_t b = 0; b < B; ++b)
-            for (std::size_t h = 0; h < H; ++h)
-                e.info.panel_titles.push_back(B == 1   ? fmt::format("head {}", h)
-                                              : H == 1 ? fmt::format("sequence {}", b)
-                                                       : fmt::format("sequence {}, head {}", b, h));
-    }
     if (weights) {
         e.info.value_range = std::pair{0.0, 1.0};
         const auto masks = std::make_shared<std::vector<MaskOptions>>(a.run.masks);

@@ -49,17 +49,11 @@ const ModelShowTable& model_show_table() {
 template <class T>
 io::MatrixStream per_head_stack(model::ModelRun<T>& run, std::string name, std::string title,
                                 std::vector<std::string> columns, io::StackBlock block) {
-    const std::size_t n = run.n(), L = run.layers().size(), H = run.heads().size();
-    io::MatrixStream s =
-        io::matrix_stack(std::move(name), std::move(title), io::value_axis("layer", run.layers()),
-                         io::value_axis("head", run.heads()), io::every_row(n), std::move(columns),
-                         {io::index_label("query", true)}, std::move(block));
+    io::MatrixStream s = io::matrix_stack(
+        std::move(name), std::move(title), io::value_axis("layer", run.layers()),
+        io::value_axis("head", run.heads()), io::every_row(run.n()), std::move(columns),
+        {io::index_label("query", true)}, std::move(block), {io::PanelTitles::every_axis, true});
     s.info.row_axis = "query";
-    s.info.panel_rows = n;
-    s.info.panel_columns = L > 1 ? H : 0;
-    for (const std::size_t l : run.layers())
-        for (const std::size_t h : run.heads())
-            s.info.panel_titles.push_back(fmt::format("layer {}, head {}", l, h));
     return s;
 }
 
@@ -107,8 +101,8 @@ io::MatrixStream hidden_stream(model::ModelRun<T>& run) {
     states->push_back(run.layers().front() == 0 ? "embedding"
                                                 : fmt::format("before {}", run.layers().front()));
     for (const std::size_t l : run.layers()) states->push_back(fmt::format("after {}", l));
-    const io::StackAxis state{states->size(),
-                              {"state", [states](std::size_t k) { return (*states)[k]; }}};
+    const io::StackAxis state{
+        states->size(), {"state", [states](std::size_t k) { return (*states)[k]; }}, {}};
     return io::matrix_stack(
         "hidden", "residual stream: before the first selected layer, then after each", state, {},
         io::every_row(run.n()), io::index_labels(run.family().config().hidden_size),
