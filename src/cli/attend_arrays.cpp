@@ -7,17 +7,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <functional>
 #include <memory>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "attn/model/summaries.hpp"
-#include "cli/arguments.hpp"
 #include "cli/attend_model.hpp"
-#include "cli/errors.hpp"
 #include "io/id_column.hpp"
 #include "io/matrix_stack.hpp"
 
