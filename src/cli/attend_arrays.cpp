@@ -142,24 +142,20 @@ io::MatrixStream square_stack(const SentenceArrays<T>& a, std::string name, std:
 // compare; the keys a mask hides are drawn as masked.
 template <class T>
 io::MatrixStream attention_stream(const SentenceArrays<T>& a, bool weights) {
-    io::MatrixStream e = square_stack(
-        a, weights ? "weights" : "scores",
-        weights ? "attention weights softmax(omega / sqrt(d_k))" + a.mask_text
-                : "unnormalized attention scores omega = Q K^T",
-        weights ? &ScoreRows<T>::weights : &ScoreRows<T>::raw, {io::PanelTitles::varying_axes});
-    const std::size_t nr = a.query ? 1 : a.s.n(), H = std::max<std::size_t>(a.dims.heads, 1);
+    io::StackPanels panels{io::PanelTitles::varying_axes};
+    const auto masks = std::make_shared<std::vector<MaskOptions>>(a.run.masks);
+    if (weights && std::any_of(masks->begin(), masks->end(),
+                               [](const MaskOptions& m) { return masks_any(m); }))
+        panels.masked = [masks](std::size_t b, std::size_t, std::size_t i, std::size_t j) {
+            return masked((*masks)[std::min(b, masks->size() - 1)], i, j);
+        };
+    io::MatrixStream e =
+        square_stack(a, weights ? "weights" : "scores",
+                     weights ? "attention weights softmax(omega / sqrt(d_k))" + a.mask_text
+                             : "unnormalized attention scores omega = Q K^T",
+                     weights ? &ScoreRows<T>::weights : &ScoreRows<T>::raw, panels);
     e.info.row_axis = "query";
-    if (weights) {
-        e.info.value_range = std::pair{0.0, 1.0};
-        const auto masks = std::make_shared<std::vector<MaskOptions>>(a.run.masks);
-        const std::optional<std::size_t> query = a.query;
-        if (std::any_of(masks->begin(), masks->end(),
-                        [](const MaskOptions& m) { return masks_any(m); }))
-            e.info.masked = [masks, query, nr, H](std::size_t r, std::size_t j) {
-                const std::size_t i = query ? *query : r % nr;
-                return masked((*masks)[std::min(r / nr / H, masks->size() - 1)], i, j);
-            };
-    }
+    if (weights) e.info.value_range = std::pair{0.0, 1.0};
     return e;
 }
 

@@ -108,6 +108,10 @@ MatrixStream matrix_stack(std::string name, std::string title, StackAxis outer, 
         e.info.labels.push_back(
             {l.name, [idx, nr, f = l.value](std::size_t r) { return f((*idx)[r % nr]); },
              l.numeric});
+    if (panels.masked)
+        e.info.masked = [idx, nr, H, m = panels.masked](std::size_t r, std::size_t j) {
+            return m(r / nr / H, r / nr % H, (*idx)[r % nr], j);
+        };
     e.info.shape.push_back(nr);
     e.info.shape.push_back(column_labels.size());
     const std::size_t cols = column_labels.size();

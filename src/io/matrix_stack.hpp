@@ -61,9 +61,12 @@ enum class PanelTitles {
     every_axis,    // every present axis in every title, even for a single matrix
     varying_axes,  // only the axes of more than one matrix ("head 2"); a single matrix: no panels
 };
+/// Cells of matrix (a, h) that pictures draw as masked: row i (the matrix's own), column j.
+using StackMask = std::function<bool(std::size_t a, std::size_t h, std::size_t i, std::size_t j)>;
 struct StackPanels {
     PanelTitles titles = PanelTitles::none;
     bool row_per_outer = false;  // several outer matrices: one row of panels each
+    StackMask masked = nullptr;  // nothing masked when empty
 };
 
 /// A sentence's rows: "position", then "token" (tokens[i]) unless tokens is empty.

@@ -155,3 +155,24 @@ TEST_CASE("matrix_stack panels: only the axes of more than one matrix, by their 
     CHECK(stack(1, 0).info.panel_rows == 0);
     CHECK(stack(0, 0).info.panel_titles.empty());
 }
+
+TEST_CASE("matrix_stack panels: masked cells by matrix, the matrix's own row and column") {
+    // 2 sequences x 2 heads of rows {1, 2}: cell masked when j > i in sequence 1 only
+    attn::io::StackPanels panels{attn::io::PanelTitles::varying_axes};
+    panels.masked = [](std::size_t b, std::size_t, std::size_t i, std::size_t j) {
+        return b == 1 && j > i;
+    };
+    const auto s = attn::io::matrix_stack(
+        "m", "masked", 2, 2, {1, 2}, attn::io::index_labels(3), {},
+        [](std::size_t, std::size_t, std::size_t, std::size_t, double*) {}, panels);
+    REQUIRE(s.info.masked);
+    CHECK_FALSE(s.info.masked(0, 2));  // sequence 0, head 0, row 1
+    CHECK_FALSE(s.info.masked(3, 2));  // sequence 0, head 1, row 2
+    CHECK(s.info.masked(4, 2));        // sequence 1, head 0, row 1: column 2 > 1
+    CHECK_FALSE(s.info.masked(4, 1));
+    CHECK_FALSE(s.info.masked(7, 2));  // sequence 1, head 1, row 2
+    CHECK(s.info.masked(6, 2));        // sequence 1, head 1, row 1
+    CHECK_FALSE(
+        attn::io::matrix_stack("m", "plain", 2, 2, {1, 2}, attn::io::index_labels(3), {}, nullptr)
+            .info.masked);
+}
