@@ -7,28 +7,19 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <functional>
 #include <memory>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "attn/model/summaries.hpp"
-#include "cli/arguments.hpp"
 #include "cli/attend_model.hpp"
-#include "cli/errors.hpp"
 #include "io/id_column.hpp"
 #include "io/matrix_stack.hpp"
 
 namespace attn::cli {
 
 namespace {
-
-template <class T>
-std::vector<std::size_t> query_rows(const SentenceArrays<T>& a) {
-    return a.query ? std::vector<std::size_t>{*a.query} : io::every_row(a.s.n());
-}
 
 template <class T>
 std::string heads_text(const SentenceArrays<T>& a) {
@@ -38,6 +29,19 @@ std::string heads_text(const SentenceArrays<T>& a) {
 template <class T>
 std::size_t head_axis(const SentenceArrays<T>& a) {
     return a.dims.heads > 1 ? a.dims.heads : 0;
+}
+
+// A stack over the sentence, ([b,] [H,] rows, cols): per_head, a matrix per head (its title
+// saying how many); queried, only --query's row of each; rows labelled by position and token.
+template <class T>
+io::MatrixStream sentence_stack(const SentenceArrays<T>& a, std::string name, std::string title,
+                                bool per_head, bool queried, std::size_t cols, io::StackBlock block,
+                                io::StackPanels panels = {}) {
+    return io::matrix_stack(
+        std::move(name), title + (per_head ? heads_text(a) : ""), a.s.batch,
+        per_head ? head_axis(a) : 0,
+        queried && a.query ? std::vector<std::size_t>{*a.query} : io::every_row(a.s.n()),
+        io::index_labels(cols), io::position_labels(a.s.tokens), std::move(block), panels);
 }
 
 // The vocabulary (V, 1), the tokens (n, 1) or their ids (n, 1), rows labelled by token (and
@@ -62,9 +66,8 @@ io::MatrixStream ids_stream(const SentenceArrays<T>& a, Show item) {
 template <class T>
 io::MatrixStream embeddings_stream(const SentenceArrays<T>& a) {
     const auto& x = a.run.x;
-    return io::matrix_stack(
-        "embeddings", a.embed_title, a.s.batch, 0, io::every_row(a.s.n()),
-        io::index_labels(a.dims.d_in), io::position_labels(a.s.tokens),
+    return sentence_stack(
+        a, "embeddings", a.embed_title, false, false, a.dims.d_in,
         io::held_rows<T>([&x](std::size_t b, std::size_t) { return x[b].data(); }, a.dims.d_in));
 }
 
@@ -104,24 +107,19 @@ io::MatrixStream projected_stream(const SentenceArrays<T>& a, int which) {
     const char* names[] = {"queries", "keys", "values"};
     const char* titles[] = {"queries Q = X W_query", "keys K = X W_key", "values V = X W_value"};
     const std::size_t width[] = {a.dims.dq, a.dims.dk, a.dims.dv};
-    return io::matrix_stack(names[which], titles[which] + heads_text(a), a.s.batch, head_axis(a),
-                            which == 0 ? query_rows(a) : io::every_row(a.s.n()),
-                            io::index_labels(width[which]), io::position_labels(a.s.tokens),
-                            io::held_rows<T>(pick, width[which]));
+    return sentence_stack(a, names[which], titles[which], true, which == 0, width[which],
+                          io::held_rows<T>(pick, width[which]));
 }
 
 // One of the n x n arrays of the layer (ScoreRows' field), ([b,] [H,] queries, n): rows by
-// query, columns by key, made by LayerResult::rows when the writer asks for them.
+// query, columns by key (the tokens), made by LayerResult::rows when the writer asks for them.
 template <class T>
 io::MatrixStream square_stack(const SentenceArrays<T>& a, std::string name, std::string title,
-                              T* ScoreRows<T>::*field) {
+                              T* ScoreRows<T>::*field, io::StackPanels panels = {}) {
     const auto& res = a.run.results;
-    const std::vector<std::size_t> rows = query_rows(a);
     const std::size_t n = a.s.n();
-    if (a.progress) a.progress->add_total(res.size() * res.front().queries.size() * rows.size());
-    io::MatrixStream e = io::matrix_stack(
-        std::move(name), std::move(title), a.s.batch, head_axis(a), rows,
-        a.s.tokens.empty() ? io::index_labels(n) : a.s.tokens, io::position_labels(a.s.tokens),
+    io::MatrixStream e = sentence_stack(
+        a, std::move(name), std::move(title), true, true, n,
         io::converted_rows<T>(
             [&res, field, n, progress = a.progress](std::size_t b, std::size_t h, std::size_t i,
                                                     std::size_t len, T* buf) {
@@ -131,43 +129,33 @@ io::MatrixStream square_stack(const SentenceArrays<T>& a, std::string name, std:
                 res[b].rows->rows(h, i, len, sr);
                 if (progress) progress->advance(len);
             },
-            n));
+            n),
+        panels);
+    if (a.progress) a.progress->add_total(e.info.rows());
+    if (!a.s.tokens.empty()) e.info.column_labels = a.s.tokens;
     e.info.column_axis = "key";
     return e;
 }
 
 // The scores omega = Q K^T, or the weights softmax(omega / sqrt(d_k)), rows by query.
+// Pictures: a panel per (sequence, head); weights on a fixed 0..1 scale so that pictures
+// compare; the keys a mask hides are drawn as masked.
 template <class T>
 io::MatrixStream attention_stream(const SentenceArrays<T>& a, bool weights) {
-    io::MatrixStream e = square_stack(
-        a, weights ? "weights" : "scores",
-        weights ? "attention weights softmax(omega / sqrt(d_k))" + a.mask_text + heads_text(a)
-                : "unnormalized attention scores omega = Q K^T" + heads_text(a),
-        weights ? &ScoreRows<T>::weights : &ScoreRows<T>::raw);
-    // Pictures: a panel per (sequence, head), query rows against keys; weights on a fixed
-    // 0..1 scale so that pictures compare; the keys a mask hides are drawn as masked.
-    const std::size_t nr = a.query ? 1 : a.s.n(), H = std::max<std::size_t>(a.dims.heads, 1),
-                      B = std::max<std::size_t>(a.s.batch, 1);
+    io::StackPanels panels{io::PanelTitles::varying_axes};
+    const auto masks = std::make_shared<std::vector<MaskOptions>>(a.run.masks);
+    if (weights && std::any_of(masks->begin(), masks->end(),
+                               [](const MaskOptions& m) { return masks_any(m); }))
+        panels.masked = [masks](std::size_t b, std::size_t, std::size_t i, std::size_t j) {
+            return masked((*masks)[std::min(b, masks->size() - 1)], i, j);
+        };
+    io::MatrixStream e =
+        square_stack(a, weights ? "weights" : "scores",
+                     weights ? "attention weights softmax(omega / sqrt(d_k))" + a.mask_text
+                             : "unnormalized attention scores omega = Q K^T",
+                     weights ? &ScoreRows<T>::weights : &ScoreRows<T>::raw, panels);
     e.info.row_axis = "query";
-    if (B * H > 1) {
-        e.info.panel_rows = nr;
-        for (std::size_t b = 0; b < B; ++b)
-            for (std::size_t h = 0; h < H; ++h)
-                e.info.panel_titles.push_back(B == 1   ? fmt::format("head {}", h)
-                                              : H == 1 ? fmt::format("sequence {}", b)
-                                                       : fmt::format("sequence {}, head {}", b, h));
-    }
-    if (weights) {
-        e.info.value_range = std::pair{0.0, 1.0};
-        const auto masks = std::make_shared<std::vector<MaskOptions>>(a.run.masks);
-        const std::optional<std::size_t> query = a.query;
-        if (std::any_of(masks->begin(), masks->end(),
-                        [](const MaskOptions& m) { return masks_any(m); }))
-            e.info.masked = [masks, query, nr, H](std::size_t r, std::size_t j) {
-                const std::size_t i = query ? *query : r % nr;
-                return masked((*masks)[std::min(r / nr / H, masks->size() - 1)], i, j);
-            };
-    }
+    if (weights) e.info.value_range = std::pair{0.0, 1.0};
     return e;
 }
 
@@ -184,8 +172,8 @@ io::MatrixStream scaled_stream(const SentenceArrays<T>& a, bool masked) {
         masked ? "masked scores (" + scale + bias + ", masked entries " +
                      (a.run.masks.front().fill ? fmt::format("{}", *a.run.masks.front().fill)
                                                : "-inf") +
-                     ")" + a.mask_text + heads_text(a)
-               : "scaled scores " + scale + bias + ", before masks" + heads_text(a),
+                     ")" + a.mask_text
+               : "scaled scores " + scale + bias + ", before masks",
         masked ? &ScoreRows<T>::masked : &ScoreRows<T>::scores);
 }
 
@@ -214,14 +202,13 @@ template <class T>
 io::MatrixStream equivariance_stream(const SentenceArrays<T>& a) {
     const auto& eq = a.run.equivariance;
     const std::string scheme = a.run.scheme.description();
-    io::MatrixStream e = io::matrix_stack(
-        "equivariance",
-        "equivariance context(X[p]) - context(X)[p]" +
-            (scheme.empty() ? std::string() : ", " + scheme) + a.mask_text,
-        a.s.batch, 0, query_rows(a), io::index_labels(eq.front().shape(1)),
-        io::position_labels(a.s.tokens),
-        io::held_rows<T>([&eq](std::size_t b, std::size_t) { return eq[b].data(); },
-                         eq.front().shape(1)));
+    io::MatrixStream e =
+        sentence_stack(a, "equivariance",
+                       "equivariance context(X[p]) - context(X)[p]" +
+                           (scheme.empty() ? std::string() : ", " + scheme) + a.mask_text,
+                       false, true, eq.front().shape(1),
+                       io::held_rows<T>([&eq](std::size_t b, std::size_t) { return eq[b].data(); },
+                                        eq.front().shape(1)));
     const SumBound bound = equivariance_bound(a.run);
     e.info.noise = io::rounding_noise(
         bound.magnitude, std::is_same_v<T, float> ? io::Dtype::float32 : io::Dtype::float64,
@@ -237,11 +224,11 @@ io::MatrixStream context_stream(const SentenceArrays<T>& a) {
         : H > 1 ? fmt::format("context vectors [z_0 | ... | z_{}] (heads concatenated)", H - 1)
                 : std::string("context vectors z = weights V");
     const auto& res = a.run.results;
-    return io::matrix_stack(
-        "context", title + a.mask_text, a.s.batch, 0, query_rows(a),
-        io::index_labels(res.front().output.shape(1)), io::position_labels(a.s.tokens),
+    const std::size_t cols = res.front().output.shape(1);
+    return sentence_stack(
+        a, "context", title + a.mask_text, false, true, cols,
         io::held_rows<T>([&res](std::size_t b, std::size_t) { return res[b].output.data(); },
-                         res.front().output.shape(1)));
+                         cols));
 }
 
 // Each batch element's one layer reduced by model::AttentionSummaries (as --model's layers).

@@ -22,44 +22,16 @@ namespace {
 /// needs bit: the model ends in a next-token (LM) head.
 constexpr unsigned kLmHead = 1;
 
-/// attend --model's arrays: names, which `all` holds, what each needs. Their producers are
-/// templated on the run's precision, so model_streams dispatches on the item itself.
-using ModelShowTable = ShowTable<ModelShow, std::nullptr_t>;
-const ModelShowTable& model_show_table() {
-    using S = ModelShow;
-    static const ModelShowTable table{
-        {S::tokens, "tokens", "(n)", "the tokens of the rows", {}},
-        {S::ids, "ids", "(n)", "the token ids", {}},
-        {S::scores, "scores", "(layers, heads, n, n)", "q k^T / sqrt(d_head), masked", {}},
-        {S::weights, "weights", "(layers, heads, n, n)", "softmax of the scores", {}},
-        {S::context, "context", "(layers, n, d)", "the attention output per layer", {}},
-        {S::hidden, "hidden", "(layers + 1, n, d)", "the hidden states", {}},
-        {S::positions, "positions", "(n, d)", "the position embeddings", {}},
-        {S::next, "next", "(n, k)", "the likeliest next tokens", {}, kLmHead},
-        {S::head_stats, "head_stats", "(layers x heads, ...)", "a row of statistics per head", {}},
-        {S::offsets, "offsets", "(layers, heads, 2n-1)", "mean weight by offset", {}},
-        {S::mean_weights, "mean_weights", "(layers, n, n)", "weights, mean over heads", {}},
-        {S::rollout, "rollout", "(n, n)", "attention rollout", {}},
-    };
-    return table;
-}
-
 /// layers x heads x n x columns: the selected layers and heads as label values, rows by query,
 /// a panel per (layer, head) (the model view: one row of head panels per layer).
 template <class T>
 io::MatrixStream per_head_stack(model::ModelRun<T>& run, std::string name, std::string title,
                                 std::vector<std::string> columns, io::StackBlock block) {
-    const std::size_t n = run.n(), L = run.layers().size(), H = run.heads().size();
-    io::MatrixStream s =
-        io::matrix_stack(std::move(name), std::move(title), io::value_axis("layer", run.layers()),
-                         io::value_axis("head", run.heads()), io::every_row(n), std::move(columns),
-                         {io::index_label("query", true)}, std::move(block));
+    io::MatrixStream s = io::matrix_stack(
+        std::move(name), std::move(title), io::value_axis("layer", run.layers()),
+        io::value_axis("head", run.heads()), io::every_row(run.n()), std::move(columns),
+        {io::index_label("query", true)}, std::move(block), {io::PanelTitles::every_axis, true});
     s.info.row_axis = "query";
-    s.info.panel_rows = n;
-    s.info.panel_columns = L > 1 ? H : 0;
-    for (const std::size_t l : run.layers())
-        for (const std::size_t h : run.heads())
-            s.info.panel_titles.push_back(fmt::format("layer {}, head {}", l, h));
     return s;
 }
 
@@ -107,8 +79,8 @@ io::MatrixStream hidden_stream(model::ModelRun<T>& run) {
     states->push_back(run.layers().front() == 0 ? "embedding"
                                                 : fmt::format("before {}", run.layers().front()));
     for (const std::size_t l : run.layers()) states->push_back(fmt::format("after {}", l));
-    const io::StackAxis state{states->size(),
-                              {"state", [states](std::size_t k) { return (*states)[k]; }}};
+    const io::StackAxis state{
+        states->size(), {"state", [states](std::size_t k) { return (*states)[k]; }}, {}};
     return io::matrix_stack(
         "hidden", "residual stream: before the first selected layer, then after each", state, {},
         io::every_row(run.n()), io::index_labels(run.family().config().hidden_size),
@@ -222,6 +194,18 @@ io::MatrixStream id_stream(const std::vector<std::int64_t>& ids,
     return io::id_column(std::move(c), binary);
 }
 
+/// What the producers of --model's arrays read: the run, its top next tokens (asked only for
+/// `next`), the rows' ids and tokens.
+template <class T>
+struct ModelSources {
+    model::ModelRun<T>& run;
+    NextTop<T> next;
+    const std::vector<std::int64_t>& ids;
+    const std::vector<std::string>& tokens;
+    const Spelling& spell;
+    bool binary, picture;
+};
+
 }  // namespace
 
 io::MatrixStream head_stats_stream(std::size_t rows,
@@ -263,9 +247,11 @@ io::MatrixStream head_stats_stream(std::size_t rows,
 namespace {
 
 /// head_stats (a table), offsets (layers x heads x 2n-1), mean_weights (layers x n x n),
-/// rollout (n x n): model::AttentionSummaries, reduced during the first pass.
+/// rollout (n x n): model::AttentionSummaries, reduced during the first pass. head_stats'
+/// numbers are values in binary formats and pictures (its scatter).
 template <class T>
-io::MatrixStream summary_stream(model::ModelRun<T>& run, ModelShow item, bool binary) {
+io::MatrixStream summary_stream(const ModelSources<T>& r, ModelShow item) {
+    model::ModelRun<T>& run = r.run;
     const std::size_t n = run.n(), L = run.layers().size(), H = run.heads().size();
     const SummaryAt at = [&run](std::size_t k) {
         run.finish();
@@ -276,7 +262,7 @@ io::MatrixStream summary_stream(model::ModelRun<T>& run, ModelShow item, bool bi
             L * H, [at](std::size_t r) { return at(0).first->head_stats()[r]; }, 0,
             "per layer and head: entropy (nats), mean distance, weight on the first, previous "
             "and own position",
-            binary);
+            r.binary || r.picture);
     if (item == ModelShow::offsets)
         return summary_array_stream(
             SummaryArray::offsets, "mean weight by offset j - i, from -(n-1) to n-1",
@@ -290,6 +276,42 @@ io::MatrixStream summary_stream(model::ModelRun<T>& run, ModelShow item, bool bi
         io::value_axis("layer", run.layers()), io::index_label("query", true), H, n, at);
     s.info.panel_rows = n;
     return s;
+}
+
+/// attend --model's arrays: names, which `all` holds, what each needs, how each is made.
+template <class T>
+using ModelShowTable = ShowTable<ModelShow, ModelSources<T>>;
+template <class T>
+const ModelShowTable<T>& model_show_table() {
+    using S = ModelShow;
+    using R = const ModelSources<T>&;
+    static const ModelShowTable<T> table{
+        {S::tokens, "tokens", "(n)", "the tokens of the rows",
+         [](R r) { return id_stream(r.ids, r.tokens, true, r.binary); }},
+        {S::ids, "ids", "(n)", "the token ids",
+         [](R r) { return id_stream(r.ids, r.tokens, false, r.binary); }},
+        {S::scores, "scores", "(layers, heads, n, n)", "q k^T / sqrt(d_head), masked",
+         [](R r) { return square_stream(r.run, false, r.tokens); }},
+        {S::weights, "weights", "(layers, heads, n, n)", "softmax of the scores",
+         [](R r) { return square_stream(r.run, true, r.tokens); }},
+        {S::context, "context", "(layers, n, d)", "the attention output per layer",
+         [](R r) { return context_stream(r.run); }},
+        {S::hidden, "hidden", "(layers + 1, n, d)", "the hidden states",
+         [](R r) { return hidden_stream(r.run); }},
+        {S::positions, "positions", "(n, d)", "the position embeddings",
+         [](R r) { return positions_stream(r.run); }},
+        {S::next, "next", "(n, k)", "the likeliest next tokens",
+         [](R r) { return next_stream(r.next, r.binary, r.spell); }, kLmHead},
+        {S::head_stats, "head_stats", "(layers x heads, ...)", "a row of statistics per head",
+         [](R r) { return summary_stream(r, S::head_stats); }},
+        {S::offsets, "offsets", "(layers, heads, 2n-1)", "mean weight by offset",
+         [](R r) { return summary_stream(r, S::offsets); }},
+        {S::mean_weights, "mean_weights", "(layers, n, n)", "weights, mean over heads",
+         [](R r) { return summary_stream(r, S::mean_weights); }},
+        {S::rollout, "rollout", "(n, n)", "attention rollout",
+         [](R r) { return summary_stream(r, S::rollout); }},
+    };
+    return table;
 }
 
 }  // namespace
@@ -327,7 +349,7 @@ bool ModelArrays::has(ModelShow item) const {
 }
 
 ModelArrays parse_model_show(const std::string& show, const model::ModelConfig& c) {
-    const ModelShowTable& table = model_show_table();
+    const ModelShowTable<float>& table = model_show_table<float>();
     const bool lm = c.family != model::Family::bert && c.family != model::Family::t5;
     const std::vector<ShowNeed> needs{
         {kLmHead, fmt::format("{} has no next-token head (causal LMs: gpt2, llama, mistral, "
@@ -347,59 +369,23 @@ ModelArrays parse_model_show(const std::string& show, const model::ModelConfig& 
     return a;
 }
 
-namespace {
-
-/// The stream of one array; next: the run's top next tokens, asked only for `next`.
-template <class T>
-io::MatrixStream model_stream(ModelShow item, model::ModelRun<T>& run, const NextTop<T>& next,
-                              const std::vector<std::int64_t>& ids,
-                              const std::vector<std::string>& tokens, const Spelling& spell,
-                              bool binary, bool picture) {
-    switch (item) {
-        case ModelShow::tokens:
-            return id_stream(ids, tokens, true, binary);
-        case ModelShow::ids:
-            return id_stream(ids, tokens, false, binary);
-        case ModelShow::scores:
-            return square_stream(run, false, tokens);
-        case ModelShow::weights:
-            return square_stream(run, true, tokens);
-        case ModelShow::context:
-            return context_stream(run);
-        case ModelShow::hidden:
-            return hidden_stream(run);
-        case ModelShow::positions:
-            return positions_stream(run);
-        case ModelShow::next:
-            return next_stream(next, binary, spell);
-        case ModelShow::head_stats:
-        case ModelShow::offsets:
-        case ModelShow::mean_weights:
-        case ModelShow::rollout:
-            break;
-    }
-    return summary_stream(run, item, binary || picture);
-}
-
-}  // namespace
-
 template <class T>
 std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::ModelRun<T>& run,
                                             const std::vector<std::int64_t>& ids,
                                             const std::vector<std::string>& tokens,
                                             const Spelling& spell, const io::OutputSpec& spec) {
     const bool binary = spec.format == io::Format::npy || spec.format == io::Format::npz;
-    const NextTop<T> next(run);
     const bool picture = spec.format == io::Format::svg || spec.format == io::Format::png;
+    const ModelSources<T> sources{run, NextTop<T>(run), ids, tokens, spell, binary, picture};
     std::vector<io::MatrixStream> out;
     for (const ModelShow item : arrays.shown) {
-        io::MatrixStream s = model_stream(item, run, next, ids, tokens, spell, binary, picture);
+        io::MatrixStream s = show_entry(model_show_table<T>(), item).stream(sources);
         if (s.info.dtype != io::Dtype::int64 && item != ModelShow::next &&
             item != ModelShow::head_stats)
             s.info.dtype = spec.dtype;
         out.push_back(std::move(s));
         if (item == ModelShow::next && binary && spec.holds_several_arrays())
-            out.push_back(next_tokens_stream(next, spell));
+            out.push_back(next_tokens_stream(sources.next, spell));
     }
     return out;
 }

@@ -46,6 +46,7 @@ StackLabel value_label(std::string name, std::vector<std::size_t> values);
 struct StackAxis {
     std::size_t size = 0;
     StackLabel label;
+    std::string panel_name;  // what panel titles call it ("sequence"); empty: label.name
 };
 
 /// An axis labelled by its index: "0", "1", ..., size - 1 (size 0: no axis).
@@ -54,20 +55,37 @@ StackAxis index_axis(std::string name, std::size_t size);
 /// An axis labelled by the given numbers (value_label).
 StackAxis value_axis(std::string name, std::vector<std::size_t> values);
 
+/// Pictures of a stack: one panel per matrix, titled by its axes ("layer 3, head 0").
+enum class PanelTitles {
+    none,          // no panels: one picture of every row
+    every_axis,    // every present axis in every title, even for a single matrix
+    varying_axes,  // only the axes of more than one matrix ("head 2"); a single matrix: no panels
+};
+/// Cells of matrix (a, h) that pictures draw as masked: row i (the matrix's own), column j.
+using StackMask = std::function<bool(std::size_t a, std::size_t h, std::size_t i, std::size_t j)>;
+struct StackPanels {
+    PanelTitles titles = PanelTitles::none;
+    bool row_per_outer = false;  // several outer matrices: one row of panels each
+    StackMask masked = nullptr;  // nothing masked when empty
+};
+
 /// A sentence's rows: "position", then "token" (tokens[i]) unless tokens is empty.
 std::vector<StackLabel> position_labels(std::vector<std::string> tokens);
 
 /// The stack: outer x inner matrices (an axis of size 0 is absent: its index is always 0), rows
 /// `rows` of each, `column_labels.size()` columns; matrix (a, b) is block's (b, h). Each run of
-/// consecutive rows of one matrix is asked of `block` at once.
+/// consecutive rows of one matrix is asked of `block` at once. panels: how pictures split it.
 MatrixStream matrix_stack(std::string name, std::string title, StackAxis outer, StackAxis inner,
                           std::vector<std::size_t> rows, std::vector<std::string> column_labels,
-                          std::vector<StackLabel> row_labels, StackBlock block);
+                          std::vector<StackLabel> row_labels, StackBlock block,
+                          StackPanels panels = {});
 
-/// The same over the axes `batch` and `head`, labelled by index (0 = no such axis).
+/// The same over the axes `batch` (panels: "sequence b") and `head`, labelled by index (0 = no
+/// such axis).
 MatrixStream matrix_stack(std::string name, std::string title, std::size_t batch, std::size_t heads,
                           std::vector<std::size_t> rows, std::vector<std::string> column_labels,
-                          std::vector<StackLabel> row_labels, StackBlock block);
+                          std::vector<StackLabel> row_labels, StackBlock block,
+                          StackPanels panels = {});
 
 /// A StackBlock reading held row-major matrices: data(b, h) points at a matrix of `cols`
 /// columns, which must live while the stream does.

@@ -3,6 +3,7 @@
 #include "io/matrix_stack.hpp"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -99,4 +100,79 @@ TEST_CASE("converted_rows: a producer of float rows handed on as doubles") {
     block(0, 0, 0, 1, out.data());
     CHECK(out[0] == 0.0);
     CHECK(out[1] == 0.125);
+}
+
+namespace {
+
+attn::io::MatrixStream panelled(attn::io::StackAxis outer, attn::io::StackAxis inner,
+                                attn::io::StackPanels panels) {
+    return attn::io::matrix_stack(
+        "m", "panels", std::move(outer), std::move(inner), {0, 1}, attn::io::index_labels(2),
+        {attn::io::index_label("query")},
+        [](std::size_t, std::size_t, std::size_t, std::size_t, double*) {}, panels);
+}
+
+}  // namespace
+
+TEST_CASE("matrix_stack panels: every axis in every title, a row of panels per outer") {
+    using attn::io::PanelTitles;
+    // layers 3 and 5 x heads 0 and 2: four 2-row panels, a layer per row of the grid
+    const auto s = panelled(attn::io::value_axis("layer", {3, 5}),
+                            attn::io::value_axis("head", {0, 2}), {PanelTitles::every_axis, true});
+    CHECK(s.info.panel_rows == 2);
+    CHECK(s.info.panel_columns == 2);
+    CHECK(s.info.panel_titles == std::vector<std::string>{"layer 3, head 0", "layer 3, head 2",
+                                                          "layer 5, head 0", "layer 5, head 2"});
+    // one layer, one head: still a titled panel, and a grid left to the writer
+    const auto one = panelled(attn::io::value_axis("layer", {1}), attn::io::value_axis("head", {4}),
+                              {PanelTitles::every_axis, true});
+    CHECK(one.info.panel_rows == 2);
+    CHECK(one.info.panel_columns == 0);
+    CHECK(one.info.panel_titles == std::vector<std::string>{"layer 1, head 4"});
+    // none: no panels
+    const auto plain = panelled(attn::io::index_axis("batch", 2), {}, {});
+    CHECK(plain.info.panel_rows == 0);
+    CHECK(plain.info.panel_titles.empty());
+}
+
+TEST_CASE("matrix_stack panels: only the axes of more than one matrix, by their panel names") {
+    using attn::io::PanelTitles;
+    const attn::io::StackPanels varying{PanelTitles::varying_axes};
+    const auto noop = [](std::size_t, std::size_t, std::size_t, std::size_t, double*) {};
+    const auto stack = [&](std::size_t batch, std::size_t heads) {
+        return attn::io::matrix_stack("m", "panels", batch, heads, {0, 1, 2},
+                                      attn::io::index_labels(3), {}, noop, varying);
+    };
+    CHECK(stack(2, 2).info.panel_titles ==
+          std::vector<std::string>{"sequence 0, head 0", "sequence 0, head 1", "sequence 1, head 0",
+                                   "sequence 1, head 1"});
+    CHECK(stack(2, 2).info.panel_rows == 3);
+    CHECK(stack(2, 2).info.panel_columns == 0);
+    CHECK(stack(0, 3).info.panel_titles == std::vector<std::string>{"head 0", "head 1", "head 2"});
+    CHECK(stack(1, 2).info.panel_titles == std::vector<std::string>{"head 0", "head 1"});
+    CHECK(stack(2, 0).info.panel_titles == std::vector<std::string>{"sequence 0", "sequence 1"});
+    // a single matrix is one picture
+    CHECK(stack(1, 0).info.panel_rows == 0);
+    CHECK(stack(0, 0).info.panel_titles.empty());
+}
+
+TEST_CASE("matrix_stack panels: masked cells by matrix, the matrix's own row and column") {
+    // 2 sequences x 2 heads of rows {1, 2}: cell masked when j > i in sequence 1 only
+    attn::io::StackPanels panels{attn::io::PanelTitles::varying_axes};
+    panels.masked = [](std::size_t b, std::size_t, std::size_t i, std::size_t j) {
+        return b == 1 && j > i;
+    };
+    const auto s = attn::io::matrix_stack(
+        "m", "masked", 2, 2, {1, 2}, attn::io::index_labels(3), {},
+        [](std::size_t, std::size_t, std::size_t, std::size_t, double*) {}, panels);
+    REQUIRE(s.info.masked);
+    CHECK_FALSE(s.info.masked(0, 2));  // sequence 0, head 0, row 1
+    CHECK_FALSE(s.info.masked(3, 2));  // sequence 0, head 1, row 2
+    CHECK(s.info.masked(4, 2));        // sequence 1, head 0, row 1: column 2 > 1
+    CHECK_FALSE(s.info.masked(4, 1));
+    CHECK_FALSE(s.info.masked(7, 2));  // sequence 1, head 1, row 2
+    CHECK(s.info.masked(6, 2));        // sequence 1, head 1, row 1
+    CHECK_FALSE(
+        attn::io::matrix_stack("m", "plain", 2, 2, {1, 2}, attn::io::index_labels(3), {}, nullptr)
+            .info.masked);
 }
