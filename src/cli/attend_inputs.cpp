@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <iostream>
 #include <stdexcept>
-#include <system_error>
 #include <tuple>
 
 #include "attn/attention/memory_plan.hpp"
@@ -25,6 +24,7 @@
 #include "io/embeddings_text.hpp"
 #include "io/output_file.hpp"
 #include "io/output_spec.hpp"
+#include "io/text_lines.hpp"
 #include "runtime/memory_budget.hpp"
 
 namespace attn::cli {
@@ -115,13 +115,7 @@ std::vector<std::string> read_sentence_lines() {
         throw UsageError(
             "no sentence: give one as an argument, or pipe sentences one per line "
             "(see attn attend --help)");
-    std::vector<std::string> lines;
-    std::string line;
-    while (std::getline(std::cin, line)) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        lines.push_back(line);
-    }
-    if (std::cin.bad()) throw std::system_error(errno, std::generic_category(), "standard input");
+    std::vector<std::string> lines = io::read_lines(std::cin, "standard input");
     if (lines.empty()) throw UsageError("no sentence on standard input");
     return lines;
 }
