@@ -65,6 +65,38 @@ Permute parse_permute(const std::string& text) {
     return p;
 }
 
+// --valid-len: a comma list of lengths; std::invalid_argument naming a field that is not one.
+ValidLengths parse_valid_len(const std::string& text) {
+    ValidLengths v{{}, text};
+    for (const std::string& f : split_list(text)) {
+        const auto length = parse_index(f);
+        if (!length)
+            throw std::invalid_argument("'" + f + "' is not a length (a non-negative integer)");
+        v.lengths.push_back(*length);
+    }
+    return v;
+}
+
+// An option whose text `parse` turns into `value` where CLI11 reads it: parse's
+// std::invalid_argument is the option's error ("" is left to parse_errors' "an empty value").
+template <class V>
+CLI::Option* add_parsed_option(CLI::App& g, const char* name, std::optional<V>& value,
+                               V (*parse)(const std::string&), const char* help) {
+    return g
+        .add_option_function<std::string>(
+            name, [&value, parse](const std::string& t) { value = parse(t); }, help)
+        ->check(CLI::Validator(
+            [parse](std::string& text) -> std::string {
+                try {
+                    if (!text.empty()) parse(text);
+                } catch (const std::invalid_argument& e) {
+                    return e.what();
+                }
+                return {};
+            },
+            ""));
+}
+
 // An html page draws the weights (its default --show) of every query of one sentence.
 void check_html(const AttendOptions& opt, const std::vector<Show>& show, bool from_stdin) {
     if (show != std::vector<Show>{Show::weights})
@@ -162,7 +194,7 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     }
     std::string mask_text;
     if (opt.causal) mask_text += ", causal";
-    if (!opt.valid_len.empty()) mask_text += ", valid length " + opt.valid_len;
+    if (opt.valid_len) mask_text += ", valid length " + opt.valid_len->text;
     if (fill) mask_text += fmt::format(", masked scores = {}", opt.mask_value);
     const auto& table = attend_show_table<T>();
     const bool binary = spec.format == io::Format::npy || spec.format == io::Format::npz;
@@ -315,26 +347,14 @@ Command add_attend(CLI::App& root) {
                     "Projection biases, nn.Linear(bias=True): each drawn after its weight");
     auto* g_pos = sub->add_option_group("Positions");
     add_attention_positions(*g_pos, opt->pos);
-    g_pos
-        ->add_option_function<std::string>(
-            "--permute", [opt](const std::string& t) { opt->permute = parse_permute(t); },
-            "Reorder the tokens (rows) first: new position i holds old token LIST[i]; reverse")
-        ->check(CLI::Validator(
-            [](std::string& text) -> std::string {
-                try {
-                    if (!text.empty()) parse_permute(text);  // "": parse_errors' "an empty value"
-                } catch (const std::invalid_argument& e) {
-                    return e.what();
-                }
-                return {};
-            },
-            ""))
+    add_parsed_option(*g_pos, "--permute", opt->permute, parse_permute,
+                      "Reorder the tokens (rows) first: new position i holds old token LIST[i]; "
+                      "reverse")
         ->type_name("LIST|reverse");
     auto* g_mask = sub->add_option_group("Masks");
     g_mask->add_flag("--causal", opt->causal, "Query i sees keys j <= i only");
-    g_mask
-        ->add_option("--valid-len", opt->valid_len,
-                     "Keys at positions >= L are masked; L1,L2,... one per sequence")
+    add_parsed_option(*g_mask, "--valid-len", opt->valid_len, parse_valid_len,
+                      "Keys at positions >= L are masked; L1,L2,... one per sequence")
         ->type_name("L[,L...]");
     g_mask
         ->add_option("--mask-value", opt->mask_value,

@@ -44,6 +44,12 @@ struct Permute {
     std::vector<std::size_t> indices;
 };
 
+/// --valid-len, parsed: one length for all sequences or one per sequence, and its text.
+struct ValidLengths {
+    std::vector<std::size_t> lengths;
+    std::string text;
+};
+
 struct AttendOptions {
     std::string sentence;
     bool lowercase = false;
@@ -66,7 +72,7 @@ struct AttendOptions {
     bool no_projection = false;                          // Q = K = V = X
     AttentionPath attention = AttentionPath::automatic;  // --attention
     bool causal = false;
-    std::string valid_len;
+    std::optional<ValidLengths> valid_len;
     double mask_value = -1e6;
     std::string show;  // comma list of the --show table's names; "" = by the output
     std::int64_t query = 0;

@@ -120,32 +120,17 @@ std::vector<std::string> read_sentence_lines() {
     return lines;
 }
 
-namespace {
-
-// --valid-len: one length for all sequences or one per sequence.
-std::vector<std::size_t> valid_lengths(const std::string& text, std::size_t sequences) {
-    std::vector<std::size_t> valid;
-    for (const std::string& f : text.empty() ? std::vector<std::string>{} : split_list(text)) {
-        const auto v = parse_index(f);
-        if (!v)
-            throw UsageError("--valid-len: '" + f + "' is not a length (a non-negative integer)");
-        valid.push_back(*v);
-    }
+std::vector<std::vector<MaskOptions>> sequence_masks(const AttendOptions& opt,
+                                                     const std::vector<Sequence>& seqs) {
+    std::size_t sequences = 0;
+    for (const auto& s : seqs) sequences += std::max<std::size_t>(s.batch, 1);
+    const std::vector<std::size_t> valid =
+        opt.valid_len ? opt.valid_len->lengths : std::vector<std::size_t>{};
     if (valid.size() > 1 && valid.size() != sequences)
         throw UsageError(
             fmt::format("--valid-len: {} lengths for {} sequences; give one for all or "
                         "one per sequence",
                         valid.size(), sequences));
-    return valid;
-}
-
-}  // namespace
-
-std::vector<std::vector<MaskOptions>> sequence_masks(const AttendOptions& opt,
-                                                     const std::vector<Sequence>& seqs) {
-    std::size_t sequences = 0;
-    for (const auto& s : seqs) sequences += std::max<std::size_t>(s.batch, 1);
-    const std::vector<std::size_t> valid = valid_lengths(opt.valid_len, sequences);
     const bool fill = opt.given("--mask-value");
     if (fill && (std::isnan(opt.mask_value) || (opt.mask_value > 0 && std::isinf(opt.mask_value))))
         throw UsageError(fmt::format("--mask-value: {} is not a number or -inf", opt.mask_value));
