@@ -148,7 +148,7 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     base.keep_masked = shown(Show::masked_scores);
     base.keep_unrotated = shown(Show::queries) || shown(Show::keys);
     base.dtype = reduced;
-    const io::DriveOptions drive = plan_attention<T>(opt, seqs, dims, show, base);
+    const io::DriveOptions drive = plan_attention(opt, seqs, dims, show, base, sizeof(T));
     AttentionWeights<T> par =
         opt.no_projection ? AttentionWeights<T>{} : make_parameters<T>(opt, files, dims, gen);
     if (reduced) par.round_to(*reduced);
@@ -249,35 +249,10 @@ int run_attend(const AttendOptions& opt) {
             "from standard input; use csv, tsv, npz, json or -o DIR/");
 
     TorchGenerator gen(opt.seed, opt.rng_kernel);
-    std::vector<Sequence> seqs;
-    std::string embed_title;
-    if (from_input) {
-        seqs.push_back(read_input(opt));
-        embed_title = "input X";
-    } else {
-        const auto is_stdin = [](const std::string& p) {
-            return !p.empty() && io::is_standard_stream(p);
-        };
-        if (indexed && (is_stdin(opt.embeddings) || is_stdin(opt.vocab)))
-            throw UsageError("--embeddings: standard input holds the sentences; give a file");
-        const Embeddings embeddings = load_embeddings(opt, gen);
-        embed_title = "embedded sentence (" +
-                      (opt.embeddings.empty() ? fmt::format("nn.Embedding({}, {}), seed {}",
-                                                            opt.vocab_size, opt.embed_dim, opt.seed)
-                                              : opt.embeddings) +
-                      ")";
-        if (!indexed) {
-            seqs.push_back(embed_sentence(opt.sentence, "the sentence", opt, embeddings, gen));
-        } else {
-            const auto lines = read_sentence_lines();
-            for (std::size_t k = 0; k < lines.size(); ++k)
-                seqs.push_back(embed_sentence(
-                    lines[k], fmt::format("standard input line {}", k + 1), opt, embeddings, gen));
-        }
-    }
+    Sequences in = read_sequences(opt, indexed, gen);
     if (spec.dtype == io::Dtype::float64)
-        return run_typed<double>(opt, seqs, embed_title, indexed, gen, show, spec);
-    return run_typed<float>(opt, seqs, embed_title, indexed, gen, show, spec);
+        return run_typed<double>(opt, in.seqs, in.title, indexed, gen, show, spec);
+    return run_typed<float>(opt, in.seqs, in.title, indexed, gen, show, spec);
 }
 
 }  // namespace

@@ -86,25 +86,20 @@ struct AttendOptions {
     bool given(const std::string& name) const { return app->count(name) > 0; }
 };
 
-/// The table or vectors the sentences are embedded with: --embeddings (text vectors, an .npy
-/// table by id or by --vocab), else nn.Embedding drawn from the seed.
-Embeddings load_embeddings(const AttendOptions& opt, TorchGenerator& gen);
-
-/// attn::embed_sentence with its faults worded for the options; `where` names the sentence in
-/// messages ("the sentence", "standard input line 3").
-Sequence embed_sentence(const std::string& text, const std::string& where, const AttendOptions& opt,
-                        const Embeddings& embeddings, TorchGenerator& gen);
-
-/// --input: rows (n, d) or a batch (b, n, d).
-Sequence read_input(const AttendOptions& opt);
+/// The sequences attended over and what their rows are (the --show table's embeddings title):
+/// --input's rows (n, d) or batch (b, n, d), else the SENTENCE, or with `indexed` one sentence
+/// per line of standard input, embedded by --embeddings (text vectors, an .npy table by id or
+/// by --vocab) or by nn.Embedding drawn from the seed; UsageError naming the option.
+struct Sequences {
+    std::vector<Sequence> seqs;
+    std::string title;
+};
+Sequences read_sequences(const AttendOptions& opt, bool indexed, TorchGenerator& gen);
 
 /// The masks of every sequence, per batch element: --causal, --valid-len (one length for all
 /// or one per sequence), --mask-value; UsageError naming the option.
 std::vector<std::vector<MaskOptions>> sequence_masks(const AttendOptions& opt,
                                                      const std::vector<Sequence>& seqs);
-
-/// One sentence per line of standard input (refused on a terminal).
-std::vector<std::string> read_sentence_lines();
 
 /// --wq --wk --wv --wo, those given: (d_in, d) for one head, (d_in, H d) or (H, d_in, d)
 /// (attn/attention/weights.hpp).
@@ -204,10 +199,9 @@ std::vector<Show> parse_show(const std::string& list, unsigned have);
 /// its unpermuted twin with --permute, the row blocks streamed: n wide when an n x n array or a
 /// summary is in `show`), with X as read, as shown and unpermuted, and the summaries when shown,
 /// reserved before anything is allocated: UsageError naming --max-memory above the limit.
-/// Returns how arrays are streamed.
-template <class T>
+/// Values are value_bytes wide (sizeof(T)). Returns how arrays are streamed.
 io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
                                 const Dims& dims, const std::vector<Show>& show,
-                                const LayerOptions& o);
+                                const LayerOptions& o, std::size_t value_bytes);
 
 }  // namespace attn::cli

@@ -36,8 +36,7 @@ io::NpyArray read_npy_option(const std::string& option, const std::string& path)
     return naming_option(option, [&] { return io::read_npy(path); });
 }
 
-}  // namespace
-
+// The table or vectors the sentences are embedded with.
 Embeddings load_embeddings(const AttendOptions& opt, TorchGenerator& gen) {
     Embeddings e;
     if (opt.embeddings.empty()) {
@@ -79,6 +78,8 @@ Embeddings load_embeddings(const AttendOptions& opt, TorchGenerator& gen) {
     return e;
 }
 
+// attn::embed_sentence with its faults worded for the options; `where` names the sentence
+// ("the sentence", "standard input line 3").
 Sequence embed_sentence(const std::string& text, const std::string& where, const AttendOptions& opt,
                         const Embeddings& embeddings, TorchGenerator& gen) {
     try {
@@ -99,6 +100,7 @@ Sequence embed_sentence(const std::string& text, const std::string& where, const
     }
 }
 
+// --input: rows (n, d) or a batch (b, n, d).
 Sequence read_input(const AttendOptions& opt) {
     io::NpyArray a = read_npy_option("--input", opt.input);
     const auto& sh = a.shape;
@@ -110,14 +112,36 @@ Sequence read_input(const AttendOptions& opt) {
     return rows_sequence(a.values, a.shape);
 }
 
-std::vector<std::string> read_sentence_lines() {
+}  // namespace
+
+Sequences read_sequences(const AttendOptions& opt, bool indexed, TorchGenerator& gen) {
+    if (!opt.input.empty()) return {{read_input(opt)}, "input X"};
+    const auto is_stdin = [](const std::string& p) {
+        return !p.empty() && io::is_standard_stream(p);
+    };
+    if (indexed && (is_stdin(opt.embeddings) || is_stdin(opt.vocab)))
+        throw UsageError("--embeddings: standard input holds the sentences; give a file");
+    const Embeddings embeddings = load_embeddings(opt, gen);
+    Sequences in;
+    in.title = "embedded sentence (" +
+               (opt.embeddings.empty() ? fmt::format("nn.Embedding({}, {}), seed {}",
+                                                     opt.vocab_size, opt.embed_dim, opt.seed)
+                                       : opt.embeddings) +
+               ")";
+    if (!indexed) {
+        in.seqs.push_back(embed_sentence(opt.sentence, "the sentence", opt, embeddings, gen));
+        return in;
+    }
     if (io::is_terminal(STDIN_FILENO))
         throw UsageError(
             "no sentence: give one as an argument, or pipe sentences one per line "
             "(see attn attend --help)");
-    std::vector<std::string> lines = io::read_lines(std::cin, "standard input");
+    const std::vector<std::string> lines = io::read_lines(std::cin, "standard input");
     if (lines.empty()) throw UsageError("no sentence on standard input");
-    return lines;
+    for (std::size_t k = 0; k < lines.size(); ++k)
+        in.seqs.push_back(embed_sentence(lines[k], fmt::format("standard input line {}", k + 1),
+                                         opt, embeddings, gen));
+    return in;
 }
 
 std::vector<std::vector<MaskOptions>> sequence_masks(const AttendOptions& opt,
@@ -280,10 +304,9 @@ template AttentionWeights<double> make_parameters<double>(const AttendOptions&,
                                                           const ProjectionFiles&, const Dims&,
                                                           TorchGenerator&);
 
-template <class T>
 io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
                                 const Dims& dims, const std::vector<Show>& show,
-                                const LayerOptions& o) {
+                                const LayerOptions& o, std::size_t value_bytes) {
     const bool tiled = o.path == attn::AttentionPath::tiled;
     const auto shown = [&](Show s) { return std::find(show.begin(), show.end(), s) != show.end(); };
     const bool summaries = shown(Show::head_stats) || shown(Show::offsets) ||
@@ -298,10 +321,10 @@ io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequ
     shape.permuted = opt.permute.has_value();
     std::vector<SequenceShape> sizes;
     for (const auto& s : seqs) sizes.push_back({s.n(), s.batch});
-    const RunPlan plan = sequence_run_plan(shape, sizes, o, sizeof(T), n_wide);
+    const RunPlan plan = sequence_run_plan(shape, sizes, o, value_bytes, n_wide);
     const std::uint64_t bytes =
         summaries ? runtime::checked_add(plan.bytes,
-                                         model::run_summaries_bytes(sizes, dims.heads, sizeof(T)),
+                                         model::run_summaries_bytes(sizes, dims.heads, value_bytes),
                                          "the attention")
                   : plan.bytes;
     const Sequence& first = seqs.front();
@@ -314,12 +337,5 @@ io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequ
                                     : "the attention scores");
     return {plan.block_rows, tiled && thread_count(opt.out) > 1};
 }
-
-template io::DriveOptions plan_attention<float>(const AttendOptions&, const std::vector<Sequence>&,
-                                                const Dims&, const std::vector<Show>&,
-                                                const LayerOptions&);
-template io::DriveOptions plan_attention<double>(const AttendOptions&, const std::vector<Sequence>&,
-                                                 const Dims&, const std::vector<Show>&,
-                                                 const LayerOptions&);
 
 }  // namespace attn::cli
