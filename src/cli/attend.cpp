@@ -135,8 +135,8 @@ template <class T>
 int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::string& embed_title,
               bool indexed, TorchGenerator& gen, const std::vector<Show>& show,
               const io::OutputSpec& spec) {
-    const ProjectionFiles files = read_projections(opt);
-    const Dims dims = projection_dims(opt, files, seqs.front().d_in());
+    const Projections proj = read_projections(opt, seqs.front().d_in());
+    const Dims& dims = proj.dims;
     const bool tiled = use_tiled(opt, seqs);  // else direct: n x n matrices held
     const auto shown = [&](Show s) { return std::find(show.begin(), show.end(), s) != show.end(); };
     // --dtype bfloat16|float16: inputs, weights and biases rounded once to the dtype, as
@@ -150,7 +150,7 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     base.dtype = reduced;
     const io::DriveOptions drive = plan_attention(opt, seqs, dims, show, base, sizeof(T));
     AttentionWeights<T> par =
-        opt.no_projection ? AttentionWeights<T>{} : make_parameters<T>(opt, files, dims, gen);
+        opt.no_projection ? AttentionWeights<T>{} : make_parameters<T>(opt, proj, gen);
     if (reduced) par.round_to(*reduced);
 
     const std::vector<std::vector<MaskOptions>> masks = sequence_masks(opt, seqs);

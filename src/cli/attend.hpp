@@ -1,9 +1,8 @@
 // attn attend: what its files share. attend.cpp declares the options and wires a run
 // (options -> inputs -> attn::forward per sequence -> the --show table -> the writer);
-// attend_inputs.cpp reads the inputs (sentences embedded by attn::embed_sentence, --input,
-// --wq ... files) and words the library's typed errors (EmbeddingError, PermutationError,
-// WeightShapeError) for the options, draws W (attn::draw_attention_weights) and reserves the
-// run's memory (attn::sequence_run_plan); attend_arrays.cpp is the --show table over the layer's
+// attend_inputs.cpp reads the sequences and the --wq ... files, draws W and reserves the run's
+// memory, wording the library's typed errors (EmbeddingError, PermutationError,
+// WeightShapeError) for the options; attend_arrays.cpp is the --show table over the layer's
 // results. The scheme's options are cli/position_options' AttentionPositions.
 #pragma once
 
@@ -101,27 +100,27 @@ Sequences read_sequences(const AttendOptions& opt, bool indexed, TorchGenerator&
 std::vector<std::vector<MaskOptions>> sequence_masks(const AttendOptions& opt,
                                                      const std::vector<Sequence>& seqs);
 
-/// --wq --wk --wv --wo, those given: (d_in, d) for one head, (d_in, H d) or (H, d_in, d)
-/// (attn/attention/weights.hpp).
-struct ProjectionFiles {
-    std::optional<io::NpyArray> q, k, v, o;
-};
-ProjectionFiles read_projections(const AttendOptions& opt);
-
 /// The widths of one run: from the options, or from the files when the option is absent.
 struct Dims {
     std::size_t heads, d_in, dq, dk, dv, d_out;
     bool out_proj;
 };
-/// Checks every file against the widths (UsageError naming the option).
-Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& files, std::size_t d_in);
+
+/// --wq --wk --wv --wo, those given: (d_in, d) for one head, (d_in, H d) or (H, d_in, d)
+/// (attn/attention/weights.hpp), and the widths they and the options imply for rows d_in wide;
+/// every file is checked against them (UsageError naming the option).
+struct Projections {
+    std::optional<io::NpyArray> q, k, v, o;
+    Dims dims;
+};
+Projections read_projections(const AttendOptions& opt, std::size_t d_in);
 
 /// The files' blocks, and the others drawn by attn::draw_attention_weights after
 /// torch.manual_seed(seed) in its order (with --bias, each weight followed by its bias), after
 /// their memory is reserved. --bias with a weight file: UsageError.
 template <class T>
-AttentionWeights<T> make_parameters(const AttendOptions& opt, const ProjectionFiles& files,
-                                    const Dims& dims, TorchGenerator& gen);
+AttentionWeights<T> make_parameters(const AttendOptions& opt, const Projections& p,
+                                    TorchGenerator& gen);
 
 /// --permute for a sequence of n rows, a permutation of 0..n-1 (attn::check_permutation):
 /// UsageError naming --permute and `where` for an index out of range, a repeat or a wrong

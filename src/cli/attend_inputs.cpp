@@ -192,12 +192,7 @@ std::vector<std::size_t> permutation_for(const Permute& permute, std::size_t n,
 
 namespace {
 
-std::optional<io::NpyArray> read_projection(const std::string& option, const std::string& path) {
-    if (path.empty()) return std::nullopt;
-    return read_npy_option(option, path);
-}
-
-GivenWeights given_weights(const ProjectionFiles& f) {
+GivenWeights given_weights(const Projections& f) {
     const auto given = [](const std::optional<io::NpyArray>& a) {
         return a ? std::optional(GivenTensor{a->values, a->shape}) : std::nullopt;
     };
@@ -205,7 +200,7 @@ GivenWeights given_weights(const ProjectionFiles& f) {
 }
 
 // A WeightShapeError worded for its option.
-UsageError shape_error(const AttendOptions& opt, const ProjectionFiles& f, const Dims& w,
+UsageError shape_error(const AttendOptions& opt, const Projections& f, const Dims& w,
                        WeightShapeError::Weight which) {
     using Weight = WeightShapeError::Weight;
     const std::size_t H = w.heads;
@@ -223,14 +218,9 @@ UsageError shape_error(const AttendOptions& opt, const ProjectionFiles& f, const
         H > 1 ? fmt::format(" or ({}, {}, {})", H, w.d_in, d) : std::string()));
 }
 
-}  // namespace
-
-ProjectionFiles read_projections(const AttendOptions& opt) {
-    return {read_projection("--wq", opt.wq), read_projection("--wk", opt.wk),
-            read_projection("--wv", opt.wv), read_projection("--wo", opt.wo)};
-}
-
-Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& f, std::size_t d_in) {
+// The widths: Q = K = V = X, or an option given, else the files' widths, else --input rows keep
+// theirs (d_q = d_v = d_in).
+Dims projection_dims(const AttendOptions& opt, const Projections& f, std::size_t d_in) {
     if (opt.no_projection) {  // Q = K = V = X: one head as wide as the rows
         const auto refuse = [](const char* name) {
             throw UsageError(fmt::format(
@@ -246,7 +236,6 @@ Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& f, std::si
         return {1, d_in, d_in, d_in, d_in, d_in, false};
     }
     Dims w{static_cast<std::size_t>(opt.heads), d_in, 0, 0, 0, 0, opt.out_proj || f.o.has_value()};
-    // an option given, else the files' widths, else --input rows keep theirs (d_q = d_v = d_in)
     const GivenWeights given = given_weights(f);
     const GivenWidths files = given_widths(given, w.heads);
     const bool input = !opt.input.empty();
@@ -271,9 +260,22 @@ Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& f, std::si
     return w;
 }
 
+}  // namespace
+
+Projections read_projections(const AttendOptions& opt, std::size_t d_in) {
+    const auto read = [](const char* option, const std::string& path) {
+        return path.empty() ? std::nullopt : std::optional(read_npy_option(option, path));
+    };
+    Projections p{
+        read("--wq", opt.wq), read("--wk", opt.wk), read("--wv", opt.wv), read("--wo", opt.wo), {}};
+    p.dims = projection_dims(opt, p, d_in);
+    return p;
+}
+
 template <class T>
-AttentionWeights<T> make_parameters(const AttendOptions& opt, const ProjectionFiles& f,
-                                    const Dims& dims, TorchGenerator& gen) {
+AttentionWeights<T> make_parameters(const AttendOptions& opt, const Projections& f,
+                                    TorchGenerator& gen) {
+    const Dims& dims = f.dims;
     if (opt.bias && (f.q || f.k || f.v || f.o))
         throw UsageError(fmt::format(
             "--bias: draws every projection with its bias; it cannot be combined with {}",
@@ -297,11 +299,9 @@ AttentionWeights<T> make_parameters(const AttendOptions& opt, const ProjectionFi
                                 given_weights(f), dims.heads, dims.out_proj);
 }
 
-template AttentionWeights<float> make_parameters<float>(const AttendOptions&,
-                                                        const ProjectionFiles&, const Dims&,
+template AttentionWeights<float> make_parameters<float>(const AttendOptions&, const Projections&,
                                                         TorchGenerator&);
-template AttentionWeights<double> make_parameters<double>(const AttendOptions&,
-                                                          const ProjectionFiles&, const Dims&,
+template AttentionWeights<double> make_parameters<double>(const AttendOptions&, const Projections&,
                                                           TorchGenerator&);
 
 io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
