@@ -290,13 +290,12 @@ AttentionWeights<T> make_parameters(const AttendOptions& opt, const Projections&
         weights += runtime::checked_product({dims.heads * dims.dv, dims.d_out, 4 + sizeof(T)},
                                             "--heads/--dv");
     runtime::reserve(weights, "the weight matrices W_q, W_k, W_v, W_o");
-    WeightDraws draws;
-    draws.heads = dims.heads, draws.d_in = dims.d_in, draws.bias = opt.bias;
-    draws.d_query = dims.dq, draws.d_key = dims.dk, draws.d_value = dims.dv;
-    if (dims.out_proj) draws.d_out = dims.d_out;
-    draws.query = !f.q, draws.key = !f.k, draws.value = !f.v, draws.out = !f.o;
-    return attention_weights<T>(draw_attention_weights(gen, opt.seed, draws, opt.init),
-                                given_weights(f), dims.heads, dims.out_proj);
+    const GivenWeights given = given_weights(f);
+    const WeightDraws draws =
+        weight_draws(given, dims.heads, dims.d_in, dims.dq, dims.dk, dims.dv,
+                     dims.out_proj ? std::optional(dims.d_out) : std::nullopt, opt.bias);
+    return attention_weights<T>(draw_attention_weights(gen, opt.seed, draws, opt.init), given,
+                                dims.heads, dims.out_proj);
 }
 
 template AttentionWeights<float> make_parameters<float>(const AttendOptions&, const Projections&,
