@@ -153,8 +153,7 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
         opt.no_projection ? AttentionWeights<T>{} : make_parameters<T>(opt, proj, gen);
     if (reduced) par.round_to(*reduced);
 
-    const std::vector<std::vector<MaskOptions>> masks = sequence_masks(opt, seqs);
-    const bool fill = opt.given("--mask-value");
+    const Masks masks = sequence_masks(opt, seqs);
     std::optional<std::size_t> query;
     if (opt.given("--query")) query = static_cast<std::size_t>(opt.query);
     const auto sequence_name = [&](std::size_t k) -> std::string {
@@ -189,18 +188,14 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
             o.progress = [progress](std::size_t rows) { progress->advance(rows); };
         }
         static_cast<SequenceResult<T>&>(runs[k]) =
-            attend_sequence(seqs[k], p, weights, config, masks[k], o);
+            attend_sequence(seqs[k], p, weights, config, masks.of[k], o);
         if (!p.empty()) seqs[k] = permuted(seqs[k], p);  // labels and X as attended
     }
-    std::string mask_text;
-    if (opt.causal) mask_text += ", causal";
-    if (opt.valid_len) mask_text += ", valid length " + opt.valid_len->text;
-    if (fill) mask_text += fmt::format(", masked scores = {}", opt.mask_value);
     const auto& table = attend_show_table<T>();
     const bool binary = spec.format == io::Format::npy || spec.format == io::Format::npz;
     auto arrays = [&](std::size_t k, Show item) {
-        const SentenceArrays<T> a{seqs[k],     runs[k],   par,      dims,  query,
-                                  embed_title, mask_text, progress, binary};
+        const SentenceArrays<T> a{seqs[k],     runs[k],    par,      dims,  query,
+                                  embed_title, masks.text, progress, binary};
         io::MatrixStream e = show_entry(table, item).stream(a);
         if (e.info.dtype != io::Dtype::int64) e.info.dtype = spec.dtype;
         return e;

@@ -96,9 +96,13 @@ struct Sequences {
 Sequences read_sequences(const AttendOptions& opt, bool indexed, TorchGenerator& gen);
 
 /// The masks of every sequence, per batch element: --causal, --valid-len (one length for all
-/// or one per sequence), --mask-value; UsageError naming the option.
-std::vector<std::vector<MaskOptions>> sequence_masks(const AttendOptions& opt,
-                                                     const std::vector<Sequence>& seqs);
+/// or one per sequence), --mask-value; UsageError naming the option. `text` is how they read
+/// in titles (", causal, valid length 3, masked scores = -1000000").
+struct Masks {
+    std::vector<std::vector<MaskOptions>> of;  // [sequence][batch element]
+    std::string text;
+};
+Masks sequence_masks(const AttendOptions& opt, const std::vector<Sequence>& seqs);
 
 /// The widths of one run: from the options, or from the files when the option is absent.
 struct Dims {

@@ -144,8 +144,7 @@ Sequences read_sequences(const AttendOptions& opt, bool indexed, TorchGenerator&
     return in;
 }
 
-std::vector<std::vector<MaskOptions>> sequence_masks(const AttendOptions& opt,
-                                                     const std::vector<Sequence>& seqs) {
+Masks sequence_masks(const AttendOptions& opt, const std::vector<Sequence>& seqs) {
     std::size_t sequences = 0;
     for (const auto& s : seqs) sequences += std::max<std::size_t>(s.batch, 1);
     const std::vector<std::size_t> valid =
@@ -161,7 +160,11 @@ std::vector<std::vector<MaskOptions>> sequence_masks(const AttendOptions& opt,
     MaskOptions base;
     base.causal = opt.causal;
     if (fill) base.fill = opt.mask_value;
-    return attn::sequence_masks(seqs, base, valid);
+    Masks m{attn::sequence_masks(seqs, base, valid), ""};
+    if (opt.causal) m.text += ", causal";
+    if (opt.valid_len) m.text += ", valid length " + opt.valid_len->text;
+    if (fill) m.text += fmt::format(", masked scores = {}", opt.mask_value);
+    return m;
 }
 
 std::vector<std::size_t> permutation_for(const Permute& permute, std::size_t n,
