@@ -132,9 +132,9 @@ bool use_tiled(const AttendOptions& opt, const std::vector<Sequence>& seqs) {
 }
 
 template <class T>
-int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::string& embed_title,
-              bool indexed, TorchGenerator& gen, const std::vector<Show>& show,
-              const io::OutputSpec& spec) {
+int run_typed(const AttendOptions& opt, Sequences& in, bool indexed, TorchGenerator& gen,
+              const std::vector<Show>& show, const io::OutputSpec& spec) {
+    std::vector<Sequence>& seqs = in.seqs;
     const Projections proj = read_projections(opt, seqs.front().d_in());
     const Dims& dims = proj.dims;
     const bool tiled = use_tiled(opt, seqs);  // else direct: n x n matrices held
@@ -156,16 +156,11 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     const Masks masks = sequence_masks(opt, seqs);
     std::optional<std::size_t> query;
     if (opt.given("--query")) query = static_cast<std::size_t>(opt.query);
-    const auto sequence_name = [&](std::size_t k) -> std::string {
-        return indexed              ? fmt::format("sentence {}", k)
-               : !opt.input.empty() ? "the input"
-                                    : "the sentence";
-    };
     for (std::size_t k = 0; query && k < seqs.size(); ++k)
         if (*query >= seqs[k].n())
             throw UsageError(
                 fmt::format("--query: {} is not a query position of {} ({} rows: 0..{})", opt.query,
-                            sequence_name(k), seqs[k].n(), seqs[k].n() - 1));
+                            in.names[k], seqs[k].n(), seqs[k].n() - 1));
 
     // The attention itself (attn::forward), per sequence and batch element, on the path
     // chosen: every scheme, mask and --permute on either. With --permute the sequence's labels
@@ -181,7 +176,7 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     std::vector<SequenceRun<T>> runs(seqs.size());
     for (std::size_t k = 0; k < seqs.size(); ++k) {
         std::vector<std::size_t> p;
-        if (opt.permute) p = permutation_for(*opt.permute, seqs[k].n(), sequence_name(k));
+        if (opt.permute) p = permutation_for(*opt.permute, seqs[k].n(), in.names[k]);
         LayerOptions o = base;
         if (progress) {
             progress->add_total(seqs[k].x.size() * dims.heads * seqs[k].n());
@@ -194,8 +189,8 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     const auto& table = attend_show_table<T>();
     const bool binary = spec.format == io::Format::npy || spec.format == io::Format::npz;
     auto arrays = [&](std::size_t k, Show item) {
-        const SentenceArrays<T> a{seqs[k],     runs[k],    par,      dims,  query,
-                                  embed_title, masks.text, progress, binary};
+        const SentenceArrays<T> a{seqs[k],  runs[k],    par,      dims,  query,
+                                  in.title, masks.text, progress, binary};
         io::MatrixStream e = show_entry(table, item).stream(a);
         if (e.info.dtype != io::Dtype::int64) e.info.dtype = spec.dtype;
         return e;
@@ -246,8 +241,8 @@ int run_attend(const AttendOptions& opt) {
     TorchGenerator gen(opt.seed, opt.rng_kernel);
     Sequences in = read_sequences(opt, indexed, gen);
     if (spec.dtype == io::Dtype::float64)
-        return run_typed<double>(opt, in.seqs, in.title, indexed, gen, show, spec);
-    return run_typed<float>(opt, in.seqs, in.title, indexed, gen, show, spec);
+        return run_typed<double>(opt, in, indexed, gen, show, spec);
+    return run_typed<float>(opt, in, indexed, gen, show, spec);
 }
 
 }  // namespace

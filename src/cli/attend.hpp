@@ -91,6 +91,7 @@ struct AttendOptions {
 /// by --vocab) or by nn.Embedding drawn from the seed; UsageError naming the option.
 struct Sequences {
     std::vector<Sequence> seqs;
+    std::vector<std::string> names;  // in messages: "the input", "the sentence", "sentence 2"
     std::string title;
 };
 Sequences read_sequences(const AttendOptions& opt, bool indexed, TorchGenerator& gen);

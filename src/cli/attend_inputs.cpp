@@ -115,7 +115,7 @@ Sequence read_input(const AttendOptions& opt) {
 }  // namespace
 
 Sequences read_sequences(const AttendOptions& opt, bool indexed, TorchGenerator& gen) {
-    if (!opt.input.empty()) return {{read_input(opt)}, "input X"};
+    if (!opt.input.empty()) return {{read_input(opt)}, {"the input"}, "input X"};
     const auto is_stdin = [](const std::string& p) {
         return !p.empty() && io::is_standard_stream(p);
     };
@@ -130,6 +130,7 @@ Sequences read_sequences(const AttendOptions& opt, bool indexed, TorchGenerator&
                ")";
     if (!indexed) {
         in.seqs.push_back(embed_sentence(opt.sentence, "the sentence", opt, embeddings, gen));
+        in.names.push_back("the sentence");
         return in;
     }
     if (io::is_terminal(STDIN_FILENO))
@@ -138,9 +139,11 @@ Sequences read_sequences(const AttendOptions& opt, bool indexed, TorchGenerator&
             "(see attn attend --help)");
     const std::vector<std::string> lines = io::read_lines(std::cin, "standard input");
     if (lines.empty()) throw UsageError("no sentence on standard input");
-    for (std::size_t k = 0; k < lines.size(); ++k)
+    for (std::size_t k = 0; k < lines.size(); ++k) {
         in.seqs.push_back(embed_sentence(lines[k], fmt::format("standard input line {}", k + 1),
                                          opt, embeddings, gen));
+        in.names.push_back(fmt::format("sentence {}", k));
+    }
     return in;
 }
 
