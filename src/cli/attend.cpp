@@ -65,6 +65,31 @@ Permute parse_permute(const std::string& text) {
     return p;
 }
 
+// --permute for a sequence of n rows, a permutation of 0..n-1 (attn::check_permutation):
+// UsageError naming --permute and `where` for an index out of range, a repeat or a wrong length.
+std::vector<std::size_t> permutation_for(const Permute& permute, std::size_t n,
+                                         const std::string& where) {
+    if (permute.reverse) return reverse_permutation(n);
+    try {
+        check_permutation(permute.indices, n);
+    } catch (const PermutationError& e) {
+        using Fault = PermutationError::Fault;
+        if (e.fault == Fault::out_of_range)
+            throw UsageError(
+                fmt::format("--permute: index {} is out of range for {} ({} rows: 0..{})", e.value,
+                            where, n, n - 1));
+        if (e.fault == Fault::repeated)
+            throw UsageError(
+                fmt::format("--permute: index {} is repeated; a permutation of 0..{} names each "
+                            "index once",
+                            e.value, n - 1));
+        throw UsageError(
+            fmt::format("--permute: {} indices for {} ({} rows); give a permutation of 0..{}",
+                        e.value, where, n, n - 1));
+    }
+    return permute.indices;
+}
+
 // --valid-len: a comma list of lengths; std::invalid_argument naming a field that is not one.
 ValidLengths parse_valid_len(const std::string& text) {
     ValidLengths v{{}, text};

@@ -1,9 +1,10 @@
-// attn attend: what its files share. attend.cpp declares the options and wires a run
-// (options -> inputs -> attn::forward per sequence -> the --show table -> the writer);
-// attend_inputs.cpp reads the sequences and the --wq ... files, draws W and reserves the run's
-// memory, wording the library's typed errors (EmbeddingError, PermutationError,
-// WeightShapeError) for the options; attend_arrays.cpp is the --show table over the layer's
-// results. The scheme's options are cli/position_options' AttentionPositions.
+// attn attend: what its files share. attend.cpp declares the options (--permute parsed and
+// checked there, attn::PermutationError worded) and wires a run (options -> inputs ->
+// attn::forward per sequence -> the --show table -> the writer); attend_inputs.cpp reads the
+// sequences and the --wq ... files, draws W and reserves the run's memory, wording the
+// library's typed errors (EmbeddingError, WeightShapeError) for the options; attend_arrays.cpp
+// is the --show table over the layer's results. The scheme's options are cli/position_options'
+// AttentionPositions.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -126,12 +127,6 @@ Projections read_projections(const AttendOptions& opt, std::size_t d_in);
 template <class T>
 AttentionWeights<T> make_parameters(const AttendOptions& opt, const Projections& p,
                                     TorchGenerator& gen);
-
-/// --permute for a sequence of n rows, a permutation of 0..n-1 (attn::check_permutation):
-/// UsageError naming --permute and `where` for an index out of range, a repeat or a wrong
-/// length.
-std::vector<std::size_t> permutation_for(const Permute& permute, std::size_t n,
-                                         const std::string& where);
 
 enum class Show {
     vocabulary,

@@ -1,8 +1,7 @@
 // attn attend's inputs, read and worded for the options: the embedding table or vectors
 // (drawn nn.Embedding, an .npy table, word vectors) and the sentences embedded with them
-// (attn::embed_sentence), or the rows of an .npy file; the masks; --permute for each sequence
-// (attn::check_permutation); the projection files and the widths they imply
-// (attn::check_given_weights) or the draws; the memory of the run they make.
+// (attn::embed_sentence), or the rows of an .npy file; the masks; the projection files and the
+// widths they imply (attn::check_given_weights) or the draws; the memory of the run they make.
 #include "cli/attend.hpp"
 
 #include <fmt/format.h>
@@ -17,7 +16,6 @@
 #include <tuple>
 
 #include "attn/attention/memory_plan.hpp"
-#include "attn/attention/permutation.hpp"
 #include "attn/embedding.hpp"
 #include "cli/arguments.hpp"
 #include "cli/errors.hpp"
@@ -168,29 +166,6 @@ Masks sequence_masks(const AttendOptions& opt, const std::vector<Sequence>& seqs
     if (opt.valid_len) m.text += ", valid length " + opt.valid_len->text;
     if (fill) m.text += fmt::format(", masked scores = {}", opt.mask_value);
     return m;
-}
-
-std::vector<std::size_t> permutation_for(const Permute& permute, std::size_t n,
-                                         const std::string& where) {
-    if (permute.reverse) return reverse_permutation(n);
-    try {
-        check_permutation(permute.indices, n);
-    } catch (const PermutationError& e) {
-        using Fault = PermutationError::Fault;
-        if (e.fault == Fault::out_of_range)
-            throw UsageError(
-                fmt::format("--permute: index {} is out of range for {} ({} rows: 0..{})", e.value,
-                            where, n, n - 1));
-        if (e.fault == Fault::repeated)
-            throw UsageError(
-                fmt::format("--permute: index {} is repeated; a permutation of 0..{} names each "
-                            "index once",
-                            e.value, n - 1));
-        throw UsageError(
-            fmt::format("--permute: {} indices for {} ({} rows); give a permutation of 0..{}",
-                        e.value, where, n, n - 1));
-    }
-    return permute.indices;
 }
 
 // ---- the projections: W_query, W_key, W_value per head and W_o (and their biases), read
