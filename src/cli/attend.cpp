@@ -65,6 +65,63 @@ Permute parse_permute(const std::string& text) {
     return p;
 }
 
+// --permute for a sequence of n rows, a permutation of 0..n-1 (attn::check_permutation):
+// UsageError naming --permute and `where` for an index out of range, a repeat or a wrong length.
+std::vector<std::size_t> permutation_for(const Permute& permute, std::size_t n,
+                                         const std::string& where) {
+    if (permute.reverse) return reverse_permutation(n);
+    try {
+        check_permutation(permute.indices, n);
+    } catch (const PermutationError& e) {
+        using Fault = PermutationError::Fault;
+        if (e.fault == Fault::out_of_range)
+            throw UsageError(
+                fmt::format("--permute: index {} is out of range for {} ({} rows: 0..{})", e.value,
+                            where, n, n - 1));
+        if (e.fault == Fault::repeated)
+            throw UsageError(
+                fmt::format("--permute: index {} is repeated; a permutation of 0..{} names each "
+                            "index once",
+                            e.value, n - 1));
+        throw UsageError(
+            fmt::format("--permute: {} indices for {} ({} rows); give a permutation of 0..{}",
+                        e.value, where, n, n - 1));
+    }
+    return permute.indices;
+}
+
+// --valid-len: a comma list of lengths; std::invalid_argument naming a field that is not one.
+ValidLengths parse_valid_len(const std::string& text) {
+    ValidLengths v{{}, text};
+    for (const std::string& f : split_list(text)) {
+        const auto length = parse_index(f);
+        if (!length)
+            throw std::invalid_argument("'" + f + "' is not a length (a non-negative integer)");
+        v.lengths.push_back(*length);
+    }
+    return v;
+}
+
+// An option whose text `parse` turns into `value` where CLI11 reads it: parse's
+// std::invalid_argument is the option's error ("" is left to parse_errors' "an empty value").
+template <class V>
+CLI::Option* add_parsed_option(CLI::App& g, const char* name, std::optional<V>& value,
+                               V (*parse)(const std::string&), const char* help) {
+    return g
+        .add_option_function<std::string>(
+            name, [&value, parse](const std::string& t) { value = parse(t); }, help)
+        ->check(CLI::Validator(
+            [parse](std::string& text) -> std::string {
+                try {
+                    if (!text.empty()) parse(text);
+                } catch (const std::invalid_argument& e) {
+                    return e.what();
+                }
+                return {};
+            },
+            ""));
+}
+
 // An html page draws the weights (its default --show) of every query of one sentence.
 void check_html(const AttendOptions& opt, const std::vector<Show>& show, bool from_stdin) {
     if (show != std::vector<Show>{Show::weights})
@@ -100,11 +157,11 @@ bool use_tiled(const AttendOptions& opt, const std::vector<Sequence>& seqs) {
 }
 
 template <class T>
-int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::string& embed_title,
-              bool indexed, TorchGenerator& gen, const std::vector<Show>& show,
-              const io::OutputSpec& spec) {
-    const ProjectionFiles files = read_projections(opt);
-    const Dims dims = projection_dims(opt, files, seqs.front().d_in());
+int run_typed(const AttendOptions& opt, Sequences& in, bool indexed, TorchGenerator& gen,
+              const std::vector<Show>& show, const io::OutputSpec& spec) {
+    std::vector<Sequence>& seqs = in.seqs;
+    const Projections proj = read_projections(opt, seqs.front().d_in());
+    const Dims& dims = proj.dims;
     const bool tiled = use_tiled(opt, seqs);  // else direct: n x n matrices held
     const auto shown = [&](Show s) { return std::find(show.begin(), show.end(), s) != show.end(); };
     // --dtype bfloat16|float16: inputs, weights and biases rounded once to the dtype, as
@@ -116,25 +173,19 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     base.keep_masked = shown(Show::masked_scores);
     base.keep_unrotated = shown(Show::queries) || shown(Show::keys);
     base.dtype = reduced;
-    const io::DriveOptions drive = plan_attention<T>(opt, seqs, dims, show, base);
+    const io::DriveOptions drive = plan_attention(opt, seqs, dims, show, base, sizeof(T));
     AttentionWeights<T> par =
-        opt.no_projection ? AttentionWeights<T>{} : make_parameters<T>(opt, files, dims, gen);
+        opt.no_projection ? AttentionWeights<T>{} : make_parameters<T>(opt, proj, gen);
     if (reduced) par.round_to(*reduced);
 
-    const std::vector<std::vector<MaskOptions>> masks = sequence_masks(opt, seqs);
-    const bool fill = opt.given("--mask-value");
+    const Masks masks = sequence_masks(opt, seqs);
     std::optional<std::size_t> query;
     if (opt.given("--query")) query = static_cast<std::size_t>(opt.query);
-    const auto sequence_name = [&](std::size_t k) -> std::string {
-        return indexed              ? fmt::format("sentence {}", k)
-               : !opt.input.empty() ? "the input"
-                                    : "the sentence";
-    };
     for (std::size_t k = 0; query && k < seqs.size(); ++k)
         if (*query >= seqs[k].n())
             throw UsageError(
                 fmt::format("--query: {} is not a query position of {} ({} rows: 0..{})", opt.query,
-                            sequence_name(k), seqs[k].n(), seqs[k].n() - 1));
+                            in.names[k], seqs[k].n(), seqs[k].n() - 1));
 
     // The attention itself (attn::forward), per sequence and batch element, on the path
     // chosen: every scheme, mask and --permute on either. With --permute the sequence's labels
@@ -150,25 +201,21 @@ int run_typed(const AttendOptions& opt, std::vector<Sequence>& seqs, const std::
     std::vector<SequenceRun<T>> runs(seqs.size());
     for (std::size_t k = 0; k < seqs.size(); ++k) {
         std::vector<std::size_t> p;
-        if (opt.permute) p = permutation_for(*opt.permute, seqs[k].n(), sequence_name(k));
+        if (opt.permute) p = permutation_for(*opt.permute, seqs[k].n(), in.names[k]);
         LayerOptions o = base;
         if (progress) {
             progress->add_total(seqs[k].x.size() * dims.heads * seqs[k].n());
             o.progress = [progress](std::size_t rows) { progress->advance(rows); };
         }
         static_cast<SequenceResult<T>&>(runs[k]) =
-            attend_sequence(seqs[k], p, weights, config, masks[k], o);
+            attend_sequence(seqs[k], p, weights, config, masks.of[k], o);
         if (!p.empty()) seqs[k] = permuted(seqs[k], p);  // labels and X as attended
     }
-    std::string mask_text;
-    if (opt.causal) mask_text += ", causal";
-    if (!opt.valid_len.empty()) mask_text += ", valid length " + opt.valid_len;
-    if (fill) mask_text += fmt::format(", masked scores = {}", opt.mask_value);
     const auto& table = attend_show_table<T>();
     const bool binary = spec.format == io::Format::npy || spec.format == io::Format::npz;
     auto arrays = [&](std::size_t k, Show item) {
-        const SentenceArrays<T> a{seqs[k],     runs[k],   par,      dims,  query,
-                                  embed_title, mask_text, progress, binary};
+        const SentenceArrays<T> a{seqs[k],  runs[k],    par,      dims,  query,
+                                  in.title, masks.text, progress, binary};
         io::MatrixStream e = show_entry(table, item).stream(a);
         if (e.info.dtype != io::Dtype::int64) e.info.dtype = spec.dtype;
         return e;
@@ -217,35 +264,10 @@ int run_attend(const AttendOptions& opt) {
             "from standard input; use csv, tsv, npz, json or -o DIR/");
 
     TorchGenerator gen(opt.seed, opt.rng_kernel);
-    std::vector<Sequence> seqs;
-    std::string embed_title;
-    if (from_input) {
-        seqs.push_back(read_input(opt));
-        embed_title = "input X";
-    } else {
-        const auto is_stdin = [](const std::string& p) {
-            return !p.empty() && io::is_standard_stream(p);
-        };
-        if (indexed && (is_stdin(opt.embeddings) || is_stdin(opt.vocab)))
-            throw UsageError("--embeddings: standard input holds the sentences; give a file");
-        const Embeddings embeddings = load_embeddings(opt, gen);
-        embed_title = "embedded sentence (" +
-                      (opt.embeddings.empty() ? fmt::format("nn.Embedding({}, {}), seed {}",
-                                                            opt.vocab_size, opt.embed_dim, opt.seed)
-                                              : opt.embeddings) +
-                      ")";
-        if (!indexed) {
-            seqs.push_back(embed_sentence(opt.sentence, "the sentence", opt, embeddings, gen));
-        } else {
-            const auto lines = read_sentence_lines();
-            for (std::size_t k = 0; k < lines.size(); ++k)
-                seqs.push_back(embed_sentence(
-                    lines[k], fmt::format("standard input line {}", k + 1), opt, embeddings, gen));
-        }
-    }
+    Sequences in = read_sequences(opt, indexed, gen);
     if (spec.dtype == io::Dtype::float64)
-        return run_typed<double>(opt, seqs, embed_title, indexed, gen, show, spec);
-    return run_typed<float>(opt, seqs, embed_title, indexed, gen, show, spec);
+        return run_typed<double>(opt, in, indexed, gen, show, spec);
+    return run_typed<float>(opt, in, indexed, gen, show, spec);
 }
 
 }  // namespace
@@ -315,26 +337,14 @@ Command add_attend(CLI::App& root) {
                     "Projection biases, nn.Linear(bias=True): each drawn after its weight");
     auto* g_pos = sub->add_option_group("Positions");
     add_attention_positions(*g_pos, opt->pos);
-    g_pos
-        ->add_option_function<std::string>(
-            "--permute", [opt](const std::string& t) { opt->permute = parse_permute(t); },
-            "Reorder the tokens (rows) first: new position i holds old token LIST[i]; reverse")
-        ->check(CLI::Validator(
-            [](std::string& text) -> std::string {
-                try {
-                    if (!text.empty()) parse_permute(text);  // "": parse_errors' "an empty value"
-                } catch (const std::invalid_argument& e) {
-                    return e.what();
-                }
-                return {};
-            },
-            ""))
+    add_parsed_option(*g_pos, "--permute", opt->permute, parse_permute,
+                      "Reorder the tokens (rows) first: new position i holds old token LIST[i]; "
+                      "reverse")
         ->type_name("LIST|reverse");
     auto* g_mask = sub->add_option_group("Masks");
     g_mask->add_flag("--causal", opt->causal, "Query i sees keys j <= i only");
-    g_mask
-        ->add_option("--valid-len", opt->valid_len,
-                     "Keys at positions >= L are masked; L1,L2,... one per sequence")
+    add_parsed_option(*g_mask, "--valid-len", opt->valid_len, parse_valid_len,
+                      "Keys at positions >= L are masked; L1,L2,... one per sequence")
         ->type_name("L[,L...]");
     g_mask
         ->add_option("--mask-value", opt->mask_value,

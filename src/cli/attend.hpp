@@ -1,10 +1,10 @@
-// attn attend: what its files share. attend.cpp declares the options and wires a run
-// (options -> inputs -> attn::forward per sequence -> the --show table -> the writer);
-// attend_inputs.cpp reads the inputs (sentences embedded by attn::embed_sentence, --input,
-// --wq ... files) and words the library's typed errors (EmbeddingError, PermutationError,
-// WeightShapeError) for the options, draws W (attn::draw_attention_weights) and reserves the
-// run's memory (attn::sequence_run_plan); attend_arrays.cpp is the --show table over the layer's
-// results. The scheme's options are cli/position_options' AttentionPositions.
+// attn attend: what its files share. attend.cpp declares the options (--permute parsed and
+// checked there, attn::PermutationError worded) and wires a run (options -> inputs ->
+// attn::forward per sequence -> the --show table -> the writer); attend_inputs.cpp reads the
+// sequences and the --wq ... files, draws W and reserves the run's memory, wording the
+// library's typed errors (EmbeddingError, WeightShapeError) for the options; attend_arrays.cpp
+// is the --show table over the layer's results. The scheme's options are cli/position_options'
+// AttentionPositions.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -44,6 +44,12 @@ struct Permute {
     std::vector<std::size_t> indices;
 };
 
+/// --valid-len, parsed: one length for all sequences or one per sequence, and its text.
+struct ValidLengths {
+    std::vector<std::size_t> lengths;
+    std::string text;
+};
+
 struct AttendOptions {
     std::string sentence;
     bool lowercase = false;
@@ -66,7 +72,7 @@ struct AttendOptions {
     bool no_projection = false;                          // Q = K = V = X
     AttentionPath attention = AttentionPath::automatic;  // --attention
     bool causal = false;
-    std::string valid_len;
+    std::optional<ValidLengths> valid_len;
     double mask_value = -1e6;
     std::string show;  // comma list of the --show table's names; "" = by the output
     std::int64_t query = 0;
@@ -80,53 +86,47 @@ struct AttendOptions {
     bool given(const std::string& name) const { return app->count(name) > 0; }
 };
 
-/// The table or vectors the sentences are embedded with: --embeddings (text vectors, an .npy
-/// table by id or by --vocab), else nn.Embedding drawn from the seed.
-Embeddings load_embeddings(const AttendOptions& opt, TorchGenerator& gen);
-
-/// attn::embed_sentence with its faults worded for the options; `where` names the sentence in
-/// messages ("the sentence", "standard input line 3").
-Sequence embed_sentence(const std::string& text, const std::string& where, const AttendOptions& opt,
-                        const Embeddings& embeddings, TorchGenerator& gen);
-
-/// --input: rows (n, d) or a batch (b, n, d).
-Sequence read_input(const AttendOptions& opt);
+/// The sequences attended over and what their rows are (the --show table's embeddings title):
+/// --input's rows (n, d) or batch (b, n, d), else the SENTENCE, or with `indexed` one sentence
+/// per line of standard input, embedded by --embeddings (text vectors, an .npy table by id or
+/// by --vocab) or by nn.Embedding drawn from the seed; UsageError naming the option.
+struct Sequences {
+    std::vector<Sequence> seqs;
+    std::vector<std::string> names;  // in messages: "the input", "the sentence", "sentence 2"
+    std::string title;
+};
+Sequences read_sequences(const AttendOptions& opt, bool indexed, TorchGenerator& gen);
 
 /// The masks of every sequence, per batch element: --causal, --valid-len (one length for all
-/// or one per sequence), --mask-value; UsageError naming the option.
-std::vector<std::vector<MaskOptions>> sequence_masks(const AttendOptions& opt,
-                                                     const std::vector<Sequence>& seqs);
-
-/// One sentence per line of standard input (refused on a terminal).
-std::vector<std::string> read_sentence_lines();
-
-/// --wq --wk --wv --wo, those given: (d_in, d) for one head, (d_in, H d) or (H, d_in, d)
-/// (attn/attention/weights.hpp).
-struct ProjectionFiles {
-    std::optional<io::NpyArray> q, k, v, o;
+/// or one per sequence), --mask-value; UsageError naming the option. `text` is how they read
+/// in titles (", causal, valid length 3, masked scores = -1000000").
+struct Masks {
+    std::vector<std::vector<MaskOptions>> of;  // [sequence][batch element]
+    std::string text;
 };
-ProjectionFiles read_projections(const AttendOptions& opt);
+Masks sequence_masks(const AttendOptions& opt, const std::vector<Sequence>& seqs);
 
 /// The widths of one run: from the options, or from the files when the option is absent.
 struct Dims {
     std::size_t heads, d_in, dq, dk, dv, d_out;
     bool out_proj;
 };
-/// Checks every file against the widths (UsageError naming the option).
-Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& files, std::size_t d_in);
+
+/// --wq --wk --wv --wo, those given: (d_in, d) for one head, (d_in, H d) or (H, d_in, d)
+/// (attn/attention/weights.hpp), and the widths they and the options imply for rows d_in wide;
+/// every file is checked against them (UsageError naming the option).
+struct Projections {
+    std::optional<io::NpyArray> q, k, v, o;
+    Dims dims;
+};
+Projections read_projections(const AttendOptions& opt, std::size_t d_in);
 
 /// The files' blocks, and the others drawn by attn::draw_attention_weights after
 /// torch.manual_seed(seed) in its order (with --bias, each weight followed by its bias), after
 /// their memory is reserved. --bias with a weight file: UsageError.
 template <class T>
-AttentionWeights<T> make_parameters(const AttendOptions& opt, const ProjectionFiles& files,
-                                    const Dims& dims, TorchGenerator& gen);
-
-/// --permute for a sequence of n rows, a permutation of 0..n-1 (attn::check_permutation):
-/// UsageError naming --permute and `where` for an index out of range, a repeat or a wrong
-/// length.
-std::vector<std::size_t> permutation_for(const Permute& permute, std::size_t n,
-                                         const std::string& where);
+AttentionWeights<T> make_parameters(const AttendOptions& opt, const Projections& p,
+                                    TorchGenerator& gen);
 
 enum class Show {
     vocabulary,
@@ -198,10 +198,9 @@ std::vector<Show> parse_show(const std::string& list, unsigned have);
 /// its unpermuted twin with --permute, the row blocks streamed: n wide when an n x n array or a
 /// summary is in `show`), with X as read, as shown and unpermuted, and the summaries when shown,
 /// reserved before anything is allocated: UsageError naming --max-memory above the limit.
-/// Returns how arrays are streamed.
-template <class T>
+/// Values are value_bytes wide (sizeof(T)). Returns how arrays are streamed.
 io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
                                 const Dims& dims, const std::vector<Show>& show,
-                                const LayerOptions& o);
+                                const LayerOptions& o, std::size_t value_bytes);
 
 }  // namespace attn::cli

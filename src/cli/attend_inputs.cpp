@@ -1,8 +1,7 @@
 // attn attend's inputs, read and worded for the options: the embedding table or vectors
 // (drawn nn.Embedding, an .npy table, word vectors) and the sentences embedded with them
-// (attn::embed_sentence), or the rows of an .npy file; the masks; --permute for each sequence
-// (attn::check_permutation); the projection files and the widths they imply
-// (attn::check_given_weights) or the draws; the memory of the run they make.
+// (attn::embed_sentence), or the rows of an .npy file; the masks; the projection files and the
+// widths they imply (attn::check_given_weights) or the draws; the memory of the run they make.
 #include "cli/attend.hpp"
 
 #include <fmt/format.h>
@@ -14,17 +13,16 @@
 #include <cstdint>
 #include <iostream>
 #include <stdexcept>
-#include <system_error>
 #include <tuple>
 
 #include "attn/attention/memory_plan.hpp"
-#include "attn/attention/permutation.hpp"
 #include "attn/embedding.hpp"
 #include "cli/arguments.hpp"
 #include "cli/errors.hpp"
 #include "io/embeddings_text.hpp"
 #include "io/output_file.hpp"
 #include "io/output_spec.hpp"
+#include "io/text_lines.hpp"
 #include "runtime/memory_budget.hpp"
 
 namespace attn::cli {
@@ -36,8 +34,7 @@ io::NpyArray read_npy_option(const std::string& option, const std::string& path)
     return naming_option(option, [&] { return io::read_npy(path); });
 }
 
-}  // namespace
-
+// The table or vectors the sentences are embedded with.
 Embeddings load_embeddings(const AttendOptions& opt, TorchGenerator& gen) {
     Embeddings e;
     if (opt.embeddings.empty()) {
@@ -79,6 +76,8 @@ Embeddings load_embeddings(const AttendOptions& opt, TorchGenerator& gen) {
     return e;
 }
 
+// attn::embed_sentence with its faults worded for the options; `where` names the sentence
+// ("the sentence", "standard input line 3").
 Sequence embed_sentence(const std::string& text, const std::string& where, const AttendOptions& opt,
                         const Embeddings& embeddings, TorchGenerator& gen) {
     try {
@@ -99,6 +98,7 @@ Sequence embed_sentence(const std::string& text, const std::string& where, const
     }
 }
 
+// --input: rows (n, d) or a batch (b, n, d).
 Sequence read_input(const AttendOptions& opt) {
     io::NpyArray a = read_npy_option("--input", opt.input);
     const auto& sh = a.shape;
@@ -110,78 +110,62 @@ Sequence read_input(const AttendOptions& opt) {
     return rows_sequence(a.values, a.shape);
 }
 
-std::vector<std::string> read_sentence_lines() {
+}  // namespace
+
+Sequences read_sequences(const AttendOptions& opt, bool indexed, TorchGenerator& gen) {
+    if (!opt.input.empty()) return {{read_input(opt)}, {"the input"}, "input X"};
+    const auto is_stdin = [](const std::string& p) {
+        return !p.empty() && io::is_standard_stream(p);
+    };
+    if (indexed && (is_stdin(opt.embeddings) || is_stdin(opt.vocab)))
+        throw UsageError("--embeddings: standard input holds the sentences; give a file");
+    const Embeddings embeddings = load_embeddings(opt, gen);
+    Sequences in;
+    in.title = "embedded sentence (" +
+               (opt.embeddings.empty() ? fmt::format("nn.Embedding({}, {}), seed {}",
+                                                     opt.vocab_size, opt.embed_dim, opt.seed)
+                                       : opt.embeddings) +
+               ")";
+    if (!indexed) {
+        in.seqs.push_back(embed_sentence(opt.sentence, "the sentence", opt, embeddings, gen));
+        in.names.push_back("the sentence");
+        return in;
+    }
     if (io::is_terminal(STDIN_FILENO))
         throw UsageError(
             "no sentence: give one as an argument, or pipe sentences one per line "
             "(see attn attend --help)");
-    std::vector<std::string> lines;
-    std::string line;
-    while (std::getline(std::cin, line)) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        lines.push_back(line);
-    }
-    if (std::cin.bad()) throw std::system_error(errno, std::generic_category(), "standard input");
+    const std::vector<std::string> lines = io::read_lines(std::cin, "standard input");
     if (lines.empty()) throw UsageError("no sentence on standard input");
-    return lines;
+    for (std::size_t k = 0; k < lines.size(); ++k) {
+        in.seqs.push_back(embed_sentence(lines[k], fmt::format("standard input line {}", k + 1),
+                                         opt, embeddings, gen));
+        in.names.push_back(fmt::format("sentence {}", k));
+    }
+    return in;
 }
 
-namespace {
-
-// --valid-len: one length for all sequences or one per sequence.
-std::vector<std::size_t> valid_lengths(const std::string& text, std::size_t sequences) {
-    std::vector<std::size_t> valid;
-    for (const std::string& f : text.empty() ? std::vector<std::string>{} : split_list(text)) {
-        const auto v = parse_index(f);
-        if (!v)
-            throw UsageError("--valid-len: '" + f + "' is not a length (a non-negative integer)");
-        valid.push_back(*v);
-    }
+Masks sequence_masks(const AttendOptions& opt, const std::vector<Sequence>& seqs) {
+    std::size_t sequences = 0;
+    for (const auto& s : seqs) sequences += std::max<std::size_t>(s.batch, 1);
+    const std::vector<std::size_t> valid =
+        opt.valid_len ? opt.valid_len->lengths : std::vector<std::size_t>{};
     if (valid.size() > 1 && valid.size() != sequences)
         throw UsageError(
             fmt::format("--valid-len: {} lengths for {} sequences; give one for all or "
                         "one per sequence",
                         valid.size(), sequences));
-    return valid;
-}
-
-}  // namespace
-
-std::vector<std::vector<MaskOptions>> sequence_masks(const AttendOptions& opt,
-                                                     const std::vector<Sequence>& seqs) {
-    std::size_t sequences = 0;
-    for (const auto& s : seqs) sequences += std::max<std::size_t>(s.batch, 1);
-    const std::vector<std::size_t> valid = valid_lengths(opt.valid_len, sequences);
     const bool fill = opt.given("--mask-value");
     if (fill && (std::isnan(opt.mask_value) || (opt.mask_value > 0 && std::isinf(opt.mask_value))))
         throw UsageError(fmt::format("--mask-value: {} is not a number or -inf", opt.mask_value));
     MaskOptions base;
     base.causal = opt.causal;
     if (fill) base.fill = opt.mask_value;
-    return attn::sequence_masks(seqs, base, valid);
-}
-
-std::vector<std::size_t> permutation_for(const Permute& permute, std::size_t n,
-                                         const std::string& where) {
-    if (permute.reverse) return reverse_permutation(n);
-    try {
-        check_permutation(permute.indices, n);
-    } catch (const PermutationError& e) {
-        using Fault = PermutationError::Fault;
-        if (e.fault == Fault::out_of_range)
-            throw UsageError(
-                fmt::format("--permute: index {} is out of range for {} ({} rows: 0..{})", e.value,
-                            where, n, n - 1));
-        if (e.fault == Fault::repeated)
-            throw UsageError(
-                fmt::format("--permute: index {} is repeated; a permutation of 0..{} names each "
-                            "index once",
-                            e.value, n - 1));
-        throw UsageError(
-            fmt::format("--permute: {} indices for {} ({} rows); give a permutation of 0..{}",
-                        e.value, where, n, n - 1));
-    }
-    return permute.indices;
+    Masks m{attn::sequence_masks(seqs, base, valid), ""};
+    if (opt.causal) m.text += ", causal";
+    if (opt.valid_len) m.text += ", valid length " + opt.valid_len->text;
+    if (fill) m.text += fmt::format(", masked scores = {}", opt.mask_value);
+    return m;
 }
 
 // ---- the projections: W_query, W_key, W_value per head and W_o (and their biases), read
@@ -189,12 +173,7 @@ std::vector<std::size_t> permutation_for(const Permute& permute, std::size_t n,
 
 namespace {
 
-std::optional<io::NpyArray> read_projection(const std::string& option, const std::string& path) {
-    if (path.empty()) return std::nullopt;
-    return read_npy_option(option, path);
-}
-
-GivenWeights given_weights(const ProjectionFiles& f) {
+GivenWeights given_weights(const Projections& f) {
     const auto given = [](const std::optional<io::NpyArray>& a) {
         return a ? std::optional(GivenTensor{a->values, a->shape}) : std::nullopt;
     };
@@ -202,7 +181,7 @@ GivenWeights given_weights(const ProjectionFiles& f) {
 }
 
 // A WeightShapeError worded for its option.
-UsageError shape_error(const AttendOptions& opt, const ProjectionFiles& f, const Dims& w,
+UsageError shape_error(const AttendOptions& opt, const Projections& f, const Dims& w,
                        WeightShapeError::Weight which) {
     using Weight = WeightShapeError::Weight;
     const std::size_t H = w.heads;
@@ -220,14 +199,9 @@ UsageError shape_error(const AttendOptions& opt, const ProjectionFiles& f, const
         H > 1 ? fmt::format(" or ({}, {}, {})", H, w.d_in, d) : std::string()));
 }
 
-}  // namespace
-
-ProjectionFiles read_projections(const AttendOptions& opt) {
-    return {read_projection("--wq", opt.wq), read_projection("--wk", opt.wk),
-            read_projection("--wv", opt.wv), read_projection("--wo", opt.wo)};
-}
-
-Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& f, std::size_t d_in) {
+// The widths: Q = K = V = X, or an option given, else the files' widths, else --input rows keep
+// theirs (d_q = d_v = d_in).
+Dims projection_dims(const AttendOptions& opt, const Projections& f, std::size_t d_in) {
     if (opt.no_projection) {  // Q = K = V = X: one head as wide as the rows
         const auto refuse = [](const char* name) {
             throw UsageError(fmt::format(
@@ -243,7 +217,6 @@ Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& f, std::si
         return {1, d_in, d_in, d_in, d_in, d_in, false};
     }
     Dims w{static_cast<std::size_t>(opt.heads), d_in, 0, 0, 0, 0, opt.out_proj || f.o.has_value()};
-    // an option given, else the files' widths, else --input rows keep theirs (d_q = d_v = d_in)
     const GivenWeights given = given_weights(f);
     const GivenWidths files = given_widths(given, w.heads);
     const bool input = !opt.input.empty();
@@ -268,9 +241,22 @@ Dims projection_dims(const AttendOptions& opt, const ProjectionFiles& f, std::si
     return w;
 }
 
+}  // namespace
+
+Projections read_projections(const AttendOptions& opt, std::size_t d_in) {
+    const auto read = [](const char* option, const std::string& path) {
+        return path.empty() ? std::nullopt : std::optional(read_npy_option(option, path));
+    };
+    Projections p{
+        read("--wq", opt.wq), read("--wk", opt.wk), read("--wv", opt.wv), read("--wo", opt.wo), {}};
+    p.dims = projection_dims(opt, p, d_in);
+    return p;
+}
+
 template <class T>
-AttentionWeights<T> make_parameters(const AttendOptions& opt, const ProjectionFiles& f,
-                                    const Dims& dims, TorchGenerator& gen) {
+AttentionWeights<T> make_parameters(const AttendOptions& opt, const Projections& f,
+                                    TorchGenerator& gen) {
+    const Dims& dims = f.dims;
     if (opt.bias && (f.q || f.k || f.v || f.o))
         throw UsageError(fmt::format(
             "--bias: draws every projection with its bias; it cannot be combined with {}",
@@ -285,26 +271,22 @@ AttentionWeights<T> make_parameters(const AttendOptions& opt, const ProjectionFi
         weights += runtime::checked_product({dims.heads * dims.dv, dims.d_out, 4 + sizeof(T)},
                                             "--heads/--dv");
     runtime::reserve(weights, "the weight matrices W_q, W_k, W_v, W_o");
-    WeightDraws draws;
-    draws.heads = dims.heads, draws.d_in = dims.d_in, draws.bias = opt.bias;
-    draws.d_query = dims.dq, draws.d_key = dims.dk, draws.d_value = dims.dv;
-    if (dims.out_proj) draws.d_out = dims.d_out;
-    draws.query = !f.q, draws.key = !f.k, draws.value = !f.v, draws.out = !f.o;
-    return attention_weights<T>(draw_attention_weights(gen, opt.seed, draws, opt.init),
-                                given_weights(f), dims.heads, dims.out_proj);
+    const GivenWeights given = given_weights(f);
+    const WeightDraws draws =
+        weight_draws(given, dims.heads, dims.d_in, dims.dq, dims.dk, dims.dv,
+                     dims.out_proj ? std::optional(dims.d_out) : std::nullopt, opt.bias);
+    return attention_weights<T>(draw_attention_weights(gen, opt.seed, draws, opt.init), given,
+                                dims.heads, dims.out_proj);
 }
 
-template AttentionWeights<float> make_parameters<float>(const AttendOptions&,
-                                                        const ProjectionFiles&, const Dims&,
+template AttentionWeights<float> make_parameters<float>(const AttendOptions&, const Projections&,
                                                         TorchGenerator&);
-template AttentionWeights<double> make_parameters<double>(const AttendOptions&,
-                                                          const ProjectionFiles&, const Dims&,
+template AttentionWeights<double> make_parameters<double>(const AttendOptions&, const Projections&,
                                                           TorchGenerator&);
 
-template <class T>
 io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
                                 const Dims& dims, const std::vector<Show>& show,
-                                const LayerOptions& o) {
+                                const LayerOptions& o, std::size_t value_bytes) {
     const bool tiled = o.path == attn::AttentionPath::tiled;
     const auto shown = [&](Show s) { return std::find(show.begin(), show.end(), s) != show.end(); };
     const bool summaries = shown(Show::head_stats) || shown(Show::offsets) ||
@@ -319,10 +301,10 @@ io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequ
     shape.permuted = opt.permute.has_value();
     std::vector<SequenceShape> sizes;
     for (const auto& s : seqs) sizes.push_back({s.n(), s.batch});
-    const RunPlan plan = sequence_run_plan(shape, sizes, o, sizeof(T), n_wide);
+    const RunPlan plan = sequence_run_plan(shape, sizes, o, value_bytes, n_wide);
     const std::uint64_t bytes =
         summaries ? runtime::checked_add(plan.bytes,
-                                         model::run_summaries_bytes(sizes, dims.heads, sizeof(T)),
+                                         model::run_summaries_bytes(sizes, dims.heads, value_bytes),
                                          "the attention")
                   : plan.bytes;
     const Sequence& first = seqs.front();
@@ -335,12 +317,5 @@ io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequ
                                     : "the attention scores");
     return {plan.block_rows, tiled && thread_count(opt.out) > 1};
 }
-
-template io::DriveOptions plan_attention<float>(const AttendOptions&, const std::vector<Sequence>&,
-                                                const Dims&, const std::vector<Show>&,
-                                                const LayerOptions&);
-template io::DriveOptions plan_attention<double>(const AttendOptions&, const std::vector<Sequence>&,
-                                                 const Dims&, const std::vector<Show>&,
-                                                 const LayerOptions&);
 
 }  // namespace attn::cli

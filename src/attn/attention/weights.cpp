@@ -22,6 +22,17 @@ GivenWidths given_widths(const GivenWeights& given, std::size_t heads) {
 WeightShapeError::WeightShapeError(Weight w, const std::string& what)
     : std::invalid_argument(what), weight(w) {}
 
+WeightDraws weight_draws(const GivenWeights& given, std::size_t heads, std::size_t d_in,
+                         std::size_t d_q, std::size_t d_k, std::size_t d_v,
+                         std::optional<std::size_t> d_out, bool bias) {
+    WeightDraws draws;
+    draws.heads = heads, draws.d_in = d_in, draws.bias = bias;
+    draws.d_query = d_q, draws.d_key = d_k, draws.d_value = d_v, draws.d_out = d_out;
+    draws.query = !given.query, draws.key = !given.key, draws.value = !given.value;
+    draws.out = !given.out;
+    return draws;
+}
+
 std::optional<std::size_t> check_given_weights(const GivenWeights& given, std::size_t heads,
                                                std::size_t d_in, std::size_t d_q, std::size_t d_k,
                                                std::size_t d_v) {

@@ -61,6 +61,13 @@ std::optional<std::size_t> check_given_weights(const GivenWeights& given, std::s
                                                std::size_t d_in, std::size_t d_q, std::size_t d_k,
                                                std::size_t d_v);
 
+/// What draw_attention_weights draws for `heads` heads of d_in -> d_q, d_k, d_v, and W_o
+/// (H d_v, d_out) when d_out is set: every weight `given` lacks, each followed by its bias with
+/// `bias`.
+WeightDraws weight_draws(const GivenWeights& given, std::size_t heads, std::size_t d_in,
+                         std::size_t d_q, std::size_t d_k, std::size_t d_v,
+                         std::optional<std::size_t> d_out, bool bias);
+
 /// Head h's (d_in, d) block of a tensor of `heads` heads, d = head_width(shape, heads) (> 0,
 /// else std::invalid_argument).
 template <class T>

@@ -147,3 +147,24 @@ TEST_CASE("given weights: the widths they imply and the shapes they must have") 
     g.out = t({8});
     CHECK(fault(g, 2, 2, 4) == Weight::out);
 }
+
+TEST_CASE("weight_draws: the widths of the layer, and what is not given drawn") {
+    const std::vector<double> values = iota(24);
+    const attn::GivenWeights g{std::nullopt, attn::GivenTensor{values, {2, 3, 2}}, std::nullopt,
+                               std::nullopt};
+    const attn::WeightDraws d = attn::weight_draws(g, 2, 3, 2, 2, 4, 5, true);
+    CHECK(d.heads == 2);
+    CHECK(d.d_in == 3);
+    CHECK(d.d_query == 2);
+    CHECK(d.d_key == 2);
+    CHECK(d.d_value == 4);
+    CHECK(d.d_out == std::optional<std::size_t>{5});
+    CHECK(d.bias);
+    CHECK(d.query);
+    CHECK(!d.key);  // given
+    CHECK(d.value);
+    CHECK(d.out);
+    const attn::WeightDraws none = attn::weight_draws({}, 1, 3, 2, 2, 4, std::nullopt, false);
+    CHECK(!none.d_out);
+    CHECK(!none.bias);
+}
