@@ -87,6 +87,16 @@ std::optional<std::size_t> parse_index(std::string_view field) {
     return v;
 }
 
+std::vector<std::size_t> parse_indices(std::string_view text, std::string_view what) {
+    std::vector<std::size_t> out;
+    for (const std::string& f : split_list(text)) {
+        const auto index = parse_index(f);
+        if (!index) throw std::invalid_argument("'" + f + "' is not " + std::string(what));
+        out.push_back(*index);
+    }
+    return out;
+}
+
 std::vector<std::int64_t> parse_offsets(std::string_view text, std::size_t max_count) {
     std::vector<std::int64_t> offsets;
     const std::string_view whole = text;

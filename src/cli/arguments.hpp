@@ -22,6 +22,9 @@ namespace attn::cli {
 std::vector<std::string> split_list(std::string_view text);
 /// A field that is a non-negative integer (digits only), else nullopt ("", "-1", "3x").
 std::optional<std::size_t> parse_index(std::string_view field);
+/// A comma list of non-negative integers ("3,0,2"), in order, repeats kept: for a field that is
+/// not one, std::invalid_argument "'<field>' is not <what>".
+std::vector<std::size_t> parse_indices(std::string_view text, std::string_view what);
 
 // ---- Python-style half-open slices "A:B" over an axis of a given length
 

@@ -50,19 +50,10 @@ CLI::Option* add_width(CLI::App& g, const char* name, std::int64_t& width, const
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
 }
 
-// --permute: "reverse" or a comma list of indices (cli/arguments' grammar); std::invalid_argument
-// naming the field that is not an index.
+// --permute: "reverse" or a comma list of indices (cli/arguments' grammar).
 Permute parse_permute(const std::string& text) {
     if (text == "reverse") return {true, {}};
-    Permute p;
-    for (const std::string& f : split_list(text)) {
-        const auto index = parse_index(f);
-        if (!index)
-            throw std::invalid_argument(
-                "'" + f + "' is not an index; give reverse or a permutation of 0..n-1");
-        p.indices.push_back(*index);
-    }
-    return p;
+    return {false, parse_indices(text, "an index; give reverse or a permutation of 0..n-1")};
 }
 
 // --permute for a sequence of n rows, a permutation of 0..n-1 (attn::check_permutation):
@@ -90,36 +81,9 @@ std::vector<std::size_t> permutation_for(const Permute& permute, std::size_t n,
     return permute.indices;
 }
 
-// --valid-len: a comma list of lengths; std::invalid_argument naming a field that is not one.
+// --valid-len: a comma list of lengths (cli/arguments' grammar), the text kept for titles.
 ValidLengths parse_valid_len(const std::string& text) {
-    ValidLengths v{{}, text};
-    for (const std::string& f : split_list(text)) {
-        const auto length = parse_index(f);
-        if (!length)
-            throw std::invalid_argument("'" + f + "' is not a length (a non-negative integer)");
-        v.lengths.push_back(*length);
-    }
-    return v;
-}
-
-// An option whose text `parse` turns into `value` where CLI11 reads it: parse's
-// std::invalid_argument is the option's error ("" is left to parse_errors' "an empty value").
-template <class V>
-CLI::Option* add_parsed_option(CLI::App& g, const char* name, std::optional<V>& value,
-                               V (*parse)(const std::string&), const char* help) {
-    return g
-        .add_option_function<std::string>(
-            name, [&value, parse](const std::string& t) { value = parse(t); }, help)
-        ->check(CLI::Validator(
-            [parse](std::string& text) -> std::string {
-                try {
-                    if (!text.empty()) parse(text);
-                } catch (const std::invalid_argument& e) {
-                    return e.what();
-                }
-                return {};
-            },
-            ""));
+    return {parse_indices(text, "a length (a non-negative integer)"), text};
 }
 
 // An html page draws the weights (its default --show) of every query of one sentence.

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -46,6 +47,26 @@ void add_curve_columns(CLI::App& app, OutputOptions& opt);
 /// An option naming a file (type FILE, which shell completion completes with file names).
 CLI::Option* add_file_option(CLI::App& app, const std::string& flags, std::string& file,
                              const std::string& help);
+
+/// An option whose text `parse` turns into `value` where CLI11 reads it: parse's
+/// std::invalid_argument is the option's error ("" is left to parse_errors' "an empty value").
+template <class V>
+CLI::Option* add_parsed_option(CLI::App& g, const char* name, std::optional<V>& value,
+                               V (*parse)(const std::string&), const char* help) {
+    return g
+        .add_option_function<std::string>(
+            name, [&value, parse](const std::string& t) { value = parse(t); }, help)
+        ->check(CLI::Validator(
+            [parse](std::string& text) -> std::string {
+                try {
+                    if (!text.empty()) parse(text);
+                } catch (const std::invalid_argument& e) {
+                    return e.what();
+                }
+                return {};
+            },
+            ""));
+}
 
 /// A transformer for a std::uint64_t seed option: parse_seed's range and wrapping.
 CLI::Validator torch_seed();

@@ -250,3 +250,14 @@ TEST_CASE("split_list and parse_index: the comma lists of --show, --permute and 
     for (const char* bad : {"", "-1", "3x", " 3", "+3", "99999999999999999999999"})
         CHECK_MESSAGE(!parse_index(bad), bad);
 }
+
+TEST_CASE("parse_indices: a comma list of non-negative integers, the bad field named") {
+    CHECK(attn::cli::parse_indices("3,0,2,0", "an index") == std::vector<std::size_t>{3, 0, 2, 0});
+    CHECK(attn::cli::parse_indices("7", "a length") == std::vector<std::size_t>{7});
+    CHECK_THROWS_WITH_AS(attn::cli::parse_indices("1,x,2", "an index"), "'x' is not an index",
+                         std::invalid_argument);
+    CHECK_THROWS_WITH_AS(attn::cli::parse_indices("1,,2", "a length"), "'' is not a length",
+                         std::invalid_argument);
+    CHECK_THROWS_WITH_AS(attn::cli::parse_indices("-1", "an index"), "'-1' is not an index",
+                         std::invalid_argument);
+}
