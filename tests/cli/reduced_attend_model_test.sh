@@ -1,12 +1,13 @@
 # attend --model M --dtype bfloat16|float16: the seven families' forward in the dtype against
 # PyTorch's forward of the same checkpoint cast to it (tests/data/reduced/model_*.npz, 16 tokens),
 # the ulps of the dtype counted exactly per layer for weights, scores and hidden.
-# Both sides take their float32 products from OpenBLAS, whose sums run in the order of the kernel
-# it picks for the CPU (SkylakeX on one machine, Haswell on another); a float16 rounding falls on
-# the other side of a midpoint when that order changes (llama's hidden[2]: 0 ulps with the same
-# kernel on both sides, 1024 with different ones). The references were made with the Haswell
-# (AVX2) kernels, which every x86-64 machine with AVX2 and FMA runs, and attn runs with them here.
-# Measured (OpenBLAS 0.3.21, Haswell kernels, on Intel and AMD): bfloat16 0 ulp everywhere for
+# Both sides take their float32 products from OpenBLAS, whose sums run in the order of its kernel
+# (attn asks for SkylakeX on AVX-512 CPUs, Haswell on AVX2 ones; OPENBLAS_CORETYPE in the
+# environment wins); a float16 rounding falls on the other side of a midpoint when that order
+# changes (llama's hidden[2]: 0 ulps with the same kernel on both sides, 1024 with different
+# ones). The references were made with the Haswell (AVX2) kernels, which every x86-64 machine
+# with AVX2 and FMA runs, and attn runs with them here.
+# Measured (OpenBLAS 0.3.21, Haswell kernels, an AMD EPYC): bfloat16 0 ulp everywhere for
 # all ten checkpoints but one value of BERT's hidden[1] (1 ulp); float16 0 ulp for llama,
 # llama-bf16, llama-plain, mistral, qwen2 and BLOOM, and for t5 (its last layer 4 ulps of
 # weights, hidden[3] 8, since q, k and v of all heads are one float32 product per matrix, summed
