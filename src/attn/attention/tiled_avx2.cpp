@@ -2,6 +2,7 @@
 // and lacks AVX-512. Standard headers come before the target pragma (see the AVX-512 file).
 #include <cstddef>
 #include <limits>
+#include <type_traits>
 
 #include "attn/attention/tiled.hpp"
 

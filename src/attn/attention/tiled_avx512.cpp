@@ -3,6 +3,7 @@
 // for AVX-512 (the linker could otherwise keep that copy for every caller).
 #include <cstddef>
 #include <limits>
+#include <type_traits>
 
 #include "attn/attention/tiled.hpp"
 
