@@ -154,17 +154,23 @@ std::vector<EncodeArray> parse_model_show(const ModelTable& table, EncodeArray d
     return parse_show_list(table, opt.show, 0, {}, unknown);
 }
 
+// The run every --show array of a model reads: its n rows in the output's dtype.
+ModelRun model_run(const OpenModel& m, const EncodeOptions& opt, std::size_t n, io::Dtype dtype) {
+    ModelRun run;
+    run.model = &m;
+    run.scheme.opt = &opt;
+    run.scheme.n = n;
+    run.scheme.dtype = dtype;
+    return run;
+}
+
 int run_t5(const OpenModel& m, const EncodeOptions& opt, std::size_t n) {
     const ModelTable& table = t5_model_table();
     const std::vector<EncodeArray> show = parse_model_show(table, EncodeArray::bias, m, opt);
     const std::uint64_t bytes = runtime::checked_product({n, 64}, "--positions");
     runtime::reserve(bytes, fmt::format("--positions {} (rows of {} keys)", n, n));
     io::Output output(resolve_output(opt.out), show.size());
-    ModelRun run;
-    run.model = &m;
-    run.scheme.opt = &opt;
-    run.scheme.n = n;
-    run.scheme.dtype = output.dtype();
+    ModelRun run = model_run(m, opt, n, output.dtype());
     run.scheme.t5 = m.config.t5;
     for (EncodeArray item : show) {
         io::DriveOptions drive;
@@ -186,11 +192,7 @@ int run_learned(const OpenModel& m, const EncodeOptions& opt, std::size_t n) {
                         opt.start, opt.start + static_cast<std::int64_t>(n) - 1,
                         m.config.max_positions - 1, m.config.max_positions));
     io::Output output(resolve_output(opt.out), show.size());
-    ModelRun run;
-    run.model = &m;
-    run.scheme.opt = &opt;
-    run.scheme.n = n;
-    run.scheme.dtype = output.dtype();
+    const ModelRun run = model_run(m, opt, n, output.dtype());
     for (EncodeArray item : show) io::drive(output.sink(), show_entry(table, item).stream(run));
     output.commit();
     return kOk;
