@@ -1,6 +1,7 @@
 #include "io/png.hpp"
 
 #include <cairo.h>
+#include <dlfcn.h>
 #include <librsvg/rsvg.h>
 
 #include <cmath>
@@ -11,21 +12,59 @@ namespace attn::io {
 
 namespace {
 
-template <class T, void (*Free)(T*)>
-struct Freer {
-    void operator()(T* p) const {
-        if (p) Free(p);
+// librsvg and cairo (with glib, pango, X11 ... some 45 libraries) are loaded when the first
+// picture is drawn, not at every start: linked, they took 8 ms of each run of attn. The
+// functions keep the headers' types; dlsym finds cairo's and glib's among librsvg's own
+// dependencies.
+struct Rsvg {
+    void* library;
+    template <class F>
+    F* get(const char* name) const {
+        void* f = ::dlsym(library, name);
+        if (f == nullptr)
+            throw std::runtime_error(std::string("png: librsvg-2.so.2 has no ") + name);
+        return reinterpret_cast<F*>(f);
     }
+#define ATTN_RSVG(name) decltype(::name)* name = get<decltype(::name)>(#name)
+    ATTN_RSVG(rsvg_handle_new_from_data);
+    ATTN_RSVG(rsvg_handle_get_intrinsic_size_in_pixels);
+    ATTN_RSVG(rsvg_handle_render_document);
+    ATTN_RSVG(g_object_unref);
+    ATTN_RSVG(g_error_free);
+    ATTN_RSVG(cairo_image_surface_create);
+    ATTN_RSVG(cairo_surface_status);
+    ATTN_RSVG(cairo_surface_flush);
+    ATTN_RSVG(cairo_surface_write_to_png_stream);
+    ATTN_RSVG(cairo_surface_destroy);
+    ATTN_RSVG(cairo_create);
+    ATTN_RSVG(cairo_destroy);
+#undef ATTN_RSVG
 };
-using Handle = std::unique_ptr<RsvgHandle, Freer<void, g_object_unref>>;
-using Surface = std::unique_ptr<cairo_surface_t, Freer<cairo_surface_t, cairo_surface_destroy>>;
-using Context = std::unique_ptr<cairo_t, Freer<cairo_t, cairo_destroy>>;
+
+const Rsvg& rsvg() {
+    static const Rsvg r{[] {
+        void* h = ::dlopen("librsvg-2.so.2", RTLD_NOW | RTLD_LOCAL);
+        if (h == nullptr)
+            throw std::runtime_error(std::string("png: cannot load librsvg: ") + ::dlerror());
+        return h;
+    }()};
+    return r;
+}
+
+struct Unref {
+    void operator()(RsvgHandle* p) const { rsvg().g_object_unref(p); }
+    void operator()(cairo_surface_t* p) const { rsvg().cairo_surface_destroy(p); }
+    void operator()(cairo_t* p) const { rsvg().cairo_destroy(p); }
+};
+using Handle = std::unique_ptr<RsvgHandle, Unref>;
+using Surface = std::unique_ptr<cairo_surface_t, Unref>;
+using Context = std::unique_ptr<cairo_t, Unref>;
 
 [[noreturn]] void fail(GError* error, const char* what) {
     std::string message = std::string("png: ") + what;
     if (error) {
         message += std::string(": ") + error->message;
-        g_error_free(error);
+        rsvg().g_error_free(error);
     }
     throw std::runtime_error(message);
 }
@@ -38,24 +77,25 @@ cairo_status_t append(void* closure, const unsigned char* data, unsigned int len
 }  // namespace
 
 std::string render_png(const std::string& svg) {
+    const Rsvg& r = rsvg();
     GError* error = nullptr;
-    Handle handle(
-        rsvg_handle_new_from_data(reinterpret_cast<const guint8*>(svg.data()), svg.size(), &error));
+    Handle handle(r.rsvg_handle_new_from_data(reinterpret_cast<const guint8*>(svg.data()),
+                                              svg.size(), &error));
     if (!handle) fail(error, "the svg could not be read");
     gdouble width = 0, height = 0;
-    if (!rsvg_handle_get_intrinsic_size_in_pixels(handle.get(), &width, &height))
+    if (!r.rsvg_handle_get_intrinsic_size_in_pixels(handle.get(), &width, &height))
         fail(nullptr, "the svg has no size in pixels");
     const int w = static_cast<int>(std::ceil(width)), h = static_cast<int>(std::ceil(height));
-    Surface surface(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h));
-    if (cairo_surface_status(surface.get()) != CAIRO_STATUS_SUCCESS)
+    Surface surface(r.cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h));
+    if (r.cairo_surface_status(surface.get()) != CAIRO_STATUS_SUCCESS)
         fail(nullptr, "no image surface of that size");
-    Context cr(cairo_create(surface.get()));
+    Context cr(r.cairo_create(surface.get()));
     const RsvgRectangle viewport{0, 0, width, height};
-    if (!rsvg_handle_render_document(handle.get(), cr.get(), &viewport, &error))
+    if (!r.rsvg_handle_render_document(handle.get(), cr.get(), &viewport, &error))
         fail(error, "the svg could not be drawn");
-    cairo_surface_flush(surface.get());
+    r.cairo_surface_flush(surface.get());
     std::string png;
-    if (cairo_surface_write_to_png_stream(surface.get(), append, &png) != CAIRO_STATUS_SUCCESS)
+    if (r.cairo_surface_write_to_png_stream(surface.get(), append, &png) != CAIRO_STATUS_SUCCESS)
         fail(nullptr, "the image could not be encoded");
     return png;
 }
