@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "attn/attention/tiled.hpp"
 #include "runtime/memory_budget.hpp"
 
 namespace attn {
@@ -52,8 +53,10 @@ MemoryPlan memory_plan(const LayerShape& s, const LayerOptions& options, std::si
         const std::uint64_t per = 3 * e + (options.keep_masked ? e : 0) + 1;
         add("the attention matrices", checked_product({H, n, n, per}, "the attention matrices"));
     } else {
-        // one head's packed K and padded V at a time
-        add("the packed keys", checked_product({n, s.d_k + s.d_v, e}, "the packed keys"));
+        // one head's packed K, and V padded when the kernels cannot read it in place
+        const std::size_t v_copy =
+            e == sizeof(float) ? tiled_value_copy<float>(s.d_v) : tiled_value_copy<double>(s.d_v);
+        add("the packed keys", checked_product({n, s.d_k + v_copy, e}, "the packed keys"));
     }
     // rows a caller streams: the rows in T, the doubles handed to a writer, a block made ahead
     add("the streamed rows",

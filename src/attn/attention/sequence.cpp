@@ -106,8 +106,11 @@ SequenceResult<T> attend_sequence(const Sequence& s, std::span<const std::size_t
         in.permutation = perm;
         options.mask = masks[b];
         r.results.push_back(forward(in, weights, r.scheme, options));
-        r.x.push_back(perm.empty() ? x : permute_rows(x, p));
-        if (perm.empty()) continue;
+        if (perm.empty()) {
+            r.x.push_back(std::move(x));
+            continue;
+        }
+        r.x.push_back(permute_rows(x, p));
         in.permutation.clear();  // context(X[p]) - context(X)[p]
         r.equivariance.push_back(equivariance(r.results.back(), in, weights, r.scheme, options, p));
     }

@@ -345,6 +345,12 @@ std::size_t tiled_tile_rows(std::size_t n_q) {
 }
 
 template <class T>
+std::size_t tiled_value_copy(std::size_t d_v) {
+    const std::size_t W = tiled_detail::kernels<T>()->width, dv_pad = (d_v + W - 1) / W * W;
+    return dv_pad == d_v ? 0 : dv_pad;
+}
+
+template <class T>
 xt::xtensor<T, 2> tiled_attention(const xt::xtensor<T, 2>& q, const xt::xtensor<T, 2>& k,
                                   const xt::xtensor<T, 2>& v, const TiledOptions& options,
                                   const AttentionBias<T>& bias) {
@@ -384,6 +390,7 @@ bool select_tiled_kernel(const std::string& name) {
                                            const TiledOptions&, const AttentionBias<T>&,        \
                                            std::size_t, std::optional<std::size_t>);            \
     template std::size_t tiled_tile_rows<T>(std::size_t);                                       \
+    template std::size_t tiled_value_copy<T>(std::size_t);                                      \
     template xt::xtensor<T, 2> tiled_attention<T>(                                              \
         const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&,           \
         const TiledOptions&, const AttentionBias<T>&);                                          \

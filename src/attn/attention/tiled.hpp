@@ -105,6 +105,11 @@ void tiled_attention_group(const std::vector<MatrixRef<T>>& q, MatrixRef<T> k, M
 template <class T>
 std::size_t tiled_tile_rows(std::size_t n_q);
 
+/// Values per row the kernels in use hold for d_v-wide values: 0 when they read V in place (d_v
+/// a multiple of their vector width), else d_v padded to it (their own padded copy of V).
+template <class T>
+std::size_t tiled_value_copy(std::size_t d_v);
+
 /// Where TiledAttention::rows writes full rows (n_k columns each): row r of the block at
 /// pointer[r * stride]. A null pointer is not computed.
 template <class T>

@@ -15,6 +15,7 @@
 
 #include "attn/attention/layer.hpp"
 #include "attn/attention/memory_plan.hpp"
+#include "attn/attention/tiled.hpp"
 #include "attn/positions/t5.hpp"
 
 namespace {
@@ -351,10 +352,18 @@ TEST_CASE("memory_plan: the direct path counts H x n x n matrices, the tiled one
     CHECK(direct.largest().bytes == 8ull * 65536 * 65536 * 17);
     o.path = AttentionPath::tiled;
     const auto tiled = attn::memory_plan(s, o, 4, 256);
-    // x', q k v of 8 heads and q k rotated, concat, packed keys, 256 streamed rows
+    // x', q k v of 8 heads and q k rotated, concat, packed keys (V read in place: 64 is a
+    // multiple of every vector width), 256 streamed rows
     const std::uint64_t want =
-        65536ull * 4 * (64 + 8 * 64 * 3 + 16 * 64 + 8 * 64 + 128) + 256ull * 65536 * 20;
+        65536ull * 4 * (64 + 8 * 64 * 3 + 16 * 64 + 8 * 64 + 64) + 256ull * 65536 * 20;
     CHECK(tiled.total() == want);
+    // d_v = 65: the kernels' padded copy of V, 72 (AVX2's 8 floats) or 80 (AVX-512's 16) wide
+    const std::size_t padded = attn::tiled_value_copy<float>(65);
+    CHECK((padded == 72 || padded == 80));
+    CHECK(attn::tiled_value_copy<double>(64) == 0);
+    s.d_v = 65;
+    // v (8 heads) and concat one column wider each, V's copy padded-wide
+    CHECK(attn::memory_plan(s, o, 4, 256).total() == want + 65536ull * 4 * (8 + 8 + padded));
 }
 
 TEST_CASE("forward: keep_unrotated false rotates q and k in place, same layer, planned smaller") {
