@@ -125,7 +125,7 @@ int run_typed(const AttendOptions& opt, Sequences& in, bool indexed, TorchGenera
               const std::vector<Show>& show, const io::OutputSpec& spec) {
     std::vector<Sequence>& seqs = in.seqs;
     const Projections proj = read_projections(opt, seqs.front().d_in());
-    const Dims& dims = proj.dims;
+    const LayerShape& layer = proj.layer;
     const bool tiled = use_tiled(opt, seqs);  // else direct: n x n matrices held
     const auto shown = [&](Show s) { return std::find(show.begin(), show.end(), s) != show.end(); };
     // --dtype bfloat16|float16: inputs, weights and biases rounded once to the dtype, as
@@ -137,7 +137,7 @@ int run_typed(const AttendOptions& opt, Sequences& in, bool indexed, TorchGenera
     base.keep_masked = shown(Show::masked_scores);
     base.keep_unrotated = shown(Show::queries) || shown(Show::keys);
     base.dtype = reduced;
-    const io::DriveOptions drive = plan_attention(opt, seqs, dims, show, base, sizeof(T));
+    const io::DriveOptions drive = plan_attention(opt, seqs, layer, show, base, sizeof(T));
     AttentionWeights<T> par =
         opt.no_projection ? AttentionWeights<T>{} : make_parameters<T>(opt, proj, gen);
     if (reduced) par.round_to(*reduced);
@@ -155,7 +155,7 @@ int run_typed(const AttendOptions& opt, Sequences& in, bool indexed, TorchGenera
     // chosen: every scheme, mask and --permute on either. With --permute the sequence's labels
     // and X are shown permuted, and the layer is run on X[p] and on X for the equivariance.
     const positions::SchemeConfig config =
-        attention_scheme(opt.pos, dims.d_in, dims.heads, dims.dq,
+        attention_scheme(opt.pos, layer.d_in, layer.heads, layer.d_k,
                          opt.no_projection ? "--no-projection" : "--dq");  // d_k = d_in there
     LayerWeights<T> weights = par.views();
     weights.identity = opt.no_projection;  // Q = K = V = X
@@ -168,7 +168,7 @@ int run_typed(const AttendOptions& opt, Sequences& in, bool indexed, TorchGenera
         if (opt.permute) p = permutation_for(*opt.permute, seqs[k].n(), in.names[k]);
         LayerOptions o = base;
         if (progress) {
-            progress->add_total(seqs[k].x.size() * dims.heads * seqs[k].n());
+            progress->add_total(seqs[k].x.size() * layer.heads * seqs[k].n());
             o.progress = [progress](std::size_t rows) { progress->advance(rows); };
         }
         static_cast<SequenceResult<T>&>(runs[k]) =
@@ -178,7 +178,7 @@ int run_typed(const AttendOptions& opt, Sequences& in, bool indexed, TorchGenera
     const auto& table = attend_show_table<T>();
     const bool binary = spec.format == io::Format::npy || spec.format == io::Format::npz;
     auto arrays = [&](std::size_t k, Show item) {
-        const SentenceArrays<T> a{seqs[k],  runs[k],    par,      dims,  query,
+        const SentenceArrays<T> a{seqs[k],  runs[k],    par,      layer, query,
                                   in.title, masks.text, progress, binary};
         io::MatrixStream e = show_entry(table, item).stream(a);
         if (e.info.dtype != io::Dtype::int64) e.info.dtype = spec.dtype;

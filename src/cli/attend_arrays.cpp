@@ -23,12 +23,12 @@ namespace {
 
 template <class T>
 std::string heads_text(const SentenceArrays<T>& a) {
-    return a.dims.heads > 1 ? fmt::format(", {} heads", a.dims.heads) : "";
+    return a.layer.heads > 1 ? fmt::format(", {} heads", a.layer.heads) : "";
 }
 
 template <class T>
 std::size_t head_axis(const SentenceArrays<T>& a) {
-    return a.dims.heads > 1 ? a.dims.heads : 0;
+    return a.layer.heads > 1 ? a.layer.heads : 0;
 }
 
 // A stack over the sentence, ([b,] [H,] rows, cols): per_head, a matrix per head (its title
@@ -67,8 +67,8 @@ template <class T>
 io::MatrixStream embeddings_stream(const SentenceArrays<T>& a) {
     const auto& x = a.run.x;
     return sentence_stack(
-        a, "embeddings", a.embed_title, false, false, a.dims.d_in,
-        io::held_rows<T>([&x](std::size_t b, std::size_t) { return x[b].data(); }, a.dims.d_in));
+        a, "embeddings", a.embed_title, false, false, a.layer.d_in,
+        io::held_rows<T>([&x](std::size_t b, std::size_t) { return x[b].data(); }, a.layer.d_in));
 }
 
 // W_query, W_key or W_value of every head, (d_in, d) each; or W_o, (H d_v, d_out).
@@ -82,14 +82,14 @@ io::MatrixStream weight_stream(const SentenceArrays<T>& a, int which) {
                              : *p.out)
             .data();
     };
-    const std::size_t d[] = {a.dims.dq, a.dims.dk, a.dims.dv, a.dims.d_out};
+    const std::size_t d[] = {a.layer.d_k, a.layer.d_k, a.layer.d_v, a.layer.d_out};
     const char* names[] = {"w_query", "w_key", "w_value", "w_out"};
     const std::string titles[] = {"projection W_query (d_in x d_q)" + heads_text(a),
                                   "projection W_key (d_in x d_k)" + heads_text(a),
                                   "projection W_value (d_in x d_v)" + heads_text(a),
                                   "output projection W_o (heads x d_v, d_out)"};
     return io::matrix_stack(names[which], titles[which], 0, which < 3 ? head_axis(a) : 0,
-                            io::every_row(which < 3 ? a.dims.d_in : a.dims.heads * a.dims.dv),
+                            io::every_row(which < 3 ? a.layer.d_in : a.layer.heads * a.layer.d_v),
                             io::index_labels(d[which]), {io::index_label("in")},
                             io::held_rows<T>(pick, d[which]));
 }
@@ -106,7 +106,7 @@ io::MatrixStream projected_stream(const SentenceArrays<T>& a, int which) {
     };
     const char* names[] = {"queries", "keys", "values"};
     const char* titles[] = {"queries Q = X W_query", "keys K = X W_key", "values V = X W_value"};
-    const std::size_t width[] = {a.dims.dq, a.dims.dk, a.dims.dv};
+    const std::size_t width[] = {a.layer.d_k, a.layer.d_k, a.layer.d_v};
     return sentence_stack(a, names[which], titles[which], true, which == 0, width[which],
                           io::held_rows<T>(pick, width[which]));
 }
@@ -218,9 +218,9 @@ io::MatrixStream equivariance_stream(const SentenceArrays<T>& a) {
 
 template <class T>
 io::MatrixStream context_stream(const SentenceArrays<T>& a) {
-    const std::size_t H = a.dims.heads;
+    const std::size_t H = a.layer.heads;
     const std::string title =
-        a.dims.out_proj ? fmt::format("output [z_0 | ... | z_{}] W_o", H - 1)
+        a.layer.output ? fmt::format("output [z_0 | ... | z_{}] W_o", H - 1)
         : H > 1 ? fmt::format("context vectors [z_0 | ... | z_{}] (heads concatenated)", H - 1)
                 : std::string("context vectors z = weights V");
     const auto& res = a.run.results;
@@ -243,7 +243,7 @@ std::shared_ptr<std::vector<model::AttentionSummaries>> summaries(const Sentence
 template <class T>
 io::MatrixStream head_stats_stream(const SentenceArrays<T>& a) {
     const auto sums = summaries(a);
-    const std::size_t H = a.dims.heads;
+    const std::size_t H = a.layer.heads;
     return cli::head_stats_stream(
         sums->size() * H, [sums, H](std::size_t r) { return (*sums)[r / H].head_stats()[r % H]; },
         a.s.batch > 0 ? H : 0,
@@ -261,7 +261,7 @@ io::MatrixStream summary_stream(const SentenceArrays<T>& a, SummaryArray which) 
     return summary_array_stream(which, titles[static_cast<int>(which)] + a.mask_text,
                                 io::index_axis("batch", a.s.batch),
                                 io::index_label(which == SummaryArray::offsets ? "head" : "query"),
-                                a.dims.heads, a.s.n(), [sums](std::size_t b) {
+                                a.layer.heads, a.s.n(), [sums](std::size_t b) {
                                     return std::pair{&(*sums)[b], std::size_t{0}};
                                 });
 }
