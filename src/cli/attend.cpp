@@ -86,6 +86,30 @@ ValidLengths parse_valid_len(const std::string& text) {
     return {parse_indices(text, "a length (a non-negative integer)"), text};
 }
 
+// The options that cannot be given together; --no-projection's last three in the order they
+// were always named: --heads and --init conflict by value (more than one head, other draws).
+void check_attend_conflicts(const AttendOptions& opt) {
+    const std::string no_w = "Q = K = V = X has no projections; it cannot be combined with ";
+    check_conflicts(
+        *opt.app,
+        {{"--input",
+          {"sentence", "--embeddings", "--vocab", "--lowercase", "--strip-punctuation", "--unknown",
+           "--vocab-size", "--embed-dim"},
+          "gives the rows to attend over; it cannot be combined with {}"},
+         {"--embed-dim", {"--embeddings"}, "the dimension comes from {} " + opt.embeddings},
+         {"--no-projection",
+          {"--dq", "--dk", "--dv", "--wq", "--wk", "--wv", "--wo", "--out-proj"},
+          no_w + "{}"},
+         {"--bias",
+          {"--wq", "--wk", "--wv", "--wo"},
+          "draws every projection with its bias; it cannot be combined with {}"}});
+    if (opt.no_projection && (opt.heads != 1 || opt.bias || opt.init != ProjectionInit::rand))
+        throw UsageError("--no-projection: " + no_w +
+                         (opt.heads != 1 ? "--heads"
+                          : opt.bias     ? "--bias"
+                                         : "--init"));
+}
+
 // An html page draws the weights (its default --show) of every query of one sentence.
 void check_html(const AttendOptions& opt, const std::vector<Show>& show, bool from_stdin) {
     if (show != std::vector<Show>{Show::weights})
@@ -205,8 +229,7 @@ int run_typed(const AttendOptions& opt, Sequences& in, bool indexed, TorchGenera
 int run_attend(const AttendOptions& opt) {
     const bool from_input = !opt.input.empty();
     const bool indexed = !from_input && !opt.given("sentence");
-    if (opt.given("--embed-dim") && !opt.embeddings.empty())
-        throw UsageError("--embed-dim: the dimension comes from --embeddings " + opt.embeddings);
+    check_attend_conflicts(opt);
 
     const io::OutputSpec spec = resolve_output(opt.out);
     unsigned have = opt.no_projection ? 0 : need::projections;
@@ -336,13 +359,6 @@ Command add_attend(CLI::App& root) {
     add_curve_columns(*sub, opt->out);
     const auto model = add_attend_model_options(*sub);  // --model: attend_model.cpp
 
-    // --input replaces the sentence and its embedding: checked after parsing rather than with
-    // CLI11's excludes(), which would print "Excludes: --input" beside every such option.
-    CLI::Option* input = g_tok->get_option("--input");
-    std::vector<CLI::Option*> sentence_only{sub->get_option("sentence")};
-    for (const char* name : {"--embeddings", "--vocab", "--lowercase", "--strip-punctuation",
-                             "--unknown", "--vocab-size", "--embed-dim"})
-        sentence_only.push_back(g_tok->get_option(name));
     sub->footer(
         "Examples:\n"
         "  attn attend \"Life is short, eat dessert first\"             the notebook, step by "
@@ -357,18 +373,11 @@ Command add_attend(CLI::App& root) {
         "--show equivariance\n" +
         show_help(attend_show_table<float>()));
     return {sub,
-            [opt, input, sentence_only, model, sub] {
+            [opt, model, sub] {
                 if (model->given())
                     return run_attend_model(*model,
                                             opt->given("sentence") ? &opt->sentence : nullptr,
                                             opt->show, opt->out, *sub);
-                if (input->count() > 0)
-                    for (const CLI::Option* o : sentence_only)
-                        if (o->count() > 0)
-                            throw UsageError(fmt::format(
-                                "--input: gives the rows to attend over; it cannot be combined "
-                                "with {}",
-                                o == sentence_only.front() ? "a sentence" : o->get_name()));
                 return run_attend(*opt);
             },
             &opt->out};

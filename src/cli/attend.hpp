@@ -119,7 +119,7 @@ Projections read_projections(const AttendOptions& opt, std::size_t d_in);
 
 /// The files' blocks, and the others drawn by attn::draw_attention_weights after
 /// torch.manual_seed(seed) in its order (with --bias, each weight followed by its bias), after
-/// their memory is reserved. --bias with a weight file: UsageError.
+/// their memory is reserved.
 template <class T>
 AttentionWeights<T> make_parameters(const AttendOptions& opt, const Projections& p,
                                     TorchGenerator& gen);

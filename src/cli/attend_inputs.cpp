@@ -205,17 +205,6 @@ LayerShape layer_shape(const AttendOptions& opt, const Projections& f, std::size
     LayerShape w;
     w.d_in = d_in, w.scheme = opt.pos.scheme, w.permuted = opt.permute.has_value();
     if (opt.no_projection) {  // Q = K = V = X: one head as wide as the rows
-        const auto refuse = [](const char* name) {
-            throw UsageError(fmt::format(
-                "--no-projection: Q = K = V = X has no projections; it cannot be combined with {}",
-                name));
-        };
-        for (const char* name : {"--dq", "--dk", "--dv", "--wq", "--wk", "--wv", "--wo"})
-            if (opt.given(name)) refuse(name);
-        if (opt.out_proj) refuse("--out-proj");
-        if (opt.heads != 1) refuse("--heads");
-        if (opt.bias) refuse("--bias");
-        if (opt.init != ProjectionInit::rand) refuse("--init");
         w.d_k = w.d_v = w.d_out = d_in;
         return w;
     }
@@ -261,13 +250,6 @@ template <class T>
 AttentionWeights<T> make_parameters(const AttendOptions& opt, const Projections& f,
                                     TorchGenerator& gen) {
     const LayerShape& w = f.layer;
-    if (opt.bias && (f.q || f.k || f.v || f.o))
-        throw UsageError(fmt::format(
-            "--bias: draws every projection with its bias; it cannot be combined with {}",
-            f.q   ? "--wq"
-            : f.k ? "--wk"
-            : f.v ? "--wv"
-                  : "--wo"));
     // The drawn matrices (float32, then T) are asked of the memory budget before drawing.
     std::uint64_t weights = runtime::checked_product(
         {w.heads, w.d_in, 2 * w.d_k + w.d_v, 4 + sizeof(T)}, "--heads/--dq/--dv");
