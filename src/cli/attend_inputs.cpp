@@ -19,6 +19,7 @@
 #include "attn/embedding.hpp"
 #include "cli/arguments.hpp"
 #include "cli/errors.hpp"
+#include "io/embedding_table.hpp"
 #include "io/embeddings_text.hpp"
 #include "io/output_file.hpp"
 #include "io/output_spec.hpp"
@@ -55,24 +56,16 @@ Embeddings load_embeddings(const AttendOptions& opt, TorchGenerator& gen) {
             naming_option("--embeddings", [&] { return io::read_word_vectors(opt.embeddings); });
         return e;
     }
-    io::NpyArray a = read_npy_option("--embeddings", opt.embeddings);
-    if (a.shape.size() != 2 || a.shape[0] == 0 || a.shape[1] == 0)
-        throw UsageError(
-            fmt::format("--embeddings: {}: shape {}; an embedding table is (vocabulary, dim)",
-                        opt.embeddings, shape_string(a.shape)));
+    io::NpyArray a =
+        naming_option("--embeddings", [&] { return io::read_embedding_table(opt.embeddings); });
     if (opt.vocab.empty()) {
         e.table = xt::xtensor<double, 2>::from_shape({a.shape[0], a.shape[1]});
         std::copy(a.values.begin(), a.values.end(), e.table.begin());
         return e;
     }
     e.by_word = true;
-    e.vectors.words = naming_option("--vocab", [&] { return io::read_word_list(opt.vocab); });
-    if (e.vectors.words.size() != a.shape[0])
-        throw UsageError(fmt::format("--vocab: {} lists {} words, but {} has {} rows", opt.vocab,
-                                     e.vectors.words.size(), opt.embeddings, a.shape[0]));
-    e.vectors.dim = a.shape[1];
-    e.vectors.values = std::move(a.values);
-    e.vectors.index();
+    e.vectors = naming_option(
+        "--vocab", [&] { return io::name_table_rows(std::move(a), opt.embeddings, opt.vocab); });
     return e;
 }
 
