@@ -5,6 +5,7 @@
 #include "cli/attend.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -340,14 +341,16 @@ Command add_attend(CLI::App& root) {
         ->type_name("V");
 
     auto* g_show = sub->add_option_group("What to print");
+    std::vector<std::string> show_words;
+    for (const auto& e : attend_show_table<float>()) show_words.push_back(e.name);
     const CLI::Option* show_option =
         g_show
             ->add_option("--show", opt->show,
-                         "Comma list of " + show_name_list() +
-                             ", or all (default: all on a terminal, else context)")
+                         fmt::format("Comma list of {}, or all (default: all on a terminal, else "
+                                     "context)",
+                                     fmt::join(show_words, ", ")))
             ->type_name("LIST");
-    std::vector<std::string> show_words{"all"};
-    for (const auto& e : attend_show_table<float>()) show_words.push_back(e.name);
+    show_words.insert(show_words.begin(), "all");
     complete_values(show_option, show_words, true);
     g_show->add_option("--query", opt->query, "Only the rows of query position I")
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))

@@ -173,9 +173,6 @@ struct SentenceArrays {
 template <class T>
 const ShowTable<Show, SentenceArrays<T>>& attend_show_table();
 
-/// "vocabulary, tokens, ..., w_out" in table order.
-std::string show_name_list();
-
 /// What arrays of the --show table need of the run (ShowEntry::needs), one bit each.
 namespace need {
 constexpr unsigned tokens = 1;        // a sentence, not --input rows

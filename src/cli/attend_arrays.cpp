@@ -352,12 +352,6 @@ const ShowTable<Show, SentenceArrays<T>>& attend_show_table() {
 template const ShowTable<Show, SentenceArrays<float>>& attend_show_table<float>();
 template const ShowTable<Show, SentenceArrays<double>>& attend_show_table<double>();
 
-std::string show_name_list() {
-    std::string names;
-    for (const auto& e : attend_show_table<float>()) names += (names.empty() ? "" : ", ") + e.name;
-    return names;
-}
-
 std::vector<Show> parse_show(const std::string& list, unsigned have) {
     static const std::vector<ShowNeed> reasons{
         {need::tokens, "--input rows have positions, not tokens"},
