@@ -5,6 +5,7 @@
 #include "cli/attend.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -86,6 +87,30 @@ ValidLengths parse_valid_len(const std::string& text) {
     return {parse_indices(text, "a length (a non-negative integer)"), text};
 }
 
+// The options that cannot be given together; --no-projection's last three in the order they
+// were always named: --heads and --init conflict by value (more than one head, other draws).
+void check_attend_conflicts(const AttendOptions& opt) {
+    const std::string no_w = "Q = K = V = X has no projections; it cannot be combined with ";
+    check_conflicts(
+        *opt.app,
+        {{"--input",
+          {"sentence", "--embeddings", "--vocab", "--lowercase", "--strip-punctuation", "--unknown",
+           "--vocab-size", "--embed-dim"},
+          "gives the rows to attend over; it cannot be combined with {}"},
+         {"--embed-dim", {"--embeddings"}, "the dimension comes from {} " + opt.embeddings},
+         {"--no-projection",
+          {"--dq", "--dk", "--dv", "--wq", "--wk", "--wv", "--wo", "--out-proj"},
+          no_w + "{}"},
+         {"--bias",
+          {"--wq", "--wk", "--wv", "--wo"},
+          "draws every projection with its bias; it cannot be combined with {}"}});
+    if (opt.no_projection && (opt.heads != 1 || opt.bias || opt.init != ProjectionInit::rand))
+        throw UsageError("--no-projection: " + no_w +
+                         (opt.heads != 1 ? "--heads"
+                          : opt.bias     ? "--bias"
+                                         : "--init"));
+}
+
 // An html page draws the weights (its default --show) of every query of one sentence.
 void check_html(const AttendOptions& opt, const std::vector<Show>& show, bool from_stdin) {
     if (show != std::vector<Show>{Show::weights})
@@ -125,7 +150,7 @@ int run_typed(const AttendOptions& opt, Sequences& in, bool indexed, TorchGenera
               const std::vector<Show>& show, const io::OutputSpec& spec) {
     std::vector<Sequence>& seqs = in.seqs;
     const Projections proj = read_projections(opt, seqs.front().d_in());
-    const Dims& dims = proj.dims;
+    const LayerShape& layer = proj.layer;
     const bool tiled = use_tiled(opt, seqs);  // else direct: n x n matrices held
     const auto shown = [&](Show s) { return std::find(show.begin(), show.end(), s) != show.end(); };
     // --dtype bfloat16|float16: inputs, weights and biases rounded once to the dtype, as
@@ -137,7 +162,7 @@ int run_typed(const AttendOptions& opt, Sequences& in, bool indexed, TorchGenera
     base.keep_masked = shown(Show::masked_scores);
     base.keep_unrotated = shown(Show::queries) || shown(Show::keys);
     base.dtype = reduced;
-    const io::DriveOptions drive = plan_attention(opt, seqs, dims, show, base, sizeof(T));
+    const io::DriveOptions drive = plan_attention(opt, seqs, layer, show, base, sizeof(T));
     AttentionWeights<T> par =
         opt.no_projection ? AttentionWeights<T>{} : make_parameters<T>(opt, proj, gen);
     if (reduced) par.round_to(*reduced);
@@ -155,7 +180,7 @@ int run_typed(const AttendOptions& opt, Sequences& in, bool indexed, TorchGenera
     // chosen: every scheme, mask and --permute on either. With --permute the sequence's labels
     // and X are shown permuted, and the layer is run on X[p] and on X for the equivariance.
     const positions::SchemeConfig config =
-        attention_scheme(opt.pos, dims.d_in, dims.heads, dims.dq,
+        attention_scheme(opt.pos, layer.d_in, layer.heads, layer.d_k,
                          opt.no_projection ? "--no-projection" : "--dq");  // d_k = d_in there
     LayerWeights<T> weights = par.views();
     weights.identity = opt.no_projection;  // Q = K = V = X
@@ -168,7 +193,7 @@ int run_typed(const AttendOptions& opt, Sequences& in, bool indexed, TorchGenera
         if (opt.permute) p = permutation_for(*opt.permute, seqs[k].n(), in.names[k]);
         LayerOptions o = base;
         if (progress) {
-            progress->add_total(seqs[k].x.size() * dims.heads * seqs[k].n());
+            progress->add_total(seqs[k].x.size() * layer.heads * seqs[k].n());
             o.progress = [progress](std::size_t rows) { progress->advance(rows); };
         }
         static_cast<SequenceResult<T>&>(runs[k]) =
@@ -178,7 +203,7 @@ int run_typed(const AttendOptions& opt, Sequences& in, bool indexed, TorchGenera
     const auto& table = attend_show_table<T>();
     const bool binary = spec.format == io::Format::npy || spec.format == io::Format::npz;
     auto arrays = [&](std::size_t k, Show item) {
-        const SentenceArrays<T> a{seqs[k],  runs[k],    par,      dims,  query,
+        const SentenceArrays<T> a{seqs[k],  runs[k],    par,      layer, query,
                                   in.title, masks.text, progress, binary};
         io::MatrixStream e = show_entry(table, item).stream(a);
         if (e.info.dtype != io::Dtype::int64) e.info.dtype = spec.dtype;
@@ -205,8 +230,7 @@ int run_typed(const AttendOptions& opt, Sequences& in, bool indexed, TorchGenera
 int run_attend(const AttendOptions& opt) {
     const bool from_input = !opt.input.empty();
     const bool indexed = !from_input && !opt.given("sentence");
-    if (opt.given("--embed-dim") && !opt.embeddings.empty())
-        throw UsageError("--embed-dim: the dimension comes from --embeddings " + opt.embeddings);
+    check_attend_conflicts(opt);
 
     const io::OutputSpec spec = resolve_output(opt.out);
     unsigned have = opt.no_projection ? 0 : need::projections;
@@ -317,14 +341,16 @@ Command add_attend(CLI::App& root) {
         ->type_name("V");
 
     auto* g_show = sub->add_option_group("What to print");
+    std::vector<std::string> show_words;
+    for (const auto& e : attend_show_table<float>()) show_words.push_back(e.name);
     const CLI::Option* show_option =
         g_show
             ->add_option("--show", opt->show,
-                         "Comma list of " + show_name_list() +
-                             ", or all (default: all on a terminal, else context)")
+                         fmt::format("Comma list of {}, or all (default: all on a terminal, else "
+                                     "context)",
+                                     fmt::join(show_words, ", ")))
             ->type_name("LIST");
-    std::vector<std::string> show_words{"all"};
-    for (const auto& e : attend_show_table<float>()) show_words.push_back(e.name);
+    show_words.insert(show_words.begin(), "all");
     complete_values(show_option, show_words, true);
     g_show->add_option("--query", opt->query, "Only the rows of query position I")
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
@@ -336,13 +362,6 @@ Command add_attend(CLI::App& root) {
     add_curve_columns(*sub, opt->out);
     const auto model = add_attend_model_options(*sub);  // --model: attend_model.cpp
 
-    // --input replaces the sentence and its embedding: checked after parsing rather than with
-    // CLI11's excludes(), which would print "Excludes: --input" beside every such option.
-    CLI::Option* input = g_tok->get_option("--input");
-    std::vector<CLI::Option*> sentence_only{sub->get_option("sentence")};
-    for (const char* name : {"--embeddings", "--vocab", "--lowercase", "--strip-punctuation",
-                             "--unknown", "--vocab-size", "--embed-dim"})
-        sentence_only.push_back(g_tok->get_option(name));
     sub->footer(
         "Examples:\n"
         "  attn attend \"Life is short, eat dessert first\"             the notebook, step by "
@@ -357,18 +376,11 @@ Command add_attend(CLI::App& root) {
         "--show equivariance\n" +
         show_help(attend_show_table<float>()));
     return {sub,
-            [opt, input, sentence_only, model, sub] {
+            [opt, model, sub] {
                 if (model->given())
                     return run_attend_model(*model,
                                             opt->given("sentence") ? &opt->sentence : nullptr,
                                             opt->show, opt->out, *sub);
-                if (input->count() > 0)
-                    for (const CLI::Option* o : sentence_only)
-                        if (o->count() > 0)
-                            throw UsageError(fmt::format(
-                                "--input: gives the rows to attend over; it cannot be combined "
-                                "with {}",
-                                o == sentence_only.front() ? "a sentence" : o->get_name()));
                 return run_attend(*opt);
             },
             &opt->out};

@@ -19,6 +19,7 @@
 #include <xtensor/xtensor.hpp>
 
 #include "attn/attention/layer.hpp"
+#include "attn/attention/memory_plan.hpp"
 #include "attn/attention/reference.hpp"
 #include "attn/attention/sequence.hpp"
 #include "attn/attention/weights.hpp"
@@ -106,24 +107,19 @@ struct Masks {
 };
 Masks sequence_masks(const AttendOptions& opt, const std::vector<Sequence>& seqs);
 
-/// The widths of one run: from the options, or from the files when the option is absent.
-struct Dims {
-    std::size_t heads, d_in, dq, dk, dv, d_out;
-    bool out_proj;
-};
-
 /// --wq --wk --wv --wo, those given: (d_in, d) for one head, (d_in, H d) or (H, d_in, d)
-/// (attn/attention/weights.hpp), and the widths they and the options imply for rows d_in wide;
-/// every file is checked against them (UsageError naming the option).
+/// (attn/attention/weights.hpp), and the layer they and the options imply for rows d_in wide
+/// (its n unused; d_k = d_q; from an option, else the files, else --input's d_in); every file
+/// is checked against it (UsageError naming the option).
 struct Projections {
     std::optional<io::NpyArray> q, k, v, o;
-    Dims dims;
+    LayerShape layer;
 };
 Projections read_projections(const AttendOptions& opt, std::size_t d_in);
 
 /// The files' blocks, and the others drawn by attn::draw_attention_weights after
 /// torch.manual_seed(seed) in its order (with --bias, each weight followed by its bias), after
-/// their memory is reserved. --bias with a weight file: UsageError.
+/// their memory is reserved.
 template <class T>
 AttentionWeights<T> make_parameters(const AttendOptions& opt, const Projections& p,
                                     TorchGenerator& gen);
@@ -166,7 +162,7 @@ struct SentenceArrays {
     const Sequence& s;
     const SequenceRun<T>& run;
     const AttentionWeights<T>& par;
-    const Dims& dims;
+    const LayerShape& layer;
     std::optional<std::size_t> query;  // --query: only this row of Q, scores, weights, context
     std::string embed_title;           // what the embeddings are
     std::string mask_text;             // ", causal, valid length 3", ...
@@ -176,9 +172,6 @@ struct SentenceArrays {
 
 template <class T>
 const ShowTable<Show, SentenceArrays<T>>& attend_show_table();
-
-/// "vocabulary, tokens, ..., w_out" in table order.
-std::string show_name_list();
 
 /// What arrays of the --show table need of the run (ShowEntry::needs), one bit each.
 namespace need {
@@ -200,7 +193,7 @@ std::vector<Show> parse_show(const std::string& list, unsigned have);
 /// reserved before anything is allocated: UsageError naming --max-memory above the limit.
 /// Values are value_bytes wide (sizeof(T)). Returns how arrays are streamed.
 io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
-                                const Dims& dims, const std::vector<Show>& show,
+                                const LayerShape& layer, const std::vector<Show>& show,
                                 const LayerOptions& o, std::size_t value_bytes);
 
 }  // namespace attn::cli

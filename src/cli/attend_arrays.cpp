@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <numeric>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,12 +24,12 @@ namespace {
 
 template <class T>
 std::string heads_text(const SentenceArrays<T>& a) {
-    return a.dims.heads > 1 ? fmt::format(", {} heads", a.dims.heads) : "";
+    return a.layer.heads > 1 ? fmt::format(", {} heads", a.layer.heads) : "";
 }
 
 template <class T>
 std::size_t head_axis(const SentenceArrays<T>& a) {
-    return a.dims.heads > 1 ? a.dims.heads : 0;
+    return a.layer.heads > 1 ? a.layer.heads : 0;
 }
 
 // A stack over the sentence, ([b,] [H,] rows, cols): per_head, a matrix per head (its title
@@ -44,71 +45,92 @@ io::MatrixStream sentence_stack(const SentenceArrays<T>& a, std::string name, st
         io::index_labels(cols), io::position_labels(a.s.tokens), std::move(block), panels);
 }
 
-// The vocabulary (V, 1), the tokens (n, 1) or their ids (n, 1), rows labelled by token (and
-// position). npy and npz: the tokens 1-D as numpy strings ('<U'), the ids 1-D.
+// The vocabulary (V, 1): its ids, rows labelled by token.
 template <class T>
-io::MatrixStream ids_stream(const SentenceArrays<T>& a, Show item) {
-    const bool vocab = item == Show::vocabulary;
-    io::IdColumn c;
-    c.name = vocab ? "vocabulary" : item == Show::tokens ? "tokens" : "ids";
-    c.title = vocab                  ? "vocabulary: sorted unique tokens and their ids"
-              : item == Show::tokens ? "tokens and their ids (sentence_int)"
-                                     : "token ids (sentence_int)";
-    const std::size_t n = vocab ? a.s.vocab.size() : a.s.ids.size();
-    for (std::size_t i = 0; i < n; ++i)
-        c.ids.push_back(static_cast<double>(vocab ? i : a.s.ids[i]));
-    if (item != Show::ids) c.tokens = vocab ? a.s.vocab : a.s.tokens;
-    c.position = !vocab;
-    c.strings = item == Show::tokens;
-    return io::id_column(std::move(c), a.binary && !vocab);
+io::MatrixStream vocabulary_stream(const SentenceArrays<T>& a) {
+    std::vector<double> ids(a.s.vocab.size());
+    std::iota(ids.begin(), ids.end(), 0.0);
+    return io::id_column({.name = "vocabulary",
+                          .title = "vocabulary: sorted unique tokens and their ids",
+                          .ids = std::move(ids),
+                          .tokens = a.s.vocab,
+                          .position = false},
+                         false);
+}
+
+// The tokens (n, 1) and their ids, or the ids alone (n, 1), rows labelled by position (and
+// token). npy and npz: the tokens 1-D as numpy strings ('<U'), the ids 1-D.
+template <class T>
+io::MatrixStream ids_stream(const SentenceArrays<T>& a, bool tokens) {
+    return io::id_column(
+        {.name = tokens ? "tokens" : "ids",
+         .title = tokens ? "tokens and their ids (sentence_int)" : "token ids (sentence_int)",
+         .ids = std::vector<double>(a.s.ids.begin(), a.s.ids.end()),
+         .tokens = tokens ? a.s.tokens : std::vector<std::string>{},
+         .strings = tokens},
+        a.binary);
 }
 
 template <class T>
 io::MatrixStream embeddings_stream(const SentenceArrays<T>& a) {
     const auto& x = a.run.x;
     return sentence_stack(
-        a, "embeddings", a.embed_title, false, false, a.dims.d_in,
-        io::held_rows<T>([&x](std::size_t b, std::size_t) { return x[b].data(); }, a.dims.d_in));
+        a, "embeddings", a.embed_title, false, false, a.layer.d_in,
+        io::held_rows<T>([&x](std::size_t b, std::size_t) { return x[b].data(); }, a.layer.d_in));
 }
 
-// W_query, W_key or W_value of every head, (d_in, d) each; or W_o, (H d_v, d_out).
+// The projections' arrays, a row each for the query, the key and the value: the weights
+// (d_in, d) per head, and X W per batch element and head.
 template <class T>
-io::MatrixStream weight_stream(const SentenceArrays<T>& a, int which) {
-    const auto& p = a.par;
-    auto pick = [&p, which](std::size_t, std::size_t h) {
-        return (which == 0   ? p.query[h]
-                : which == 1 ? p.key[h]
-                : which == 2 ? p.value[h]
-                             : *p.out)
-            .data();
-    };
-    const std::size_t d[] = {a.dims.dq, a.dims.dk, a.dims.dv, a.dims.d_out};
-    const char* names[] = {"w_query", "w_key", "w_value", "w_out"};
-    const std::string titles[] = {"projection W_query (d_in x d_q)" + heads_text(a),
-                                  "projection W_key (d_in x d_k)" + heads_text(a),
-                                  "projection W_value (d_in x d_v)" + heads_text(a),
-                                  "output projection W_o (heads x d_v, d_out)"};
-    return io::matrix_stack(names[which], titles[which], 0, which < 3 ? head_axis(a) : 0,
-                            io::every_row(which < 3 ? a.dims.d_in : a.dims.heads * a.dims.dv),
-                            io::index_labels(d[which]), {io::index_label("in")},
-                            io::held_rows<T>(pick, d[which]));
+struct Projection {
+    const char *w_name, *w_title, *name, *title;
+    std::size_t LayerShape::*width;
+    std::vector<xt::xtensor<T, 2>> AttentionWeights<T>::*weights;
+    std::vector<xt::xtensor<T, 2>> LayerResult<T>::*rows;
+    bool queried;  // --query selects its rows
+};
+template <class T>
+const Projection<T> kProjections[] = {
+    {"w_query", "projection W_query (d_in x d_q)", "queries", "queries Q = X W_query",
+     &LayerShape::d_k, &AttentionWeights<T>::query, &LayerResult<T>::queries, true},
+    {"w_key", "projection W_key (d_in x d_k)", "keys", "keys K = X W_key", &LayerShape::d_k,
+     &AttentionWeights<T>::key, &LayerResult<T>::keys, false},
+    {"w_value", "projection W_value (d_in x d_v)", "values", "values V = X W_value",
+     &LayerShape::d_v, &AttentionWeights<T>::value, &LayerResult<T>::values, false}};
+
+// W_query, W_key or W_value (kProjections' row `which`) of every head, (d_in, d) each.
+template <class T>
+io::MatrixStream weight_stream(const SentenceArrays<T>& a, std::size_t which) {
+    const Projection<T>& p = kProjections<T>[which];
+    const std::size_t d = a.layer.*p.width;
+    return io::matrix_stack(
+        p.w_name, p.w_title + heads_text(a), 0, head_axis(a), io::every_row(a.layer.d_in),
+        io::index_labels(d), {io::index_label("in")},
+        io::held_rows<T>(
+            [&w = a.par.*p.weights](std::size_t, std::size_t h) { return w[h].data(); }, d));
 }
 
-// Q, K or V of every batch element and head.
+// W_o, (H d_v, d_out).
 template <class T>
-io::MatrixStream projected_stream(const SentenceArrays<T>& a, int which) {
+io::MatrixStream out_weight_stream(const SentenceArrays<T>& a) {
+    return io::matrix_stack(
+        "w_out", "output projection W_o (heads x d_v, d_out)", 0, 0,
+        io::every_row(a.layer.heads * a.layer.d_v), io::index_labels(a.layer.d_out),
+        {io::index_label("in")},
+        io::held_rows<T>([&w = *a.par.out](std::size_t, std::size_t) { return w.data(); },
+                         a.layer.d_out));
+}
+
+// Q, K or V (kProjections' row `which`) of every batch element and head.
+template <class T>
+io::MatrixStream projected_stream(const SentenceArrays<T>& a, std::size_t which) {
+    const Projection<T>& p = kProjections<T>[which];
     const auto& res = a.run.results;
-    auto pick = [&res, which](std::size_t b, std::size_t h) {
-        return (which == 0   ? res[b].queries[h]
-                : which == 1 ? res[b].keys[h]
-                             : res[b].values[h])
-            .data();
+    const std::size_t d = a.layer.*p.width;
+    auto pick = [&res, rows = p.rows](std::size_t b, std::size_t h) {
+        return (res[b].*rows)[h].data();
     };
-    const char* names[] = {"queries", "keys", "values"};
-    const char* titles[] = {"queries Q = X W_query", "keys K = X W_key", "values V = X W_value"};
-    const std::size_t width[] = {a.dims.dq, a.dims.dk, a.dims.dv};
-    return sentence_stack(a, names[which], titles[which], true, which == 0, width[which],
-                          io::held_rows<T>(pick, width[which]));
+    return sentence_stack(a, p.name, p.title, true, p.queried, d, io::held_rows<T>(pick, d));
 }
 
 // One of the n x n arrays of the layer (ScoreRows' field), ([b,] [H,] queries, n): rows by
@@ -218,9 +240,9 @@ io::MatrixStream equivariance_stream(const SentenceArrays<T>& a) {
 
 template <class T>
 io::MatrixStream context_stream(const SentenceArrays<T>& a) {
-    const std::size_t H = a.dims.heads;
+    const std::size_t H = a.layer.heads;
     const std::string title =
-        a.dims.out_proj ? fmt::format("output [z_0 | ... | z_{}] W_o", H - 1)
+        a.layer.output ? fmt::format("output [z_0 | ... | z_{}] W_o", H - 1)
         : H > 1 ? fmt::format("context vectors [z_0 | ... | z_{}] (heads concatenated)", H - 1)
                 : std::string("context vectors z = weights V");
     const auto& res = a.run.results;
@@ -243,7 +265,7 @@ std::shared_ptr<std::vector<model::AttentionSummaries>> summaries(const Sentence
 template <class T>
 io::MatrixStream head_stats_stream(const SentenceArrays<T>& a) {
     const auto sums = summaries(a);
-    const std::size_t H = a.dims.heads;
+    const std::size_t H = a.layer.heads;
     return cli::head_stats_stream(
         sums->size() * H, [sums, H](std::size_t r) { return (*sums)[r / H].head_stats()[r % H]; },
         a.s.batch > 0 ? H : 0,
@@ -261,7 +283,7 @@ io::MatrixStream summary_stream(const SentenceArrays<T>& a, SummaryArray which) 
     return summary_array_stream(which, titles[static_cast<int>(which)] + a.mask_text,
                                 io::index_axis("batch", a.s.batch),
                                 io::index_label(which == SummaryArray::offsets ? "head" : "query"),
-                                a.dims.heads, a.s.n(), [sums](std::size_t b) {
+                                a.layer.heads, a.s.n(), [sums](std::size_t b) {
                                     return std::pair{&(*sums)[b], std::size_t{0}};
                                 });
 }
@@ -274,12 +296,12 @@ const ShowTable<Show, SentenceArrays<T>>& attend_show_table() {
     using namespace need;
     static const ShowTable<Show, SentenceArrays<T>> table{
         {Show::vocabulary, "vocabulary", "(V, 1)", "sorted unique tokens and their ids",
-         [](A a) { return ids_stream(a, Show::vocabulary); }, tokens},
+         [](A a) { return vocabulary_stream(a); }, tokens},
         {Show::tokens, "tokens", "(n, 1)",
          "the sentence's tokens and their ids (npy, npz: the tokens, numpy strings)",
-         [](A a) { return ids_stream(a, Show::tokens); }, tokens},
+         [](A a) { return ids_stream(a, true); }, tokens},
         {Show::ids, "ids", "(n,)", "the token ids, int64 (sentence_int)",
-         [](A a) { return ids_stream(a, Show::ids); }, tokens, true, binary},
+         [](A a) { return ids_stream(a, false); }, tokens, true, binary},
         {Show::embeddings, "embeddings", "([b,] n, d_in)", "the rows attended over, X",
          [](A a) { return embeddings_stream(a); }},
         {Show::queries, "queries", "([b,] [H,] n, d_q)", "Q = X W_query",
@@ -313,7 +335,7 @@ const ShowTable<Show, SentenceArrays<T>>& attend_show_table() {
         {Show::w_value, "w_value", "([H,] d_in, d_v)", "W_value of each head",
          [](A a) { return weight_stream(a, 2); }, projections, false},
         {Show::w_out, "w_out", "(H d_v, d_out)", "W_o (--out-proj or --wo)",
-         [](A a) { return weight_stream(a, 3); }, out_proj, false},
+         [](A a) { return out_weight_stream(a); }, out_proj, false},
         {Show::head_stats, "head_stats", "([b] H, 7)",
          "per head: entropy, mean distance, weight on the first, previous and own position",
          [](A a) { return head_stats_stream(a); }, 0, false},
@@ -329,12 +351,6 @@ const ShowTable<Show, SentenceArrays<T>>& attend_show_table() {
 
 template const ShowTable<Show, SentenceArrays<float>>& attend_show_table<float>();
 template const ShowTable<Show, SentenceArrays<double>>& attend_show_table<double>();
-
-std::string show_name_list() {
-    std::string names;
-    for (const auto& e : attend_show_table<float>()) names += (names.empty() ? "" : ", ") + e.name;
-    return names;
-}
 
 std::vector<Show> parse_show(const std::string& list, unsigned have) {
     static const std::vector<ShowNeed> reasons{

@@ -19,6 +19,7 @@
 #include "attn/embedding.hpp"
 #include "cli/arguments.hpp"
 #include "cli/errors.hpp"
+#include "io/embedding_table.hpp"
 #include "io/embeddings_text.hpp"
 #include "io/output_file.hpp"
 #include "io/output_spec.hpp"
@@ -55,24 +56,16 @@ Embeddings load_embeddings(const AttendOptions& opt, TorchGenerator& gen) {
             naming_option("--embeddings", [&] { return io::read_word_vectors(opt.embeddings); });
         return e;
     }
-    io::NpyArray a = read_npy_option("--embeddings", opt.embeddings);
-    if (a.shape.size() != 2 || a.shape[0] == 0 || a.shape[1] == 0)
-        throw UsageError(
-            fmt::format("--embeddings: {}: shape {}; an embedding table is (vocabulary, dim)",
-                        opt.embeddings, shape_string(a.shape)));
+    io::NpyArray a =
+        naming_option("--embeddings", [&] { return io::read_embedding_table(opt.embeddings); });
     if (opt.vocab.empty()) {
         e.table = xt::xtensor<double, 2>::from_shape({a.shape[0], a.shape[1]});
         std::copy(a.values.begin(), a.values.end(), e.table.begin());
         return e;
     }
     e.by_word = true;
-    e.vectors.words = naming_option("--vocab", [&] { return io::read_word_list(opt.vocab); });
-    if (e.vectors.words.size() != a.shape[0])
-        throw UsageError(fmt::format("--vocab: {} lists {} words, but {} has {} rows", opt.vocab,
-                                     e.vectors.words.size(), opt.embeddings, a.shape[0]));
-    e.vectors.dim = a.shape[1];
-    e.vectors.values = std::move(a.values);
-    e.vectors.index();
+    e.vectors = naming_option(
+        "--vocab", [&] { return io::name_table_rows(std::move(a), opt.embeddings, opt.vocab); });
     return e;
 }
 
@@ -181,42 +174,35 @@ GivenWeights given_weights(const Projections& f) {
 }
 
 // A WeightShapeError worded for its option.
-UsageError shape_error(const AttendOptions& opt, const Projections& f, const Dims& w,
+UsageError shape_error(const AttendOptions& opt, const Projections& f, const LayerShape& w,
                        WeightShapeError::Weight which) {
     using Weight = WeightShapeError::Weight;
     const std::size_t H = w.heads;
     if (which == Weight::out)
         return UsageError(fmt::format(
             "--wo: {} has shape {}; W_o needs {} rows (heads x d_v) and any number of columns",
-            opt.wo, shape_string(f.o->shape), H * w.dv));
+            opt.wo, shape_string(f.o->shape), H * w.d_v));
     const auto [option, path, file, d, dname] =
-        which == Weight::query ? std::tuple("--wq", opt.wq, &f.q, w.dq, "d_q")
-        : which == Weight::key ? std::tuple("--wk", opt.wk, &f.k, w.dk, "d_k")
-                               : std::tuple("--wv", opt.wv, &f.v, w.dv, "d_v");
+        which == Weight::query ? std::tuple("--wq", opt.wq, &f.q, w.d_k, "d_q")
+        : which == Weight::key ? std::tuple("--wk", opt.wk, &f.k, w.d_k, "d_k")
+                               : std::tuple("--wv", opt.wv, &f.v, w.d_v, "d_v");
     return UsageError(fmt::format(
         "{}: {} has shape {}; {} head{} with d_in = {} and {} = {} need ({}, {}){}", option, path,
         shape_string((*file)->shape), H, H > 1 ? "s" : "", w.d_in, dname, d, w.d_in, H * d,
         H > 1 ? fmt::format(" or ({}, {}, {})", H, w.d_in, d) : std::string()));
 }
 
-// The widths: Q = K = V = X, or an option given, else the files' widths, else --input rows keep
-// theirs (d_q = d_v = d_in).
-Dims projection_dims(const AttendOptions& opt, const Projections& f, std::size_t d_in) {
+// The layer's shape: Q = K = V = X, or an option given, else the files' widths, else --input
+// rows keep theirs (d_q = d_v = d_in); its scheme and --permute.
+LayerShape layer_shape(const AttendOptions& opt, const Projections& f, std::size_t d_in) {
+    LayerShape w;
+    w.d_in = d_in, w.scheme = opt.pos.scheme, w.permuted = opt.permute.has_value();
     if (opt.no_projection) {  // Q = K = V = X: one head as wide as the rows
-        const auto refuse = [](const char* name) {
-            throw UsageError(fmt::format(
-                "--no-projection: Q = K = V = X has no projections; it cannot be combined with {}",
-                name));
-        };
-        for (const char* name : {"--dq", "--dk", "--dv", "--wq", "--wk", "--wv", "--wo"})
-            if (opt.given(name)) refuse(name);
-        if (opt.out_proj) refuse("--out-proj");
-        if (opt.heads != 1) refuse("--heads");
-        if (opt.bias) refuse("--bias");
-        if (opt.init != ProjectionInit::rand) refuse("--init");
-        return {1, d_in, d_in, d_in, d_in, d_in, false};
+        w.d_k = w.d_v = w.d_out = d_in;
+        return w;
     }
-    Dims w{static_cast<std::size_t>(opt.heads), d_in, 0, 0, 0, 0, opt.out_proj || f.o.has_value()};
+    w.heads = w.kv_heads = static_cast<std::size_t>(opt.heads);
+    w.output = opt.out_proj || f.o.has_value();
     const GivenWeights given = given_weights(f);
     const GivenWidths files = given_widths(given, w.heads);
     const bool input = !opt.input.empty();
@@ -226,15 +212,15 @@ Dims projection_dims(const AttendOptions& opt, const Projections& f, std::size_t
                : input           ? d_in
                                  : static_cast<std::size_t>(value);
     };
-    w.dq = width("--dq", opt.dq, files.d_q);
-    w.dv = width("--dv", opt.dv, files.d_v);
-    w.dk = opt.given("--dk") ? static_cast<std::size_t>(opt.dk) : w.dq;
-    if (w.dk != w.dq)
+    w.d_k = width("--dq", opt.dq, files.d_q);
+    w.d_v = width("--dv", opt.dv, files.d_v);
+    const std::size_t dk = opt.given("--dk") ? static_cast<std::size_t>(opt.dk) : w.d_k;
+    if (dk != w.d_k)
         throw UsageError(fmt::format(
-            "--dk: {} differs from d_q = {}; the scores Q K^T need d_k = d_q", w.dk, w.dq));
+            "--dk: {} differs from d_q = {}; the scores Q K^T need d_k = d_q", dk, w.d_k));
     try {
-        w.d_out =
-            check_given_weights(given, w.heads, d_in, w.dq, w.dk, w.dv).value_or(w.heads * w.dv);
+        w.d_out = check_given_weights(given, w.heads, d_in, w.d_k, w.d_k, w.d_v)
+                      .value_or(w.heads * w.d_v);
     } catch (const WeightShapeError& e) {
         throw shape_error(opt, f, w, e.weight);
     }
@@ -249,34 +235,27 @@ Projections read_projections(const AttendOptions& opt, std::size_t d_in) {
     };
     Projections p{
         read("--wq", opt.wq), read("--wk", opt.wk), read("--wv", opt.wv), read("--wo", opt.wo), {}};
-    p.dims = projection_dims(opt, p, d_in);
+    p.layer = layer_shape(opt, p, d_in);
     return p;
 }
 
 template <class T>
 AttentionWeights<T> make_parameters(const AttendOptions& opt, const Projections& f,
                                     TorchGenerator& gen) {
-    const Dims& dims = f.dims;
-    if (opt.bias && (f.q || f.k || f.v || f.o))
-        throw UsageError(fmt::format(
-            "--bias: draws every projection with its bias; it cannot be combined with {}",
-            f.q   ? "--wq"
-            : f.k ? "--wk"
-            : f.v ? "--wv"
-                  : "--wo"));
+    const LayerShape& w = f.layer;
     // The drawn matrices (float32, then T) are asked of the memory budget before drawing.
     std::uint64_t weights = runtime::checked_product(
-        {dims.heads, dims.d_in, dims.dq + dims.dk + dims.dv, 4 + sizeof(T)}, "--heads/--dq/--dv");
-    if (dims.out_proj)
-        weights += runtime::checked_product({dims.heads * dims.dv, dims.d_out, 4 + sizeof(T)},
-                                            "--heads/--dv");
+        {w.heads, w.d_in, 2 * w.d_k + w.d_v, 4 + sizeof(T)}, "--heads/--dq/--dv");
+    if (w.output)
+        weights +=
+            runtime::checked_product({w.heads * w.d_v, w.d_out, 4 + sizeof(T)}, "--heads/--dv");
     runtime::reserve(weights, "the weight matrices W_q, W_k, W_v, W_o");
     const GivenWeights given = given_weights(f);
     const WeightDraws draws =
-        weight_draws(given, dims.heads, dims.d_in, dims.dq, dims.dk, dims.dv,
-                     dims.out_proj ? std::optional(dims.d_out) : std::nullopt, opt.bias);
+        weight_draws(given, w.heads, w.d_in, w.d_k, w.d_k, w.d_v,
+                     w.output ? std::optional(w.d_out) : std::nullopt, opt.bias);
     return attention_weights<T>(draw_attention_weights(gen, opt.seed, draws, opt.init), given,
-                                dims.heads, dims.out_proj);
+                                w.heads, w.output);
 }
 
 template AttentionWeights<float> make_parameters<float>(const AttendOptions&, const Projections&,
@@ -285,7 +264,7 @@ template AttentionWeights<double> make_parameters<double>(const AttendOptions&, 
                                                           TorchGenerator&);
 
 io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
-                                const Dims& dims, const std::vector<Show>& show,
+                                const LayerShape& layer, const std::vector<Show>& show,
                                 const LayerOptions& o, std::size_t value_bytes) {
     const bool tiled = o.path == attn::AttentionPath::tiled;
     const auto shown = [&](Show s) { return std::find(show.begin(), show.end(), s) != show.end(); };
@@ -294,18 +273,13 @@ io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequ
     const bool n_wide = summaries || shown(Show::positions) || shown(Show::scores) ||
                         shown(Show::scaled_scores) || shown(Show::masked_scores) ||
                         shown(Show::weights);
-    LayerShape shape;
-    shape.d_in = dims.d_in, shape.heads = dims.heads, shape.kv_heads = dims.heads;
-    shape.d_k = dims.dq, shape.d_v = dims.dv, shape.d_out = dims.d_out;
-    shape.output = dims.out_proj, shape.scheme = opt.pos.scheme;
-    shape.permuted = opt.permute.has_value();
     std::vector<SequenceShape> sizes;
     for (const auto& s : seqs) sizes.push_back({s.n(), s.batch});
-    const RunPlan plan = sequence_run_plan(shape, sizes, o, value_bytes, n_wide);
+    const RunPlan plan = sequence_run_plan(layer, sizes, o, value_bytes, n_wide);
     const std::uint64_t bytes =
-        summaries ? runtime::checked_add(plan.bytes,
-                                         model::run_summaries_bytes(sizes, dims.heads, value_bytes),
-                                         "the attention")
+        summaries ? runtime::checked_add(
+                        plan.bytes, model::run_summaries_bytes(sizes, layer.heads, value_bytes),
+                        "the attention")
                   : plan.bytes;
     const Sequence& first = seqs.front();
     const std::string batch = first.batch ? fmt::format("{} x ", first.batch) : "";
@@ -313,7 +287,7 @@ io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequ
     runtime::reserve(
         bytes, tiled ? fmt::format("{}tiled attention over {}{} rows", input, batch, first.n())
                : !opt.input.empty() ? fmt::format("--input: {}{} x {} x {} attention scores", batch,
-                                                  dims.heads, first.n(), first.n())
+                                                  layer.heads, first.n(), first.n())
                                     : "the attention scores");
     return {plan.block_rows, tiled && thread_count(opt.out) > 1};
 }

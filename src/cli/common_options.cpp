@@ -155,6 +155,24 @@ CLI::Option* add_file_option(CLI::App& app, const std::string& flags, std::strin
     return app.add_option(flags, file, help)->type_name("FILE");
 }
 
+void check_conflicts(const CLI::App& app, const std::vector<Conflict>& rows) {
+    const auto given = [&app](const std::string& name) {
+        const CLI::Option* o = app.get_option(name);
+        return o->count() > 0 && (o->get_expected_max() != 0 || o->as<bool>());
+    };
+    for (const Conflict& row : rows) {
+        if (!given(row.option)) continue;
+        for (const std::string& other : row.excludes) {
+            if (!given(other)) continue;
+            std::string reason = row.reason;
+            const std::size_t at = reason.find("{}");
+            if (at != std::string::npos)
+                reason.replace(at, 2, other.front() == '-' ? other : "a " + other);
+            throw UsageError(row.option + ": " + reason);
+        }
+    }
+}
+
 CLI::Validator torch_seed() {
     return CLI::Validator(
         [](std::string& text) -> std::string {

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "io/output_spec.hpp"
 
@@ -67,6 +68,19 @@ CLI::Option* add_parsed_option(CLI::App& g, const char* name, std::optional<V>& 
             },
             ""));
 }
+
+/// A row of a subcommand's conflicts: `option` given with any of `excludes` is refused,
+/// "OPTION: REASON", the first {} of the reason naming the first of them given (a positional
+/// argument as "a NAME"). A flag set to false (--flag=false) is not given. Checked after
+/// parsing rather than with CLI11's excludes(), which prints "Excludes: ..." in the help.
+struct Conflict {
+    std::string option;
+    std::vector<std::string> excludes;
+    std::string reason;
+};
+
+/// The first row of `rows` whose option and one of its excludes are given: UsageError.
+void check_conflicts(const CLI::App& app, const std::vector<Conflict>& rows);
 
 /// A transformer for a std::uint64_t seed option: parse_seed's range and wrapping.
 CLI::Validator torch_seed();

@@ -80,5 +80,10 @@ for extra in "--dq 4" "--dv 4" "--dk 4" "--heads 2" "--out-proj" "--bias" "--ini
 done
 expect_usage_error "--show w_query" "$ATTN" attend --input "$WORK/x.npy" --no-projection --show w_query
 expect_usage_error "--no-projection" "$ATTN" attend "a b c" --no-projection --scheme rope
+# A conflict is refused before any file is read; a flag set to false conflicts with nothing.
+expect_usage_error "--bias" "$ATTN" attend "a b c" --bias --wq "$WORK/missing.npy"
+expect_grep "with --wq$" "$ERR"
+expect_status 0 "$ATTN" attend --input "$WORK/x.npy" --no-projection --out-proj=false --bias=false \
+    --show context -f csv
 
 finish
