@@ -195,7 +195,6 @@ std::size_t thread_count(const OutputOptions& opt) {
 void configure_process(const OutputOptions& opt) {
     runtime::configure_threads(opt.threads);
     runtime::keep_freed_blocks();
-    runtime::advise_huge_pages();
     runtime::set_memory_limit(opt.max_memory.empty() ? 0 : parse_size(opt.max_memory));
 }
 

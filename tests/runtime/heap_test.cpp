@@ -4,13 +4,8 @@
 
 #include <malloc.h>
 
-#include <cinttypes>
-#include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <string>
 
 namespace {
 // Bytes glibc holds in blocks mapped on their own (mallinfo2's hblkhd).
@@ -60,39 +55,4 @@ TEST_CASE("heap: a freed block serves the next one of its size without a new map
     if (!kGlibcHeap) return;
     CHECK(same);
     CHECK(unmapped);
-}
-
-namespace {
-// The VmFlags of the mapping that holds address a, from /proc/self/smaps ("rd wr mr ... hg").
-std::string vm_flags_at(std::uintptr_t a) {
-    std::ifstream smaps("/proc/self/smaps");
-    std::string line;
-    bool inside = false;
-    while (std::getline(smaps, line)) {
-        std::uintptr_t lo = 0, hi = 0;
-        if (std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR " ", &lo, &hi) == 2 &&
-            line.find(':') > line.find(' '))
-            inside = lo <= a && a < hi;
-        else if (inside && line.rfind("VmFlags:", 0) == 0)
-            return line.substr(8) + " ";
-    }
-    return "";
-}
-}  // namespace
-
-TEST_CASE("heap: operator new advises the whole huge pages inside a large block") {
-    attn::runtime::keep_freed_blocks();
-    attn::runtime::advise_huge_pages(4 * kMiB);
-    auto* block = new char[12 * kMiB];
-    std::memset(block, 7, 12 * kMiB);
-    const auto a = reinterpret_cast<std::uintptr_t>(block);
-    const std::uintptr_t inner = (a + 2 * kMiB - 1) / (2 * kMiB) * (2 * kMiB);  // its first
-    const std::string flags = vm_flags_at(inner);
-    const bool thp = std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled").good();
-    CHECK(block[12 * kMiB - 1] == 7);
-    delete[] block;
-    attn::runtime::advise_huge_pages(0);
-    if (!kGlibcHeap || !thp) return;
-    INFO("VmFlags: " << flags);
-    CHECK(flags.find(" hg ") != std::string::npos);
 }
