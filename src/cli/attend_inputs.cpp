@@ -289,7 +289,10 @@ io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequ
                : !opt.input.empty() ? fmt::format("--input: {}{} x {} x {} attention scores", batch,
                                                   layer.heads, first.n(), first.n())
                                     : "the attention scores");
-    return {plan.block_rows, tiled && thread_count(opt.out) > 1};
+    // The next block is made on a second thread only where making it is the work (n x n rows
+    // computed by the kernel, summaries): a held array's block is a copy, and a thread per
+    // block cost 1,024 thread starts at n = 65,536.
+    return {plan.block_rows, tiled && n_wide && thread_count(opt.out) > 1};
 }
 
 }  // namespace attn::cli
