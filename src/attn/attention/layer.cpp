@@ -283,7 +283,7 @@ LayerResult<T> forward(const LayerInput<T>& input, const LayerWeights<T>& weight
     if (weights.output)
         r.output = projected(view(r.concat), *weights.output);  // (n, H d_v) -> (n, d_out)
     else
-        r.output = r.concat;
+        r.output = std::move(r.concat);  // no copy: concat is left empty
 
     if (options.path == AttentionPath::direct) {
         r.rows = std::make_shared<HeldRows<T>>(r);

@@ -136,7 +136,8 @@ struct LayerResult {
     std::vector<xt::xtensor<T, 2>> weights;          // [H] (n, n): softmax(masked) by rows
     std::vector<xt::xtensor<T, 2>> context;          // [H] (n, d_v): weights v (direct; the
                                                      // tiled path writes them into concat)
-    xt::xtensor<T, 2> concat;                        // (n, H d_v): contexts, head 0 first
+    xt::xtensor<T, 2> concat;                        // (n, H d_v): contexts, head 0 first;
+                                                     // moved into output without W_o
     xt::xtensor<T, 2> output;                        // (n, d_out): concat W_o + b_o, or concat
     std::shared_ptr<const LayerRows<T>> rows;        // row blocks of the [H] (n, n) arrays
 };

@@ -162,7 +162,7 @@ LayerResult<T> FamilyForward<T>::attention(const QkvHeads<T>& heads, const Proje
     in.k = heads.k;
     in.v = heads.v;
     LayerResult<T> r = forward(in, LayerWeights<T>{}, scheme_, options(keep));
-    add_linear(h, r.concat, output);  // (n, H hd) -> (n, d)
+    add_linear(h, r.output, output);  // concat (n, H hd) -> (n, d)
     return r;
 }
 

@@ -98,7 +98,8 @@ class FamilyForward {
     std::vector<MatrixRef<T>> heads(const Matrix<T>& y, std::size_t count, std::size_t first,
                                     std::size_t step) const;
     /// The attention of the heads (the family's mask, scale and positions), then the residual
-    /// connection h = h + concat (n, H hd) W_o + b_o (n, d); the result's output stays empty.
+    /// connection h = h + concat (n, H hd) W_o + b_o (n, d); the result's output is the concat
+    /// (W_o applied here, not inside forward).
     LayerResult<T> attention(const QkvHeads<T>& heads, const Projection<T>& output, Keep keep,
                              Matrix<T>& h);
     /// The (rows, cols) matrix `name`.weight stored as layout, with `name`.bias when the

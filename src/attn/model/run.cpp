@@ -53,13 +53,13 @@ void ModelRun<T>::step() {
         }
         if (record_hidden_) hidden_.push_back(h_);
         if (record_context_) {
-            // context_h = concat[:, h hd .. (h+1) hd]                     (n, hd)
+            // context_h = concat[:, h hd .. (h+1) hd] (the layer's output: no W_o inside)  (n, hd)
             const std::size_t hd = f_->config().head_dim, n = ids_.size();
             std::vector<Matrix<T>> ctx;
             for (const std::size_t head : heads_) {
                 Matrix<T> m = Matrix<T>::from_shape({n, hd});
                 for (std::size_t i = 0; i < n; ++i)
-                    std::copy_n(&r.concat(i, head * hd), hd, &m(i, 0));
+                    std::copy_n(&r.output(i, head * hd), hd, &m(i, 0));
                 ctx.push_back(std::move(m));
             }
             context_.push_back(std::move(ctx));
