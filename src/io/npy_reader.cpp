@@ -361,13 +361,20 @@ NpyArray read_npy(std::istream& in, const std::string& name) {
             fail(name, "data",
                  fmt::format("truncated: {} needs {} bytes, the input has {}", what, need,
                              need - remaining + got));
-        for (std::size_t k = 0; k < want; k += item)  // each value widened exactly
-            array.values.push_back(
-                h.dtype == Dtype::float16   ? runtime::from_float16_bits(static_cast<std::uint16_t>(
-                                                static_cast<unsigned char>(buffer[k]) |
-                                                static_cast<unsigned char>(buffer[k + 1]) << 8))
-                : h.dtype == Dtype::float32 ? load_le<float, std::uint32_t>(buffer.data() + k)
-                                            : load_le<double, std::uint64_t>(buffer.data() + k));
+        // each value widened exactly, in a loop per dtype (one the compiler vectorises)
+        const std::size_t n = want / item, at = array.values.size();
+        array.values.resize(at + n);
+        double* out = array.values.data() + at;
+        const char* b = buffer.data();
+        if (h.dtype == Dtype::float16)
+            for (std::size_t k = 0; k < n; ++k)
+                out[k] = runtime::from_float16_bits(
+                    static_cast<std::uint16_t>(static_cast<unsigned char>(b[2 * k]) |
+                                               static_cast<unsigned char>(b[2 * k + 1]) << 8));
+        else if (h.dtype == Dtype::float32)
+            for (std::size_t k = 0; k < n; ++k) out[k] = load_le<float, std::uint32_t>(b + 4 * k);
+        else
+            for (std::size_t k = 0; k < n; ++k) out[k] = load_le<double, std::uint64_t>(b + 8 * k);
         remaining -= want;
     }
     if (in.peek() != std::char_traits<char>::eof())
