@@ -160,6 +160,40 @@ std::size_t tile_rows(const Kernels<T>& ker, std::size_t n_q) {
     return n_q >= 16 * ker.bq ? ker.bq : ker.bq / 4;
 }
 
+// The query tiles of rows [row0, row0 + rows), bq tall, in the order threads take them from
+// a shared counter: costliest first (the last rows first under a causal mask), and the last
+// two per thread cut in quarters, so that the threads end within a quarter tile of each other
+// (a tile at d = 128, n = 16,384 is 11 ms of one core). A row's bits depend neither on the
+// tile's height nor on the order.
+struct TileSpan {
+    std::size_t i0, rows;
+};
+
+std::vector<TileSpan> tile_order(std::size_t row0, std::size_t rows, std::size_t bq, bool causal,
+                                 std::size_t threads) {
+    std::vector<TileSpan> whole;
+    for (std::size_t i = 0; i < rows; i += bq) whole.push_back({row0 + i, std::min(bq, rows - i)});
+    if (causal) std::reverse(whole.begin(), whole.end());
+    if (threads < 2) return whole;
+    const std::size_t cut = std::min(whole.size(), 2 * threads), quarter = (bq + 3) / 4;
+    std::vector<TileSpan> order(whole.begin(), whole.end() - static_cast<std::ptrdiff_t>(cut));
+    for (std::size_t x = whole.size() - cut; x < whole.size(); ++x)
+        for (std::size_t i = 0; i < whole[x].rows; i += quarter)
+            order.push_back({whole[x].i0 + i, std::min(quarter, whole[x].rows - i)});
+    return order;
+}
+
+// body(tile, workspace) for every tile, the threads taking the next one as they finish; each
+// thread has its own workspace of `work` elements.
+template <class T, class Body>
+void for_each_tile(const std::vector<TileSpan>& tiles, std::size_t work, Body body) {
+    std::atomic<std::size_t> next{0};
+    parallel_for(std::min(tiles.size(), thread_limit()), 1, [&](std::size_t, std::size_t) {
+        std::vector<T> buffer(work);
+        for (std::size_t x = next++; x < tiles.size(); x = next++) body(tiles[x], buffer.data());
+    });
+}
+
 template <class T>
 void pack(const Kernels<T>& ker, MatrixRef<T> q, MatrixRef<T> k, const MatrixRef<T>* v,
           const TiledOptions& opt, const AttentionBias<T>& bias, Packed<T>& out) {
@@ -260,18 +294,11 @@ void TiledAttention<T>::context(std::size_t row0, std::size_t rows, T* out,
     if (row0 > p.n_q || rows > p.n_q - row0)
         throw std::invalid_argument("tiled attention: context rows beyond Q");
     if (rows == 0 || p.d_v == 0) return;
-    const std::size_t tiles = (rows + p.bq - 1) / p.bq;
-    const std::size_t work = ker.workspace(p.bq, p.bk, p.dv_pad, 1);
-    // Causal tiles grow with the row: thread ranges take tiles from both ends alternately
-    // (0, last, 1, last - 1, ...) so that each holds about the same work.
-    parallel_for(tiles, 1, [&](std::size_t b, std::size_t e) {
-        std::vector<T> buffer(work);
-        for (std::size_t x = b; x < e; ++x) {
-            const std::size_t t = x % 2 == 0 ? x / 2 : tiles - 1 - x / 2;
-            const std::size_t i0 = row0 + t * p.bq;
-            ker.query_tile(p, i0, std::min(p.bq, row0 + rows - i0), buffer.data(), out, out_stride);
-        }
-    });
+    tiled_detail::for_each_tile<T>(
+        tiled_detail::tile_order(row0, rows, p.bq, p.causal, thread_limit()),
+        ker.workspace(p.bq, p.bk, p.dv_pad, 1), [&](tiled_detail::TileSpan t, T* work) {
+            ker.query_tile(p, t.i0, t.rows, work, out, out_stride);
+        });
 }
 
 template <class T>
@@ -325,18 +352,11 @@ void tiled_attention_group(const std::vector<MatrixRef<T>>& q, MatrixRef<T> k, M
     if (count == 0 || p.d_v == 0) return;
     std::vector<tiled_detail::Problem<T>> ps(q.size(), p);
     for (std::size_t h = 0; h < q.size(); ++h) ps[h].q = q[h].data, ps[h].q_stride = q[h].stride;
-    const std::size_t tiles = (count + p.bq - 1) / p.bq;
-    const std::size_t work = ker.workspace(p.bq, p.bk, p.dv_pad, q.size());
-    // Tiles taken from both ends alternately, as in TiledAttention::context.
-    parallel_for(tiles, 1, [&](std::size_t b, std::size_t e) {
-        std::vector<T> buffer(work);
-        for (std::size_t x = b; x < e; ++x) {
-            const std::size_t t = x % 2 == 0 ? x / 2 : tiles - 1 - x / 2;
-            const std::size_t i0 = row0 + t * p.bq;
-            ker.query_tile_group(ps.data(), ps.size(), i0, std::min(p.bq, row0 + count - i0),
-                                 buffer.data(), out.data(), out_stride);
-        }
-    });
+    tiled_detail::for_each_tile<T>(
+        tiled_detail::tile_order(row0, count, p.bq, p.causal, thread_limit()),
+        ker.workspace(p.bq, p.bk, p.dv_pad, q.size()), [&](tiled_detail::TileSpan t, T* work) {
+            ker.query_tile_group(ps.data(), ps.size(), t.i0, t.rows, work, out.data(), out_stride);
+        });
 }
 
 template <class T>
