@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "runtime/parallel.hpp"
@@ -57,6 +58,7 @@ void gemm(bool trans_b, int m, int n, int k, const double* a, int lda, const dou
         }                                                                                         \
         for (; i < hi; ++i) {                                                                     \
             T* o = out + i * p;                                                                   \
+            std::fill_n(o, p, T(0));                                                              \
             for (std::size_t k = 0; k < m; ++k) {                                                 \
                 const T a = x[i * sx + k];                                                        \
                 const T* wr = w + k * sw;                                                         \
@@ -87,7 +89,10 @@ xt::xtensor<T, 2> project(MatrixRef<T> x, const Projection<T>& p, ProjectionSum 
     if (x.cols != m)
         throw std::invalid_argument(fmt::format(
             "projection: cannot multiply ({}, {}) by a ({} -> {}) weight", n, x.cols, m, d));
-    xt::xtensor<T, 2> out = xt::zeros<T>({n, d});  // (n, d_out)
+    // (n, d_out): zeroed for BLAS; the loops below write every element, each thread its own
+    // rows, so their first touch of its pages is in parallel too
+    xt::xtensor<T, 2> out =
+        sum == ProjectionSum::blas ? xt::zeros<T>({n, d}) : xt::xtensor<T, 2>::from_shape({n, d});
     if (n == 0 || d == 0) return out;
     if (sum == ProjectionSum::blas) {
         gemm(t, static_cast<int>(n), static_cast<int>(d), static_cast<int>(m), x.data,
