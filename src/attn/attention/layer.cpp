@@ -175,17 +175,21 @@ LayerResult<T> forward(const LayerInput<T>& input, const LayerWeights<T>& weight
         for (const auto& m : input.k) r.keys.push_back(copy_rows(m, p));
         for (const auto& m : input.v) r.values.push_back(copy_rows(m, p));
     } else {
-        r.input = copy_rows(input.x, p);  // x[p] (n, d_in)
-        if (D)
-            add_positions_reduced(scheme, *D, r.input.data(), n, r.input.shape(1));
-        else
-            scheme.add_positions(r.input.data(), 0, n, r.input.shape(1));
+        // x' = x[p] (+ P) (n, d_in), made only where it differs from x
+        if (!p.empty() || scheme.adds()) {
+            r.input = copy_rows(input.x, p);
+            if (D)
+                add_positions_reduced(scheme, *D, r.input.data(), n, r.input.shape(1));
+            else
+                scheme.add_positions(r.input.data(), 0, n, r.input.shape(1));
+        }
+        const MatrixRef<T> x = r.input.size() > 0 ? view(r.input) : input.x;
         if (weights.identity) {
-            r.queries = r.keys = r.values = {r.input};  // q = k = v = x' (n, d_in)
+            r.queries = r.keys = r.values = {copy_rows(x, {})};  // q = k = v = x' (n, d_in)
         } else {
-            for (const auto& w : weights.query) r.queries.push_back(projected(view(r.input), w));
-            for (const auto& w : weights.key) r.keys.push_back(projected(view(r.input), w));
-            for (const auto& w : weights.value) r.values.push_back(projected(view(r.input), w));
+            for (const auto& w : weights.query) r.queries.push_back(projected(x, w));
+            for (const auto& w : weights.key) r.keys.push_back(projected(x, w));
+            for (const auto& w : weights.value) r.values.push_back(projected(x, w));
         }
     }
     for (const auto& m : r.queries)

@@ -123,7 +123,7 @@ class LayerRows {
 template <class T>
 struct LayerResult {
     xt::xtensor<T, 2> input;                         // x' = x[p] (+ P), (n, d_in); empty
-                                                     // when q/k/v were given
+                                                     // when q/k/v were given or x' is x
     std::vector<xt::xtensor<T, 2>> queries;          // [H] (n, d_k): x' W_q + b_q, before rope
     std::vector<xt::xtensor<T, 2>> keys;             // [G] (n, d_k): x' W_k + b_k, before rope
     std::vector<xt::xtensor<T, 2>> rotated_queries;  // [H] (n, d_k): rope(queries); empty

@@ -32,8 +32,10 @@ MemoryPlan memory_plan(const LayerShape& s, const LayerOptions& options, std::si
     const std::uint64_t n = s.n, H = s.heads, G = s.kv_heads, e = element;
     const bool rope = s.scheme == positions::Scheme::rope;
     add("what the caller holds", held);
-    // x' = x[p] (+ P), and P itself (sinusoidal), or T5's H x (2n - 1) relative biases
-    if (!s.given_qkv) add("the inputs", checked_product({n, s.d_in, e}, "the inputs"));
+    // x' = x[p] (+ P) where it is not x itself, and P (sinusoidal), or T5's H x (2n - 1)
+    // relative biases
+    if (!s.given_qkv && (s.permuted || s.scheme == positions::Scheme::sinusoidal))
+        add("the inputs", checked_product({n, s.d_in, e}, "the inputs"));
     if (s.scheme == positions::Scheme::sinusoidal)
         add("the positions P", checked_product({n, s.d_in, e}, "the positions P"));
     if (s.scheme == positions::Scheme::t5)

@@ -65,6 +65,7 @@ class PositionScheme {
     /// sinusoidal: x (rows, hidden_size) += P rows row0.., in T as torch adds them; else nothing.
     void add_positions(T* x, std::size_t row0, std::size_t rows, std::size_t stride) const;
     bool rotates() const { return scheme_ == Scheme::rope; }
+    bool adds() const { return scheme_ == Scheme::sinusoidal; }  // P added to x
     /// rope: m (rows, d) rotated in place as positions start + row0 + r (exactly, rounded once
     /// to T); else nothing. d must be rope.d.
     void rotate(T* m, std::size_t row0, std::size_t rows, std::size_t stride) const;

@@ -352,11 +352,14 @@ TEST_CASE("memory_plan: the direct path counts H x n x n matrices, the tiled one
     CHECK(direct.largest().bytes == 8ull * 65536 * 65536 * 17);
     o.path = AttentionPath::tiled;
     const auto tiled = attn::memory_plan(s, o, 4, 256);
-    // x', q k v of 8 heads and q k rotated, concat, packed keys (V read in place: 64 is a
-    // multiple of every vector width), 256 streamed rows
+    // q k v of 8 heads and q k rotated, concat, packed keys (V read in place: 64 is a multiple
+    // of every vector width), 256 streamed rows; no x' (rope, unpermuted: x' is x)
     const std::uint64_t want =
-        65536ull * 4 * (64 + 8 * 64 * 3 + 16 * 64 + 8 * 64 + 64) + 256ull * 65536 * 20;
+        65536ull * 4 * (8 * 64 * 3 + 16 * 64 + 8 * 64 + 64) + 256ull * 65536 * 20;
     CHECK(tiled.total() == want);
+    s.permuted = true;  // x' = x[p], (n, d_in)
+    CHECK(attn::memory_plan(s, o, 4, 256).total() == want + 65536ull * 4 * 64);
+    s.permuted = false;
     // d_v = 65: the kernels' padded copy of V, 72 (AVX2's 8 floats) or 80 (AVX-512's 16) wide
     const std::size_t padded = attn::tiled_value_copy<float>(65);
     CHECK((padded == 72 || padded == 80));
