@@ -5,7 +5,6 @@
 #include "cli/attend.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <unistd.h>
 #include <algorithm>
@@ -69,25 +68,21 @@ Embeddings load_embeddings(const AttendOptions& opt, TorchGenerator& gen) {
     return e;
 }
 
-// attn::embed_sentence with its faults worded for the options; `where` names the sentence
-// ("the sentence", "standard input line 3").
+// attn::embed_sentence, its message given the option it concerns; `where` names the
+// sentence ("the sentence", "standard input line 3").
 Sequence embed_sentence(const std::string& text, const std::string& where, const AttendOptions& opt,
                         const Embeddings& embeddings, TorchGenerator& gen) {
     try {
         return attn::embed_sentence(text, {opt.lowercase, opt.strip_punctuation}, embeddings,
-                                    opt.unknown, gen, opt.seed);
+                                    opt.unknown, gen, opt.seed, where);
     } catch (const EmbeddingError& e) {
         using Fault = EmbeddingError::Fault;
-        if (e.fault == Fault::empty)
-            throw UsageError(where + ": empty sentence: no token remains" +
-                             (opt.strip_punctuation ? " after removing punctuation" : ""));
-        if (e.fault == Fault::too_few_rows)
-            throw UsageError(fmt::format(
-                "{}: {} distinct tokens have ids 0..{}, but the embedding table has {} rows ({})",
-                where, e.distinct, e.distinct - 1, e.rows,
-                opt.embeddings.empty() ? "--vocab-size" : "--embeddings"));
-        throw UsageError(fmt::format("--embeddings: {}: no vector for '{}' (see --unknown)", where,
-                                     fmt::join(e.unknown, "', '")));
+        if (e.fault == Fault::too_few_rows)  // the table's rows: --vocab-size or the file's
+            throw UsageError(fmt::format("{} ({})", e.what(),
+                                         opt.embeddings.empty() ? "--vocab-size" : "--embeddings"));
+        if (e.fault == Fault::unknown_words)
+            throw UsageError(fmt::format("--embeddings: {} (see --unknown)", e.what()));
+        throw UsageError(e.what());
     }
 }
 
