@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <iostream>
 #include <stdexcept>
-#include <tuple>
 
 #include "attn/attention/memory_plan.hpp"
 #include "attn/embedding.hpp"
@@ -161,30 +160,12 @@ Masks sequence_masks(const AttendOptions& opt, const std::vector<Sequence>& seqs
 
 namespace {
 
-GivenWeights given_weights(const Projections& f) {
-    const auto given = [](const std::optional<io::NpyArray>& a) {
-        return a ? std::optional(GivenTensor{a->values, a->shape}) : std::nullopt;
+// The files' tensors, each named by its path in messages.
+GivenWeights given_weights(const AttendOptions& opt, const Projections& f) {
+    const auto given = [](const std::optional<io::NpyArray>& a, const std::string& path) {
+        return a ? std::optional(GivenTensor{a->values, a->shape, path}) : std::nullopt;
     };
-    return {given(f.q), given(f.k), given(f.v), given(f.o)};
-}
-
-// A WeightShapeError worded for its option.
-UsageError shape_error(const AttendOptions& opt, const Projections& f, const LayerShape& w,
-                       WeightShapeError::Weight which) {
-    using Weight = WeightShapeError::Weight;
-    const std::size_t H = w.heads;
-    if (which == Weight::out)
-        return UsageError(fmt::format(
-            "--wo: {} has shape {}; W_o needs {} rows (heads x d_v) and any number of columns",
-            opt.wo, shape_string(f.o->shape), H * w.d_v));
-    const auto [option, path, file, d, dname] =
-        which == Weight::query ? std::tuple("--wq", opt.wq, &f.q, w.d_k, "d_q")
-        : which == Weight::key ? std::tuple("--wk", opt.wk, &f.k, w.d_k, "d_k")
-                               : std::tuple("--wv", opt.wv, &f.v, w.d_v, "d_v");
-    return UsageError(fmt::format(
-        "{}: {} has shape {}; {} head{} with d_in = {} and {} = {} need ({}, {}){}", option, path,
-        shape_string((*file)->shape), H, H > 1 ? "s" : "", w.d_in, dname, d, w.d_in, H * d,
-        H > 1 ? fmt::format(" or ({}, {}, {})", H, w.d_in, d) : std::string()));
+    return {given(f.q, opt.wq), given(f.k, opt.wk), given(f.v, opt.wv), given(f.o, opt.wo)};
 }
 
 // The layer's shape: Q = K = V = X, or an option given, else the files' widths, else --input
@@ -198,7 +179,7 @@ LayerShape layer_shape(const AttendOptions& opt, const Projections& f, std::size
     }
     w.heads = w.kv_heads = static_cast<std::size_t>(opt.heads);
     w.output = opt.out_proj || f.o.has_value();
-    const GivenWeights given = given_weights(f);
+    const GivenWeights given = given_weights(opt, f);
     const GivenWidths files = given_widths(given, w.heads);
     const bool input = !opt.input.empty();
     const auto width = [&](const char* option, std::int64_t value, std::size_t file) {
@@ -217,7 +198,8 @@ LayerShape layer_shape(const AttendOptions& opt, const Projections& f, std::size
         w.d_out = check_given_weights(given, w.heads, d_in, w.d_k, w.d_k, w.d_v)
                       .value_or(w.heads * w.d_v);
     } catch (const WeightShapeError& e) {
-        throw shape_error(opt, f, w, e.weight);
+        constexpr const char* kOption[] = {"--wq", "--wk", "--wv", "--wo"};  // by Weight
+        throw UsageError(fmt::format("{}: {}", kOption[static_cast<int>(e.weight)], e.what()));
     }
     return w;
 }
@@ -245,7 +227,7 @@ AttentionWeights<T> make_parameters(const AttendOptions& opt, const Projections&
         weights +=
             runtime::checked_product({w.heads * w.d_v, w.d_out, 4 + sizeof(T)}, "--heads/--dv");
     runtime::reserve(weights, "the weight matrices W_q, W_k, W_v, W_o");
-    const GivenWeights given = given_weights(f);
+    const GivenWeights given = given_weights(opt, f);
     const WeightDraws draws =
         weight_draws(given, w.heads, w.d_in, w.d_k, w.d_k, w.d_v,
                      w.output ? std::optional(w.d_out) : std::nullopt, opt.bias);
