@@ -1,7 +1,8 @@
-// attn attend's inputs, read and worded for the options: the embedding table or vectors
-// (drawn nn.Embedding, an .npy table, word vectors) and the sentences embedded with them
-// (attn::embed_sentence), or the rows of an .npy file; the masks; the projection files and the
-// widths they imply (attn::check_given_weights) or the draws; the memory of the run they make.
+// attn attend's inputs, read with the option named in any error: the embedding table or
+// vectors (drawn nn.Embedding, an .npy table, word vectors) and the sentences embedded with
+// them (attn::embed_sentence), or the rows of an .npy file; the masks; the projection files
+// and the widths they imply (attn::check_given_weights) or the draws; the memory of the run
+// they make.
 #include "cli/attend.hpp"
 
 #include <fmt/format.h>
