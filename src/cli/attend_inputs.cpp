@@ -259,14 +259,9 @@ io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequ
                         plan.bytes, model::run_summaries_bytes(sizes, layer.heads, value_bytes),
                         "the attention")
                   : plan.bytes;
-    const Sequence& first = seqs.front();
-    const std::string batch = first.batch ? fmt::format("{} x ", first.batch) : "";
-    const std::string input = opt.input.empty() ? "" : "--input: ";
-    runtime::reserve(
-        bytes, tiled ? fmt::format("{}tiled attention over {}{} rows", input, batch, first.n())
-               : !opt.input.empty() ? fmt::format("--input: {}{} x {} x {} attention scores", batch,
-                                                  layer.heads, first.n(), first.n())
-                                    : "the attention scores");
+    runtime::reserve(bytes, !opt.input.empty() ? "--input: " + plan.what
+                            : tiled            ? plan.what
+                                               : "the attention scores");
     // The next block is made on a second thread only where making it is the work (n x n rows
     // computed by the kernel, summaries): a held array's block is a copy, and a thread per
     // block cost 1,024 thread starts at n = 65,536.
