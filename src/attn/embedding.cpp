@@ -1,5 +1,8 @@
 #include "attn/embedding.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -70,21 +73,24 @@ EmbeddingError::EmbeddingError(Fault f, const std::string& what)
 
 Sequence embed_sentence(const std::string& text, const TokenizeOptions& options,
                         const Embeddings& embeddings, UnknownWord unknown, TorchGenerator& gen,
-                        std::uint64_t seed) {
+                        std::uint64_t seed, const std::string& where) {
+    using Fault = EmbeddingError::Fault;
     Sequence s;
     try {
         s = token_sequence(tokenize(text, options));
     } catch (const std::invalid_argument&) {
-        throw EmbeddingError(EmbeddingError::Fault::empty, "embed_sentence: no token remains");
+        throw EmbeddingError(Fault::empty,
+                             where + ": empty sentence: no token remains" +
+                                 (options.strip_punctuation ? " after removing punctuation" : ""));
     }
     if (!embeddings.by_word) {
-        const std::size_t rows = embeddings.table.shape(0);
-        if (s.vocab.size() > rows) {
-            EmbeddingError e(EmbeddingError::Fault::too_few_rows,
-                             "embed_sentence: more distinct tokens than the table's rows");
-            e.distinct = s.vocab.size(), e.rows = rows;
-            throw e;
-        }
+        const std::size_t rows = embeddings.table.shape(0), distinct = s.vocab.size();
+        if (distinct > rows)
+            throw EmbeddingError(
+                Fault::too_few_rows,
+                fmt::format("{}: {} distinct tokens have ids 0..{}, but the embedding table has "
+                            "{} rows",
+                            where, distinct, distinct - 1, rows));
         s.x.push_back(embed_rows(embeddings.table, s.ids));  // (n, D)
         return s;
     }
@@ -94,8 +100,8 @@ Sequence embed_sentence(const std::string& text, const TokenizeOptions& options,
         s.vocab, [&v](const std::string& w) { return v.find(w); }, v.values, v.dim,
         unknown == UnknownWord::random, gen, seed, missing);  // (|vocab|, D)
     if (!missing.empty() && unknown == UnknownWord::error) {
-        EmbeddingError e(EmbeddingError::Fault::unknown_words,
-                         "embed_sentence: a word without a vector");
+        EmbeddingError e(Fault::unknown_words,
+                         fmt::format("{}: no vector for '{}'", where, fmt::join(missing, "', '")));
         e.unknown = std::move(missing);
         throw e;
     }

@@ -80,21 +80,25 @@ struct Embeddings {
 };
 
 /// Why a sentence has no rows: no token remains (empty), more distinct tokens than the
-/// table's rows (too_few_rows), or words without a vector under UnknownWord::error.
+/// table's rows (too_few_rows), or words without a vector under UnknownWord::error. what()
+/// is the whole sentence, beginning with embed_sentence's `where`:
+///   the sentence: empty sentence: no token remains[ after removing punctuation]
+///   the sentence: 7 distinct tokens have ids 0..6, but the embedding table has 3 rows
+///   the sentence: no vector for 'dessert', 'eat'
 struct EmbeddingError : std::invalid_argument {
     enum class Fault { empty, too_few_rows, unknown_words };
     EmbeddingError(Fault fault, const std::string& what);
     Fault fault;
-    std::size_t distinct = 0, rows = 0;  // too_few_rows: |vocab| and the table's rows
-    std::vector<std::string> unknown;    // unknown_words: in vocabulary order
+    std::vector<std::string> unknown;  // unknown_words: in vocabulary order
 };
 
 /// One sentence as a Sequence: tokenize(text, options) -> token_sequence -> X (n, D), by id
 /// (embed_rows) or by word (word_table with `unknown`, its random rows drawn after
-/// torch.manual_seed(seed)). EmbeddingError as above.
+/// torch.manual_seed(seed)). EmbeddingError as above, `where` naming the sentence ("the
+/// sentence", "standard input line 3").
 Sequence embed_sentence(const std::string& text, const TokenizeOptions& options,
                         const Embeddings& embeddings, UnknownWord unknown, TorchGenerator& gen,
-                        std::uint64_t seed);
+                        std::uint64_t seed, const std::string& where = "the sentence");
 
 /// The shapes of the attention weights and which of them to draw.
 struct WeightDraws {

@@ -26,6 +26,7 @@
 #include "cli/common_options.hpp"
 #include "cli/completion.hpp"
 #include "cli/enum_option.hpp"
+#include "cli/errors.hpp"
 #include "cli/exit_code.hpp"
 #include "io/dtype.hpp"
 #include "io/matrix_stream.hpp"
@@ -57,28 +58,12 @@ Permute parse_permute(const std::string& text) {
     return {false, parse_indices(text, "an index; give reverse or a permutation of 0..n-1")};
 }
 
-// --permute for a sequence of n rows, a permutation of 0..n-1 (attn::check_permutation):
-// UsageError naming --permute and `where` for an index out of range, a repeat or a wrong length.
+// --permute for a sequence of n rows, a permutation of 0..n-1 (attn::check_permutation, its
+// message naming `where`).
 std::vector<std::size_t> permutation_for(const Permute& permute, std::size_t n,
                                          const std::string& where) {
     if (permute.reverse) return reverse_permutation(n);
-    try {
-        check_permutation(permute.indices, n);
-    } catch (const PermutationError& e) {
-        using Fault = PermutationError::Fault;
-        if (e.fault == Fault::out_of_range)
-            throw UsageError(
-                fmt::format("--permute: index {} is out of range for {} ({} rows: 0..{})", e.value,
-                            where, n, n - 1));
-        if (e.fault == Fault::repeated)
-            throw UsageError(
-                fmt::format("--permute: index {} is repeated; a permutation of 0..{} names each "
-                            "index once",
-                            e.value, n - 1));
-        throw UsageError(
-            fmt::format("--permute: {} indices for {} ({} rows); give a permutation of 0..{}",
-                        e.value, where, n, n - 1));
-    }
+    naming_option("--permute", [&] { check_permutation(permute.indices, n, where); });
     return permute.indices;
 }
 

@@ -1,10 +1,9 @@
-// attn attend: what its files share. attend.cpp declares the options (--permute parsed and
-// checked there, attn::PermutationError worded) and wires a run (options -> inputs ->
-// attn::forward per sequence -> the --show table -> the writer); attend_inputs.cpp reads the
-// sequences and the --wq ... files, draws W and reserves the run's memory, wording the
-// library's typed errors (EmbeddingError, WeightShapeError) for the options; attend_arrays.cpp
-// is the --show table over the layer's results. The scheme's options are cli/position_options'
-// AttentionPositions.
+// attn attend: what its files share. attend.cpp declares the options (--permute parsed there,
+// checked by attn::check_permutation) and wires a run (options -> inputs -> attn::forward per
+// sequence -> the --show table -> the writer); attend_inputs.cpp reads the sequences and the
+// --wq ... files, draws W and reserves the run's memory, the option named in the library's
+// messages (EmbeddingError, WeightShapeError); attend_arrays.cpp is the --show table over the
+// layer's results. The scheme's options are cli/position_options' AttentionPositions.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -185,10 +185,7 @@ io::MatrixStream attention_stream(const SentenceArrays<T>& a, bool weights) {
 template <class T>
 io::MatrixStream scaled_stream(const SentenceArrays<T>& a, bool masked) {
     const std::string scale = a.run.scale ? "omega" : "omega / sqrt(d_k)";
-    const positions::Scheme scheme = a.run.scheme.scheme();
-    const std::string bias = scheme == positions::Scheme::alibi || scheme == positions::Scheme::t5
-                                 ? " + " + a.run.scheme.description()
-                                 : "";
+    const std::string bias = a.run.scheme.biases() ? " + " + a.run.scheme.description() : "";
     return square_stack(
         a, masked ? "masked_scores" : "scaled_scores",
         masked ? "masked scores (" + scale + bias + ", masked entries " +
@@ -204,7 +201,7 @@ template <class T>
 io::MatrixStream positions_stream(const SentenceArrays<T>& a) {
     const positions::PositionScheme<T>& scheme = a.run.scheme;
     const std::vector<std::size_t> shape = scheme.positions_shape();
-    const bool bias = shape.size() == 3;
+    const bool bias = scheme.biases();  // (n_heads, n, n)
     const std::size_t n = a.s.n(), cols = shape.back();
     io::MatrixStream e = io::matrix_stack(
         "positions", scheme.description(), 0, bias ? head_axis(a) : 0, io::every_row(n),

@@ -1,11 +1,11 @@
-// attn attend's inputs, read and worded for the options: the embedding table or vectors
-// (drawn nn.Embedding, an .npy table, word vectors) and the sentences embedded with them
-// (attn::embed_sentence), or the rows of an .npy file; the masks; the projection files and the
-// widths they imply (attn::check_given_weights) or the draws; the memory of the run they make.
+// attn attend's inputs, read with the option named in any error: the embedding table or
+// vectors (drawn nn.Embedding, an .npy table, word vectors) and the sentences embedded with
+// them (attn::embed_sentence), or the rows of an .npy file; the masks; the projection files
+// and the widths they imply (attn::check_given_weights) or the draws; the memory of the run
+// they make.
 #include "cli/attend.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <unistd.h>
 #include <algorithm>
@@ -13,7 +13,6 @@
 #include <cstdint>
 #include <iostream>
 #include <stdexcept>
-#include <tuple>
 
 #include "attn/attention/memory_plan.hpp"
 #include "attn/embedding.hpp"
@@ -69,25 +68,21 @@ Embeddings load_embeddings(const AttendOptions& opt, TorchGenerator& gen) {
     return e;
 }
 
-// attn::embed_sentence with its faults worded for the options; `where` names the sentence
-// ("the sentence", "standard input line 3").
+// attn::embed_sentence, its message given the option it concerns; `where` names the
+// sentence ("the sentence", "standard input line 3").
 Sequence embed_sentence(const std::string& text, const std::string& where, const AttendOptions& opt,
                         const Embeddings& embeddings, TorchGenerator& gen) {
     try {
         return attn::embed_sentence(text, {opt.lowercase, opt.strip_punctuation}, embeddings,
-                                    opt.unknown, gen, opt.seed);
+                                    opt.unknown, gen, opt.seed, where);
     } catch (const EmbeddingError& e) {
         using Fault = EmbeddingError::Fault;
-        if (e.fault == Fault::empty)
-            throw UsageError(where + ": empty sentence: no token remains" +
-                             (opt.strip_punctuation ? " after removing punctuation" : ""));
-        if (e.fault == Fault::too_few_rows)
-            throw UsageError(fmt::format(
-                "{}: {} distinct tokens have ids 0..{}, but the embedding table has {} rows ({})",
-                where, e.distinct, e.distinct - 1, e.rows,
-                opt.embeddings.empty() ? "--vocab-size" : "--embeddings"));
-        throw UsageError(fmt::format("--embeddings: {}: no vector for '{}' (see --unknown)", where,
-                                     fmt::join(e.unknown, "', '")));
+        if (e.fault == Fault::too_few_rows)  // the table's rows: --vocab-size or the file's
+            throw UsageError(fmt::format("{} ({})", e.what(),
+                                         opt.embeddings.empty() ? "--vocab-size" : "--embeddings"));
+        if (e.fault == Fault::unknown_words)
+            throw UsageError(fmt::format("--embeddings: {} (see --unknown)", e.what()));
+        throw UsageError(e.what());
     }
 }
 
@@ -166,30 +161,12 @@ Masks sequence_masks(const AttendOptions& opt, const std::vector<Sequence>& seqs
 
 namespace {
 
-GivenWeights given_weights(const Projections& f) {
-    const auto given = [](const std::optional<io::NpyArray>& a) {
-        return a ? std::optional(GivenTensor{a->values, a->shape}) : std::nullopt;
+// The files' tensors, each named by its path in messages.
+GivenWeights given_weights(const AttendOptions& opt, const Projections& f) {
+    const auto given = [](const std::optional<io::NpyArray>& a, const std::string& path) {
+        return a ? std::optional(GivenTensor{a->values, a->shape, path}) : std::nullopt;
     };
-    return {given(f.q), given(f.k), given(f.v), given(f.o)};
-}
-
-// A WeightShapeError worded for its option.
-UsageError shape_error(const AttendOptions& opt, const Projections& f, const LayerShape& w,
-                       WeightShapeError::Weight which) {
-    using Weight = WeightShapeError::Weight;
-    const std::size_t H = w.heads;
-    if (which == Weight::out)
-        return UsageError(fmt::format(
-            "--wo: {} has shape {}; W_o needs {} rows (heads x d_v) and any number of columns",
-            opt.wo, shape_string(f.o->shape), H * w.d_v));
-    const auto [option, path, file, d, dname] =
-        which == Weight::query ? std::tuple("--wq", opt.wq, &f.q, w.d_k, "d_q")
-        : which == Weight::key ? std::tuple("--wk", opt.wk, &f.k, w.d_k, "d_k")
-                               : std::tuple("--wv", opt.wv, &f.v, w.d_v, "d_v");
-    return UsageError(fmt::format(
-        "{}: {} has shape {}; {} head{} with d_in = {} and {} = {} need ({}, {}){}", option, path,
-        shape_string((*file)->shape), H, H > 1 ? "s" : "", w.d_in, dname, d, w.d_in, H * d,
-        H > 1 ? fmt::format(" or ({}, {}, {})", H, w.d_in, d) : std::string()));
+    return {given(f.q, opt.wq), given(f.k, opt.wk), given(f.v, opt.wv), given(f.o, opt.wo)};
 }
 
 // The layer's shape: Q = K = V = X, or an option given, else the files' widths, else --input
@@ -203,7 +180,7 @@ LayerShape layer_shape(const AttendOptions& opt, const Projections& f, std::size
     }
     w.heads = w.kv_heads = static_cast<std::size_t>(opt.heads);
     w.output = opt.out_proj || f.o.has_value();
-    const GivenWeights given = given_weights(f);
+    const GivenWeights given = given_weights(opt, f);
     const GivenWidths files = given_widths(given, w.heads);
     const bool input = !opt.input.empty();
     const auto width = [&](const char* option, std::int64_t value, std::size_t file) {
@@ -222,7 +199,8 @@ LayerShape layer_shape(const AttendOptions& opt, const Projections& f, std::size
         w.d_out = check_given_weights(given, w.heads, d_in, w.d_k, w.d_k, w.d_v)
                       .value_or(w.heads * w.d_v);
     } catch (const WeightShapeError& e) {
-        throw shape_error(opt, f, w, e.weight);
+        constexpr const char* kOption[] = {"--wq", "--wk", "--wv", "--wo"};  // by Weight
+        throw UsageError(fmt::format("{}: {}", kOption[static_cast<int>(e.weight)], e.what()));
     }
     return w;
 }
@@ -250,7 +228,7 @@ AttentionWeights<T> make_parameters(const AttendOptions& opt, const Projections&
         weights +=
             runtime::checked_product({w.heads * w.d_v, w.d_out, 4 + sizeof(T)}, "--heads/--dv");
     runtime::reserve(weights, "the weight matrices W_q, W_k, W_v, W_o");
-    const GivenWeights given = given_weights(f);
+    const GivenWeights given = given_weights(opt, f);
     const WeightDraws draws =
         weight_draws(given, w.heads, w.d_in, w.d_k, w.d_k, w.d_v,
                      w.output ? std::optional(w.d_out) : std::nullopt, opt.bias);
@@ -281,14 +259,9 @@ io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequ
                         plan.bytes, model::run_summaries_bytes(sizes, layer.heads, value_bytes),
                         "the attention")
                   : plan.bytes;
-    const Sequence& first = seqs.front();
-    const std::string batch = first.batch ? fmt::format("{} x ", first.batch) : "";
-    const std::string input = opt.input.empty() ? "" : "--input: ";
-    runtime::reserve(
-        bytes, tiled ? fmt::format("{}tiled attention over {}{} rows", input, batch, first.n())
-               : !opt.input.empty() ? fmt::format("--input: {}{} x {} x {} attention scores", batch,
-                                                  layer.heads, first.n(), first.n())
-                                    : "the attention scores");
+    runtime::reserve(bytes, !opt.input.empty() ? "--input: " + plan.what
+                            : tiled            ? plan.what
+                                               : "the attention scores");
     // The next block is made on a second thread only where making it is the work (n x n rows
     // computed by the kernel, summaries): a held array's block is a copy, and a thread per
     // block cost 1,024 thread starts at n = 65,536.

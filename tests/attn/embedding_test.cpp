@@ -217,17 +217,25 @@ TEST_CASE("embed_sentence: a table by id, row id of the sentence's sorted vocabu
         FAIL("4 distinct tokens in a table of 3 rows");
     } catch (const attn::EmbeddingError& err) {
         CHECK(err.fault == attn::EmbeddingError::Fault::too_few_rows);
-        CHECK(err.distinct == 4);
-        CHECK(err.rows == 3);
+        CHECK(std::string(err.what()) ==
+              "the sentence: 4 distinct tokens have ids 0..3, but the embedding table has 3 rows");
     }
     try {
-        attn::embed_sentence(" , ", {}, e, attn::UnknownWord::error, gen, 0);
+        attn::embed_sentence(" , ", {}, e, attn::UnknownWord::error, gen, 0, "sentence 2");
         FAIL("no token");
     } catch (const attn::EmbeddingError& err) {
         CHECK(err.fault == attn::EmbeddingError::Fault::empty);
+        CHECK(std::string(err.what()) == "sentence 2: empty sentence: no token remains");
     }
     attn::TokenizeOptions lower;
     lower.lowercase = lower.strip_punctuation = true;
+    try {
+        attn::embed_sentence("!?", lower, e, attn::UnknownWord::error, gen, 0);
+        FAIL("no token after removing punctuation");
+    } catch (const attn::EmbeddingError& err) {
+        CHECK(std::string(err.what()) ==
+              "the sentence: empty sentence: no token remains after removing punctuation");
+    }
     CHECK(attn::embed_sentence("A! a", lower, e, attn::UnknownWord::error, gen, 0).tokens ==
           std::vector<std::string>{"a", "a"});
 }
@@ -243,6 +251,7 @@ TEST_CASE("embed_sentence: word vectors; unknown words as error, zero or torch.r
     } catch (const attn::EmbeddingError& err) {
         CHECK(err.fault == attn::EmbeddingError::Fault::unknown_words);
         CHECK(err.unknown == std::vector<std::string>{"dessert", "eat"});  // vocabulary order
+        CHECK(std::string(err.what()) == "the sentence: no vector for 'dessert', 'eat'");
     }
     CHECK(rows(attn::embed_sentence("Life is eat dessert", {}, e, attn::UnknownWord::zero, gen,
                                     123)) == std::vector<double>{1, 0, 0, 1, 0, 0, 0, 0});

@@ -1,5 +1,7 @@
 #include "attn/attention/memory_plan.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -74,6 +76,14 @@ RunPlan run_plan(const LayerShape& widths, const std::vector<SequenceShape>& seq
     for (const SequenceShape& s : sequences) widest = std::max(widest, s.n);
     if (options.path == AttentionPath::tiled)
         plan.block_rows = std::clamp<std::size_t>((std::size_t{1} << 22) / widest, 1, 256);
+    if (!sequences.empty()) {
+        const SequenceShape& first = sequences.front();
+        const std::string batch = first.batch ? fmt::format("{} x ", first.batch) : "";
+        plan.what = options.path == AttentionPath::tiled
+                        ? fmt::format("tiled attention over {}{} rows", batch, first.n)
+                        : fmt::format("{}{} x {} x {} attention scores", batch, widths.heads,
+                                      first.n, first.n);
+    }
     for (const SequenceShape& s : sequences) {
         LayerShape shape = widths;
         shape.n = s.n;

@@ -61,6 +61,9 @@ struct SequenceShape {
 struct RunPlan {
     std::uint64_t bytes = 0;
     std::size_t block_rows = 256;  // tiled: at most 2^22 values and 256 rows a block
+    /// What a refusal names, after the first sequence: "tiled attention over [b x ]n rows",
+    /// else "[b x ]H x n x n attention scores"; "" without sequences.
+    std::string what;
 };
 RunPlan run_plan(const LayerShape& widths, const std::vector<SequenceShape>& sequences,
                  const LayerOptions& options, std::size_t element, std::uint64_t held_per_row,

@@ -1,5 +1,7 @@
 #include "attn/attention/permutation.hpp"
 
+#include <fmt/format.h>
+
 #include <stdexcept>
 #include <string>
 
@@ -14,16 +16,26 @@ std::vector<std::size_t> reverse_permutation(std::size_t n) {
 PermutationError::PermutationError(Fault f, std::size_t v, const std::string& what)
     : std::invalid_argument(what), fault(f), value(v) {}
 
-void check_permutation(std::span<const std::size_t> p, std::size_t n) {
+void check_permutation(std::span<const std::size_t> p, std::size_t n, const std::string& where) {
     using Fault = PermutationError::Fault;
+    const std::string range = n ? fmt::format("0..{}", n - 1) : "no index";
     std::vector<bool> seen(n, false);
     for (const std::size_t v : p) {
-        if (v >= n) throw PermutationError(Fault::out_of_range, v, "permutation: an index >= n");
-        if (seen[v]) throw PermutationError(Fault::repeated, v, "permutation: an index repeated");
+        if (v >= n)
+            throw PermutationError(
+                Fault::out_of_range, v,
+                fmt::format("index {} is out of range for {} ({} rows: {})", v, where, n, range));
+        if (seen[v])
+            throw PermutationError(
+                Fault::repeated, v,
+                fmt::format("index {} is repeated; a permutation of {} names each index once", v,
+                            range));
         seen[v] = true;
     }
     if (p.size() != n)
-        throw PermutationError(Fault::length, p.size(), "permutation: not n indices");
+        throw PermutationError(Fault::length, p.size(),
+                               fmt::format("{} indices for {} ({} rows); give a permutation of {}",
+                                           p.size(), where, n, range));
 }
 
 template <class T>

@@ -26,6 +26,10 @@ std::vector<std::size_t> reverse_permutation(std::size_t n);
 
 /// Why indices are not a permutation of 0..n-1: the first index, in order, that is >= n
 /// (out_of_range) or seen before (repeated), else their count differs from n (length).
+/// what() is the whole sentence, naming the rows as check_permutation's `where`:
+///   index 7 is out of range for the sentence (3 rows: 0..2)
+///   index 1 is repeated; a permutation of 0..2 names each index once
+///   2 indices for the sentence (3 rows); give a permutation of 0..2
 struct PermutationError : std::invalid_argument {
     enum class Fault { out_of_range, repeated, length };
     PermutationError(Fault fault, std::size_t value, const std::string& what);
@@ -33,8 +37,10 @@ struct PermutationError : std::invalid_argument {
     std::size_t value;  // out_of_range, repeated: the index; length: how many were given
 };
 
-/// Checks that p is a permutation of 0..n-1; PermutationError otherwise.
-void check_permutation(std::span<const std::size_t> p, std::size_t n);
+/// Checks that p is a permutation of 0..n-1; PermutationError otherwise, `where` naming the
+/// n rows ("the input", "sentence 2").
+void check_permutation(std::span<const std::size_t> p, std::size_t n,
+                       const std::string& where = "the rows");
 
 /// x[p], (n, d) -> (n, d): row i is row p[i] of x. p must have x's n entries, each < n
 /// (std::invalid_argument otherwise).

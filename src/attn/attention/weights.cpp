@@ -1,5 +1,8 @@
 #include "attn/attention/weights.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <stdexcept>
 #include <string>
 
@@ -33,25 +36,47 @@ WeightDraws weight_draws(const GivenWeights& given, std::size_t heads, std::size
     return draws;
 }
 
+namespace {
+
+// A shape as messages write it: (2, 3), (4,).
+std::string shape_text(const std::vector<std::size_t>& shape) {
+    return fmt::format("({}{})", fmt::join(shape, ", "), shape.size() == 1 ? "," : "");
+}
+
+}  // namespace
+
 std::optional<std::size_t> check_given_weights(const GivenWeights& given, std::size_t heads,
                                                std::size_t d_in, std::size_t d_q, std::size_t d_k,
                                                std::size_t d_v) {
     using Weight = WeightShapeError::Weight;
+    const auto name = [](const GivenTensor& t, const char* matrix) {
+        return t.name.empty() ? std::string(matrix) : t.name;
+    };
     // (d_in, H d) or (H, d_in, d)
-    const auto check = [&](const std::optional<GivenTensor>& t, std::size_t d, Weight w) {
+    const auto check = [&](const std::optional<GivenTensor>& t, std::size_t d, Weight w,
+                           const char* matrix, const char* width) {
         if (!t) return;
         const auto& sh = t->shape;
-        if (!(sh.size() == 2 && sh[0] == d_in && sh[1] == heads * d) &&
-            !(sh.size() == 3 && sh[0] == heads && sh[1] == d_in && sh[2] == d))
-            throw WeightShapeError(w, "given weights: a projection of another shape");
+        if ((sh.size() == 2 && sh[0] == d_in && sh[1] == heads * d) ||
+            (sh.size() == 3 && sh[0] == heads && sh[1] == d_in && sh[2] == d))
+            return;
+        throw WeightShapeError(
+            w, fmt::format("{} has shape {}; {} head{} with d_in = {} and {} = {} need ({}, {}){}",
+                           name(*t, matrix), shape_text(sh), heads, heads > 1 ? "s" : "", d_in,
+                           width, d, d_in, heads * d,
+                           heads > 1 ? fmt::format(" or ({}, {}, {})", heads, d_in, d) : ""));
     };
-    check(given.query, d_q, Weight::query);
-    check(given.key, d_k, Weight::key);
-    check(given.value, d_v, Weight::value);
+    check(given.query, d_q, Weight::query, "W_q", "d_q");
+    check(given.key, d_k, Weight::key, "W_k", "d_k");
+    check(given.value, d_v, Weight::value, "W_v", "d_v");
     if (!given.out) return std::nullopt;
     const auto& sh = given.out->shape;  // (H d_v, d_out)
     if (sh.size() != 2 || sh[0] != heads * d_v || sh[1] == 0)
-        throw WeightShapeError(Weight::out, "given weights: W_o of another shape");
+        throw WeightShapeError(
+            Weight::out,
+            fmt::format(
+                "{} has shape {}; W_o needs {} rows (heads x d_v) and any number of columns",
+                name(*given.out, "W_o"), shape_text(sh), heads * d_v));
     return sh[1];
 }
 

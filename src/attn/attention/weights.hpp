@@ -24,10 +24,12 @@
 
 namespace attn {
 
-/// A given tensor: row-major values and shape (the caller's memory).
+/// A given tensor: row-major values and shape (the caller's memory), and its name in
+/// messages (a file's; empty: W_q, W_k, W_v or W_o).
 struct GivenTensor {
     std::span<const double> values;
     std::vector<std::size_t> shape;
+    std::string name = {};
 };
 
 /// Given projections, nullopt where drawn: q, k, v of H heads, o whole.
@@ -47,7 +49,10 @@ struct GivenWidths {
 GivenWidths given_widths(const GivenWeights& given, std::size_t heads);
 
 /// A given tensor that does not fit the layer: W_q, W_k or W_v neither (d_in, H d) nor
-/// (H, d_in, d) for its width d, or W_o not (H d_v, d_out) with d_out >= 1.
+/// (H, d_in, d) for its width d, or W_o not (H d_v, d_out) with d_out >= 1. what() is the
+/// whole sentence, beginning with the tensor's name:
+///   wq.npy has shape (4, 2); 2 heads with d_in = 3 and d_q = 2 need (3, 4) or (2, 3, 2)
+///   wo.npy has shape (7, 5); W_o needs 4 rows (heads x d_v) and any number of columns
 struct WeightShapeError : std::invalid_argument {
     enum class Weight { query, key, value, out };
     WeightShapeError(Weight weight, const std::string& what);

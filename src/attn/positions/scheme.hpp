@@ -72,6 +72,8 @@ class PositionScheme {
     /// Head h's additive bias of the scaled scores (alibi's slope or a tile callback adding the
     /// BLOOM or T5 bias); empty for the other schemes. Valid while *this lives.
     AttentionBias<T> bias(std::size_t head) const;
+    /// Whether bias() adds to the scaled scores: alibi and t5.
+    bool biases() const { return scheme_ == Scheme::alibi || scheme_ == Scheme::t5; }
 
     /// What the scheme contributes, `--show positions`: sinusoidal P (n, hidden_size), rope's
     /// angles (n, d/2), alibi's or t5's bias (n_heads, n, n); {} for none.

@@ -4,6 +4,7 @@
 #include "attn/attention/memory_plan.hpp"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -39,6 +40,17 @@ TEST_CASE("run_plan: every batch element's layer, the held rows and the streamed
     CHECK(p.bytes == want);
     // the direct path holds 2 x n x n x (3 x 4 + 4 + 1) bytes of matrices per layer
     CHECK(layer(10, w, o, 0) - layer(9, w, o, 0) >= 2 * (100 - 81) * 17);
+}
+
+TEST_CASE("run_plan: a refusal names the first sequence's n x n scores, or its tiled rows") {
+    const attn::LayerShape w = widths();  // 2 heads
+    attn::LayerOptions o;
+    CHECK(attn::run_plan(w, {{6, 0}, {10, 3}}, o, 4, 100, 10).what == "2 x 6 x 6 attention scores");
+    CHECK(attn::run_plan(w, {{10, 3}}, o, 4, 100, 10).what == "3 x 2 x 10 x 10 attention scores");
+    o.path = attn::AttentionPath::tiled;
+    CHECK(attn::run_plan(w, {{6, 0}}, o, 4, 100, 10).what == "tiled attention over 6 rows");
+    CHECK(attn::run_plan(w, {{10, 3}}, o, 4, 100, 10).what == "tiled attention over 3 x 10 rows");
+    CHECK(attn::run_plan(w, {}, o, 4, 100, 10).what.empty());
 }
 
 TEST_CASE("sequence_run_plan: X held three ways, rows streamed n or narrow wide") {

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -101,4 +102,20 @@ TEST_CASE("check_permutation: the first fault in order, then the length") {
     CHECK(fault({1, 0}, 3) == std::pair(Fault::length, std::size_t{2}));
     CHECK(fault({0, 1, 2, 0}, 3) == std::pair(Fault::repeated, std::size_t{0}));
     CHECK(attn::reverse_permutation(3) == std::vector<std::size_t>{2, 1, 0});
+}
+
+TEST_CASE("check_permutation: the message names the rows and the indices a permutation has") {
+    const auto message = [](std::vector<std::size_t> p, std::size_t n) {
+        try {
+            attn::check_permutation(p, n, "sentence 2");
+        } catch (const attn::PermutationError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    CHECK(message({0, 1, 7}, 3) == "index 7 is out of range for sentence 2 (3 rows: 0..2)");
+    CHECK(message({1, 1}, 3) == "index 1 is repeated; a permutation of 0..2 names each index once");
+    CHECK(message({1, 0}, 3) == "2 indices for sentence 2 (3 rows); give a permutation of 0..2");
+    CHECK(message({1}, 1) == "index 1 is out of range for sentence 2 (1 rows: 0..0)");
+    CHECK(message({0}, 0) == "index 0 is out of range for sentence 2 (0 rows: no index)");
 }

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -146,6 +147,36 @@ TEST_CASE("given weights: the widths they imply and the shapes they must have") 
     CHECK(fault(g, 2, 2, 4) == Weight::out);
     g.out = t({8});
     CHECK(fault(g, 2, 2, 4) == Weight::out);
+}
+
+TEST_CASE("given weights: the message names the tensor, its shape and the shapes it may have") {
+    const std::vector<double> values = iota(64);
+    const auto message = [](const attn::GivenWeights& g, std::size_t heads, std::size_t d_q,
+                            std::size_t d_v) {
+        try {
+            attn::check_given_weights(g, heads, 3, d_q, d_q, d_v);
+        } catch (const attn::WeightShapeError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    attn::GivenWeights g;
+    g.query = attn::GivenTensor{values, {4, 2}, "wq.npy"};
+    CHECK(message(g, 1, 2, 2) ==
+          "wq.npy has shape (4, 2); 1 head with d_in = 3 and d_q = 2 need "
+          "(3, 2)");
+    CHECK(message(g, 2, 2, 2) ==
+          "wq.npy has shape (4, 2); 2 heads with d_in = 3 and d_q = 2 "
+          "need (3, 4) or (2, 3, 2)");
+    g.query.reset();
+    g.value = attn::GivenTensor{values, {2, 3, 2}};  // no name: the matrix's
+    CHECK(message(g, 3, 2, 4) ==
+          "W_v has shape (2, 3, 2); 3 heads with d_in = 3 and d_v = 4 "
+          "need (3, 12) or (3, 3, 4)");
+    g.value.reset();
+    g.out = attn::GivenTensor{values, {8}, "wo.npy"};
+    CHECK(message(g, 2, 2, 4) ==
+          "wo.npy has shape (8,); W_o needs 8 rows (heads x d_v) and any number of columns");
 }
 
 TEST_CASE("weight_draws: the widths of the layer, and what is not given drawn") {

@@ -36,6 +36,7 @@ TEST_CASE("PositionScheme: sinusoidal adds P at positions start..") {
     CHECK(s.positions_shape() == std::vector<std::size_t>{4, 6});
     CHECK(s.description() == "sinusoidal P (base 10000, interleaved)");
     CHECK_FALSE(s.rotates());
+    CHECK_FALSE(s.biases());
 }
 
 TEST_CASE("PositionScheme: rope rotates rows as positions start + row0 + r") {
@@ -67,6 +68,7 @@ TEST_CASE("PositionScheme: alibi as Press et al. and as BLOOM, t5 by bucket") {
     c.n_heads = 4;
     const Scheme_ press(c, 5);
     CHECK(press.bias(1).alibi_slope == attn::positions::alibi_slopes(4)[1]);
+    CHECK(press.biases());
     std::vector<double> rows(5 * 5), want(5 * 5);
     press.positions_rows(5, 5, rows.data());  // head 1
     attn::positions::AlibiBias(4, 5).fill(5, 5, want.data());
@@ -84,6 +86,7 @@ TEST_CASE("PositionScheme: alibi as Press et al. and as BLOOM, t5 by bucket") {
     t.t5_table = xt::xtensor<double, 2>::from_shape({8, 2});
     for (std::size_t b = 0; b < 8; ++b) t.t5_table(b, 0) = 10.0 * b, t.t5_table(b, 1) = -1.0 * b;
     const Scheme_ t5(t, 6);
+    CHECK(t5.biases());
     std::vector<double> bias(6 * 6);
     t5.positions_rows(6, 6, bias.data());  // head 1
     for (std::size_t i = 0; i < 6; ++i)
