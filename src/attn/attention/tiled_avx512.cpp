@@ -79,7 +79,7 @@ struct D512 {
 }  // namespace
 
 const Kernels<float>* avx512_float() {
-    return Kernel<F512>::table("avx512", 384, 64);
+    return Kernel<F512>::table("avx512", 384, 128);
 }
 const Kernels<double>* avx512_double() {
     return Kernel<D512>::table("avx512", 384, 128);
