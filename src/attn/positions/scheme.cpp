@@ -7,6 +7,7 @@
 
 #include "attn/positions/alibi.hpp"
 #include "attn/positions/sinusoidal.hpp"
+#include "runtime/parallel.hpp"
 
 namespace attn::positions {
 
@@ -106,18 +107,22 @@ void PositionScheme<T>::rotate(T* m, std::size_t row0, std::size_t rows, std::si
     if (scheme_ != Scheme::rope) return;
     const Rope& rope = *data_->rope;
     const std::size_t d = rope.dim(), block = rope.block_rows();
-    std::vector<double> buf(std::min(rows, block) * d);
-    for (std::size_t i0 = 0; i0 < rows; i0 += block) {
-        const std::size_t count = std::min(block, rows - i0);
-        for (std::size_t r = 0; r < count; ++r)
-            for (std::size_t c = 0; c < d; ++c)
-                buf[r * d + c] = static_cast<double>(m[(i0 + r) * stride + c]);
-        const auto first = data_->config.start + static_cast<std::int64_t>(row0 + i0);
-        rope.rotate(first, count, data_->config.layout, buf.data(), buf.data());
-        for (std::size_t r = 0; r < count; ++r)
-            for (std::size_t c = 0; c < d; ++c)
-                m[(i0 + r) * stride + c] = static_cast<T>(buf[r * d + c]);
-    }
+    // Blocks of block rows from row 0, as one thread would take them, spread over the threads
+    // (the same bits: a block's angles depend only on its first row).
+    parallel_for((rows + block - 1) / block, 1, [&](std::size_t b0, std::size_t b1) {
+        std::vector<double> buf(std::min(rows, block) * d);
+        for (std::size_t i0 = b0 * block; i0 < std::min(rows, b1 * block); i0 += block) {
+            const std::size_t count = std::min(block, rows - i0);
+            for (std::size_t r = 0; r < count; ++r)
+                for (std::size_t c = 0; c < d; ++c)
+                    buf[r * d + c] = static_cast<double>(m[(i0 + r) * stride + c]);
+            const auto first = data_->config.start + static_cast<std::int64_t>(row0 + i0);
+            rope.rotate(first, count, data_->config.layout, buf.data(), buf.data());
+            for (std::size_t r = 0; r < count; ++r)
+                for (std::size_t c = 0; c < d; ++c)
+                    m[(i0 + r) * stride + c] = static_cast<T>(buf[r * d + c]);
+        }
+    });
 }
 
 template <class T>
