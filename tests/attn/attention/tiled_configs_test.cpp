@@ -57,13 +57,19 @@ attn::positions::PositionScheme<float> scheme(Scheme s, std::size_t n, std::size
     return {c, n};
 }
 
+// The kernels this CPU can run, among portable, avx2 and avx512 (selecting one to find out).
+std::vector<std::string> available_kernels() {
+    std::vector<std::string> kernels;
+    for (const char* name : {"portable", "avx2", "avx512"})
+        if (attn::select_tiled_kernel(name)) kernels.push_back(name);
+    return kernels;
+}
+
 }  // namespace
 
 TEST_CASE("tiled attention agrees with the direct path in every benchmarked configuration") {
     const std::size_t n = 300;
-    std::vector<std::string> kernels;
-    for (const char* name : {"portable", "avx2", "avx512"})
-        if (attn::select_tiled_kernel(name)) kernels.push_back(name);
+    const std::vector<std::string> kernels = available_kernels();
     for (std::size_t d : {64, 128})
         for (auto [heads, kv_heads] : {std::pair<std::size_t, std::size_t>{1, 1}, {32, 8}})
             for (bool causal : {false, true}) {
@@ -154,9 +160,7 @@ TEST_CASE("tiled_attention_group by row blocks of whole tiles: the same bits as 
 
 TEST_CASE("tiled attention with ALiBi and T5 biases agrees with the direct path as benchmarked") {
     const std::size_t n = 300;
-    std::vector<std::string> kernels;
-    for (const char* name : {"portable", "avx2", "avx512"})
-        if (attn::select_tiled_kernel(name)) kernels.push_back(name);
+    const std::vector<std::string> kernels = available_kernels();
     for (std::size_t d : {64, 128})
         for (Scheme s : {Scheme::alibi, Scheme::t5})
             for (bool causal : {false, true}) {
