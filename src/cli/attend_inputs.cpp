@@ -24,6 +24,7 @@
 #include "io/output_spec.hpp"
 #include "io/text_lines.hpp"
 #include "runtime/memory_budget.hpp"
+#include "runtime/shape_tuple.hpp"
 
 namespace attn::cli {
 
@@ -94,7 +95,7 @@ Sequence read_input(const AttendOptions& opt) {
         throw UsageError(fmt::format(
             "--input: {}: shape {}; expected rows (n, d) or a batch (b, n, d), "
             "none of them 0",
-            io::is_standard_stream(opt.input) ? "<stdin>" : opt.input, shape_string(sh)));
+            io::is_standard_stream(opt.input) ? "<stdin>" : opt.input, runtime::shape_tuple(sh)));
     return rows_sequence(a.values, a.shape);
 }
 

@@ -120,10 +120,4 @@ int report(std::exception_ptr error, const std::string& command) {
     return f.code;
 }
 
-std::string shape_string(const std::vector<std::size_t>& shape) {
-    std::string s = "(";
-    for (std::size_t k = 0; k < shape.size(); ++k) s += (k ? ", " : "") + std::to_string(shape[k]);
-    return s + (shape.size() == 1 ? ",)" : ")");
-}
-
 }  // namespace attn::cli

@@ -45,9 +45,6 @@ std::string help_hint(const std::string& command);
 /// help_hint(command) on a second line; returns the exit status.
 int report(std::exception_ptr error, const std::string& command = "");
 
-/// A shape as messages write it: "(2, 3)", "(4,)".
-std::string shape_string(const std::vector<std::size_t>& shape);
-
 /// Runs read() with `option` named in any error it throws: malformed input or a value out of
 /// range (std::invalid_argument, std::overflow_error) becomes a UsageError, an unreadable
 /// file (std::system_error) an InputError; a request above the memory budget stays a

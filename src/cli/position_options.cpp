@@ -16,6 +16,7 @@
 #include "cli/errors.hpp"
 #include "io/npy.hpp"
 #include "io/output_spec.hpp"
+#include "runtime/shape_tuple.hpp"
 
 namespace attn::cli {
 
@@ -191,10 +192,10 @@ positions::SchemeConfig attention_scheme(const AttentionPositions& opt, std::siz
     const io::NpyArray a =
         naming_option("--bias-table", [&] { return io::read_npy(opt.bias_table); });
     if (a.shape != std::vector<std::size_t>{B, H})
-        throw UsageError(
-            fmt::format("--bias-table: {} has shape {}; --buckets {} and {} head{} "
-                        "need ({}, {})",
-                        opt.bias_table, shape_string(a.shape), B, H, H > 1 ? "s" : "", B, H));
+        throw UsageError(fmt::format(
+            "--bias-table: {} has shape {}; --buckets {} and {} head{} "
+            "need ({}, {})",
+            opt.bias_table, runtime::shape_tuple(a.shape), B, H, H > 1 ? "s" : "", B, H));
     in.t5_table = xt::xtensor<double, 2>::from_shape({B, H});
     std::copy(a.values.begin(), a.values.end(), in.t5_table.begin());
     return in;

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "io/embeddings_text.hpp"
-#include "io/npy_format.hpp"
+#include "runtime/shape_tuple.hpp"
 
 namespace attn::io {
 
@@ -15,7 +15,7 @@ NpyArray read_embedding_table(const std::string& path) {
     if (a.shape.size() != 2 || a.shape[0] == 0 || a.shape[1] == 0)
         throw std::invalid_argument(
             fmt::format("{}: shape {}; an embedding table is (vocabulary, dim)", path,
-                        npy_detail::shape_repr(a.shape)));
+                        runtime::shape_tuple(a.shape)));
     return a;
 }
 

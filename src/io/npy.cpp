@@ -12,6 +12,7 @@
 #include "io/npy_format.hpp"
 #include "io/npy_strings.hpp"
 #include "io/output_spec.hpp"
+#include "runtime/shape_tuple.hpp"
 
 namespace attn::io {
 
@@ -34,7 +35,7 @@ std::string npy_header(Dtype dtype, const std::vector<std::size_t>& shape) {
     // first axis can grow to 21 digits in place; _wrap_header then pads with spaces and a
     // final '\n' to a multiple of 64 (a full 64 when already aligned).
     std::string dict = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}",
-                                   numpy_descr(dtype), shape_repr(shape));
+                                   numpy_descr(dtype), runtime::shape_tuple(shape));
     if (!shape.empty()) {
         const std::size_t digits = fmt::formatted_size("{}", shape[0]);
         if (digits < kGrowthDigits) dict.append(kGrowthDigits - digits, ' ');
@@ -69,14 +70,14 @@ NpyEncoder::NpyEncoder(const ArrayInfo& info)
     std::uint64_t count = 0;
     if (!checked_product(info.shape, count) ||
         !checked_product({item_size(dtype_)}, data_size_, count) || !checked_product(outer, rows_))
-        throw std::invalid_argument(
-            fmt::format("npy: array '{}' of shape {} is too large", name_, shape_repr(info.shape)));
+        throw std::invalid_argument(fmt::format("npy: array '{}' of shape {} is too large", name_,
+                                                runtime::shape_tuple(info.shape)));
     if (info.strings) {  // the whole file now; the rows that follow are not stored
         const std::vector<std::string> text = info.strings();
         if (info.shape.size() != 1 || info.shape[0] != text.size())
             throw std::invalid_argument(
                 fmt::format("npy: text array '{}' of shape {} holds {} strings", name_,
-                            shape_repr(info.shape), text.size()));
+                            runtime::shape_tuple(info.shape), text.size()));
         header_ = npy_string_array(text);
         data_size_ = 0;
         text_ = true;

@@ -42,12 +42,6 @@ Float load_le(const char* src) {
     return std::bit_cast<Float>(bits);
 }
 
-inline std::string shape_repr(const std::vector<std::size_t>& shape) {
-    if (shape.empty()) return "()";
-    if (shape.size() == 1) return fmt::format("({},)", shape[0]);
-    return fmt::format("({})", fmt::join(shape, ", "));
-}
-
 // out = start * prod(dims); false when that overflows 64 bits (a zero dim makes it 0).
 inline bool checked_product(const std::vector<std::size_t>& dims, std::uint64_t& out,
                             std::uint64_t start = 1) {

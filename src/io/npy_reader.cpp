@@ -18,6 +18,7 @@
 #include "io/input_file.hpp"
 #include "io/npy_format.hpp"
 #include "runtime/memory_budget.hpp"
+#include "runtime/shape_tuple.hpp"
 
 namespace attn::io {
 
@@ -326,7 +327,7 @@ NpyArray read_npy(std::istream& in, const std::string& name) {
     std::uint64_t count = 0;
     std::uint64_t need = 0;
     const std::string what =
-        fmt::format("shape {} of {}", shape_repr(h.shape), numpy_descr(h.dtype));
+        fmt::format("shape {} of {}", runtime::shape_tuple(h.shape), numpy_descr(h.dtype));
     if (!checked_product(h.shape, count) || !checked_product({item}, need, count))
         fail(name, "shape", fmt::format("{} is too large: its byte size overflows", what));
 

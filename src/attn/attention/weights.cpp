@@ -1,10 +1,11 @@
 #include "attn/attention/weights.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <stdexcept>
 #include <string>
+
+#include "runtime/shape_tuple.hpp"
 
 namespace attn {
 
@@ -36,15 +37,6 @@ WeightDraws weight_draws(const GivenWeights& given, std::size_t heads, std::size
     return draws;
 }
 
-namespace {
-
-// A shape as messages write it: (2, 3), (4,).
-std::string shape_text(const std::vector<std::size_t>& shape) {
-    return fmt::format("({}{})", fmt::join(shape, ", "), shape.size() == 1 ? "," : "");
-}
-
-}  // namespace
-
 std::optional<std::size_t> check_given_weights(const GivenWeights& given, std::size_t heads,
                                                std::size_t d_in, std::size_t d_q, std::size_t d_k,
                                                std::size_t d_v) {
@@ -62,8 +54,8 @@ std::optional<std::size_t> check_given_weights(const GivenWeights& given, std::s
             return;
         throw WeightShapeError(
             w, fmt::format("{} has shape {}; {} head{} with d_in = {} and {} = {} need ({}, {}){}",
-                           name(*t, matrix), shape_text(sh), heads, heads > 1 ? "s" : "", d_in,
-                           width, d, d_in, heads * d,
+                           name(*t, matrix), runtime::shape_tuple(sh), heads, heads > 1 ? "s" : "",
+                           d_in, width, d, d_in, heads * d,
                            heads > 1 ? fmt::format(" or ({}, {}, {})", heads, d_in, d) : ""));
     };
     check(given.query, d_q, Weight::query, "W_q", "d_q");
@@ -76,7 +68,7 @@ std::optional<std::size_t> check_given_weights(const GivenWeights& given, std::s
             Weight::out,
             fmt::format(
                 "{} has shape {}; W_o needs {} rows (heads x d_v) and any number of columns",
-                name(*given.out, "W_o"), shape_text(sh), heads * d_v));
+                name(*given.out, "W_o"), runtime::shape_tuple(sh), heads * d_v));
     return sh[1];
 }
 
