@@ -1,12 +1,13 @@
 #include "io/png.hpp"
 
 #include <cairo.h>
-#include <dlfcn.h>
 #include <librsvg/rsvg.h>
 
 #include <cmath>
 #include <memory>
 #include <stdexcept>
+
+#include "runtime/shared_library.hpp"
 
 namespace attn::io {
 
@@ -14,18 +15,11 @@ namespace {
 
 // librsvg and cairo (with glib, pango, X11 ... some 45 libraries) are loaded when the first
 // picture is drawn, not at every start: linked, they took 8 ms of each run of attn. The
-// functions keep the headers' types; dlsym finds cairo's and glib's among librsvg's own
+// functions keep the headers' types; cairo's and glib's are found among librsvg's own
 // dependencies.
 struct Rsvg {
-    void* library;
-    template <class F>
-    F* get(const char* name) const {
-        void* f = ::dlsym(library, name);
-        if (f == nullptr)
-            throw std::runtime_error(std::string("png: librsvg-2.so.2 has no ") + name);
-        return reinterpret_cast<F*>(f);
-    }
-#define ATTN_RSVG(name) decltype(::name)* name = get<decltype(::name)>(#name)
+    runtime::SharedLibrary library{"librsvg-2.so.2", "librsvg (for png)"};
+#define ATTN_RSVG(name) decltype(::name)* name = library.function<decltype(::name)>(#name)
     ATTN_RSVG(rsvg_handle_new_from_data);
     ATTN_RSVG(rsvg_handle_get_intrinsic_size_in_pixels);
     ATTN_RSVG(rsvg_handle_render_document);
@@ -42,12 +36,7 @@ struct Rsvg {
 };
 
 const Rsvg& rsvg() {
-    static const Rsvg r{[] {
-        void* h = ::dlopen("librsvg-2.so.2", RTLD_NOW | RTLD_LOCAL);
-        if (h == nullptr)
-            throw std::runtime_error(std::string("png: cannot load librsvg: ") + ::dlerror());
-        return h;
-    }()};
+    static const Rsvg r;
     return r;
 }
 

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "runtime/shared_library.hpp"
 #include "xflens/cxxblas/drivers/cblas.h"  // the declarations xtensor-blas compiles against
 
 namespace attn::blas {
@@ -15,8 +16,8 @@ namespace {
 
 int g_threads = 0;  // 0 = OpenBLAS's default
 
-void* library() {
-    static void* handle = [] {
+const runtime::SharedLibrary& library() {
+    static const runtime::SharedLibrary lib = [] {
         const std::string core = preferred_core_type();
         if (std::getenv("OPENBLAS_CORETYPE") == nullptr && !core.empty())
             ::setenv("OPENBLAS_CORETYPE", core.c_str(), 0);
@@ -25,19 +26,14 @@ void* library() {
         // 12% of the CPU time from the threads doing the work. 2^4 cycles: they sleep at once,
         // and waking them costs microseconds per product.
         ::setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
-        void* h = ::dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
-        if (h == nullptr)
-            throw std::runtime_error(std::string("cannot load OpenBLAS: ") + ::dlerror());
-        return h;
+        return runtime::SharedLibrary("libopenblas.so.0", "OpenBLAS");
     }();
-    return handle;
+    return lib;
 }
 
 template <typename F>
 F* symbol(const char* name) {
-    void* f = ::dlsym(library(), name);
-    if (f == nullptr) throw std::runtime_error(std::string("OpenBLAS has no ") + name);
-    return reinterpret_cast<F*>(f);
+    return library().function<F>(name);
 }
 
 void apply_threads() {
