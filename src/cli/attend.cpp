@@ -137,17 +137,18 @@ int run_typed(const AttendOptions& opt, Sequences& in, bool indexed, TorchGenera
     const Projections proj = read_projections(opt, seqs.front().d_in());
     const LayerShape& layer = proj.layer;
     const bool tiled = use_tiled(opt, seqs);  // else direct: n x n matrices held
-    const auto shown = [&](Show s) { return std::find(show.begin(), show.end(), s) != show.end(); };
+    const auto& table = attend_show_table<T>();
+    const unsigned asks = show_asks(table, show);
     // --dtype bfloat16|float16: inputs, weights and biases rounded once to the dtype, as
     // model.to(dtype) and x.to(dtype) do; the layer then computes in it (attention/reduced.hpp)
     const std::optional<runtime::Reduced> reduced = io::reduced_format(opt.out.dtype);
     LayerOptions base;  // every sequence's, besides its progress
     if (opt.pos.no_scale) base.scale = 1.0;
     base.path = tiled ? attn::AttentionPath::tiled : attn::AttentionPath::direct;
-    base.keep_masked = shown(Show::masked_scores);
-    base.keep_unrotated = shown(Show::queries) || shown(Show::keys);
+    base.keep_masked = asks & ask::masked;
+    base.keep_unrotated = asks & ask::unrotated;
     base.dtype = reduced;
-    const io::DriveOptions drive = plan_attention(opt, seqs, layer, show, base, sizeof(T));
+    const io::DriveOptions drive = plan_attention(opt, seqs, layer, asks, base, sizeof(T));
     AttentionWeights<T> par =
         opt.no_projection ? AttentionWeights<T>{} : make_parameters<T>(opt, proj, gen);
     if (reduced) par.round_to(*reduced);
@@ -185,7 +186,6 @@ int run_typed(const AttendOptions& opt, Sequences& in, bool indexed, TorchGenera
             attend_sequence(seqs[k], p, weights, config, masks.of[k], o);
         if (!p.empty()) seqs[k] = permuted(seqs[k], p);  // labels and X as attended
     }
-    const auto& table = attend_show_table<T>();
     const bool binary = spec.format == io::Format::npy || spec.format == io::Format::npz;
     auto arrays = [&](std::size_t k, Show item) {
         const SentenceArrays<T> a{seqs[k],  runs[k],    par,      layer, query,

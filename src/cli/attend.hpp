@@ -182,17 +182,25 @@ constexpr unsigned projections = 16;  // W_q, W_k, W_v: not --no-projection
 constexpr unsigned binary = 32;       // npy or npz, where tokens are text without their ids
 }  // namespace need
 
+/// What arrays of the --show table ask the run to make or keep (ShowEntry::asks), one bit each.
+namespace ask {
+constexpr unsigned rows = 1;       // rows n wide, made a block at a time as they are written
+constexpr unsigned summaries = 2;  // the heads' summaries (model::AttentionSummaries)
+constexpr unsigned masked = 4;     // the masked scores (LayerOptions::keep_masked)
+constexpr unsigned unrotated = 8;  // q and k before RoPE (LayerOptions::keep_unrotated)
+}  // namespace ask
+
 /// A --show list ("all", "scores,weights", ...) as items in order, without repeats, for a run
 /// that has the needs `have` (parse_show_list over attend_show_table).
 std::vector<Show> parse_show(const std::string& list, unsigned have);
 
 /// The memory of the whole run (attn::sequence_run_plan: every sequence's layer with options `o`,
-/// its unpermuted twin with --permute, the row blocks streamed: n wide when an n x n array or a
-/// summary is in `show`), with X as read, as shown and unpermuted, and the summaries when shown,
-/// reserved before anything is allocated: UsageError naming --max-memory above the limit.
+/// its unpermuted twin with --permute, the row blocks streamed: n wide when the arrays shown
+/// ask for rows or summaries), with X as read, as shown and unpermuted, and the summaries when
+/// asked, reserved before anything is allocated: UsageError naming --max-memory above the limit.
 /// Values are value_bytes wide (sizeof(T)). Returns how arrays are streamed.
 io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
-                                const LayerShape& layer, const std::vector<Show>& show,
-                                const LayerOptions& o, std::size_t value_bytes);
+                                const LayerShape& layer, unsigned asks, const LayerOptions& o,
+                                std::size_t value_bytes);
 
 }  // namespace attn::cli

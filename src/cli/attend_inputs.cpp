@@ -243,15 +243,10 @@ template AttentionWeights<double> make_parameters<double>(const AttendOptions&, 
                                                           TorchGenerator&);
 
 io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
-                                const LayerShape& layer, const std::vector<Show>& show,
-                                const LayerOptions& o, std::size_t value_bytes) {
+                                const LayerShape& layer, unsigned asks, const LayerOptions& o,
+                                std::size_t value_bytes) {
     const bool tiled = o.path == attn::AttentionPath::tiled;
-    const auto shown = [&](Show s) { return std::find(show.begin(), show.end(), s) != show.end(); };
-    const bool summaries = shown(Show::head_stats) || shown(Show::offsets) ||
-                           shown(Show::mean_weights) || shown(Show::rollout);
-    const bool n_wide = summaries || shown(Show::positions) || shown(Show::scores) ||
-                        shown(Show::scaled_scores) || shown(Show::masked_scores) ||
-                        shown(Show::weights);
+    const bool summaries = asks & ask::summaries, n_wide = asks & (ask::rows | ask::summaries);
     std::vector<SequenceShape> sizes;
     for (const auto& s : seqs) sizes.push_back({s.n(), s.batch});
     const RunPlan plan = sequence_run_plan(layer, sizes, o, value_bytes, n_wide);

@@ -1,6 +1,7 @@
 // A subcommand's --show table, written once: each array it can print (name, shape, what it
-// is, how it is made, what it needs of the run, whether `all` holds it). Help text, the
-// accepted names, the --show list and the dispatch all read it.
+// is, how it is made, what it needs of the run, whether `all` holds it, what it asks the run
+// to make or keep). Help text, the accepted names, the --show list, the dispatch and what the
+// run makes all read it.
 #pragma once
 
 #include <algorithm>
@@ -32,6 +33,8 @@ struct ShowEntry {
     /// shown anyway but say something only with, e.g., a position scheme).
     bool in_all = true;
     unsigned all_needs = 0;
+    /// What the run must make or keep for it, bits of the subcommand's own (attend: ask::).
+    unsigned asks = 0;
 };
 
 /// One need of the --show table, and why an array needing it cannot be shown without it.
@@ -94,6 +97,15 @@ std::vector<Item> parse_show_list(
         add(e->item);
     }
     return show;
+}
+
+/// The asks of the items shown, together.
+template <class Item, class Run>
+unsigned show_asks(const ShowTable<Item, Run>& table, const std::vector<Item>& show) {
+    unsigned asks = 0;
+    for (const auto& e : table)
+        if (std::find(show.begin(), show.end(), e.item) != show.end()) asks |= e.asks;
+    return asks;
 }
 
 /// The entry of an item (the table must hold it).

@@ -12,13 +12,13 @@ namespace {
 using attn::test::contains;
 
 // A toy --show table: b needs bit 1 of the run; flag is a name, not an array (`all` leaves it
-// out), as encode's error is.
+// out), as encode's error is; a asks bit 2 of the run, b bits 4 and 8.
 enum class Item { a, b, flag };
 using Table = attn::cli::ShowTable<Item, int>;
 
 const Table& table() {
-    static const Table t{{Item::a, "a", "(n)", "first", nullptr},
-                         {Item::b, "b", "(n, n)", "needs bit 1", nullptr, 1},
+    static const Table t{{Item::a, "a", "(n)", "first", nullptr, 0, true, 0, 2},
+                         {Item::b, "b", "(n, n)", "needs bit 1", nullptr, 1, true, 0, 4 | 8},
                          {Item::flag, "flag", "", "no array", nullptr, 0, false}};
     return t;
 }
@@ -64,4 +64,12 @@ TEST_CASE("parse_show_list: refuses unknown names and unmet needs, naming --show
     const auto unknown = [](const std::string& name) { return "--show: no " + name; };
     CHECK(refusal("a,zz", 0, unknown) == "--show: no zz");
     CHECK(contains(refusal("b,zz", 0, unknown), "needs the bit"));
+}
+
+TEST_CASE("show_asks: what the items shown ask of the run, together") {
+    using attn::cli::show_asks;
+    CHECK(show_asks(table(), {}) == 0);
+    CHECK(show_asks(table(), {Item::flag}) == 0);
+    CHECK(show_asks(table(), {Item::a}) == 2);
+    CHECK(show_asks(table(), {Item::b, Item::a}) == (2 | 4 | 8));
 }
