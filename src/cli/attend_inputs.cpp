@@ -89,14 +89,9 @@ Sequence embed_sentence(const std::string& text, const std::string& where, const
 
 // --input: rows (n, d) or a batch (b, n, d).
 Sequence read_input(const AttendOptions& opt) {
-    io::NpyArray a = read_npy_option("--input", opt.input);
-    const auto& sh = a.shape;
-    if ((sh.size() != 2 && sh.size() != 3) || std::find(sh.begin(), sh.end(), 0) != sh.end())
-        throw UsageError(fmt::format(
-            "--input: {}: shape {}; expected rows (n, d) or a batch (b, n, d), "
-            "none of them 0",
-            io::is_standard_stream(opt.input) ? "<stdin>" : opt.input, runtime::shape_tuple(sh)));
-    return rows_sequence(a.values, a.shape);
+    const io::NpyArray a = read_npy_option("--input", opt.input);
+    const std::string where = io::is_standard_stream(opt.input) ? "<stdin>" : opt.input;
+    return naming_option("--input", [&] { return rows_sequence(a.values, a.shape, where); });
 }
 
 }  // namespace
@@ -135,22 +130,15 @@ Sequences read_sequences(const AttendOptions& opt, bool indexed, TorchGenerator&
 }
 
 Masks sequence_masks(const AttendOptions& opt, const std::vector<Sequence>& seqs) {
-    std::size_t sequences = 0;
-    for (const auto& s : seqs) sequences += std::max<std::size_t>(s.batch, 1);
-    const std::vector<std::size_t> valid =
-        opt.valid_len ? opt.valid_len->lengths : std::vector<std::size_t>{};
-    if (valid.size() > 1 && valid.size() != sequences)
-        throw UsageError(
-            fmt::format("--valid-len: {} lengths for {} sequences; give one for all or "
-                        "one per sequence",
-                        valid.size(), sequences));
-    const bool fill = opt.given("--mask-value");
-    if (fill && (std::isnan(opt.mask_value) || (opt.mask_value > 0 && std::isinf(opt.mask_value))))
-        throw UsageError(fmt::format("--mask-value: {} is not a number or -inf", opt.mask_value));
     MaskOptions base;
     base.causal = opt.causal;
+    const bool fill = opt.given("--mask-value");
     if (fill) base.fill = opt.mask_value;
-    Masks m{attn::sequence_masks(seqs, base, valid), ""};
+    const std::vector<std::size_t> valid =
+        opt.valid_len ? opt.valid_len->lengths : std::vector<std::size_t>{};
+    Masks m{naming_option("--valid-len", [&] { return attn::sequence_masks(seqs, base, valid); }),
+            ""};
+    if (fill) naming_option("--mask-value", [&] { check_fill(opt.mask_value); });
     if (opt.causal) m.text += ", causal";
     if (opt.valid_len) m.text += ", valid length " + opt.valid_len->text;
     if (fill) m.text += fmt::format(", masked scores = {}", opt.mask_value);

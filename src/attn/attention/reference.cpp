@@ -38,14 +38,21 @@ void require_nonempty(const xt::xtensor<T, 2>& m, const char* what) {
             fmt::format("{} has an empty dimension: {}", what, shape_str(shape_of(m))));
 }
 
-// The fill of MaskOptions: a number or -inf (NaN and +inf have no softmax).
+// check_fill, the message naming `who`.
 void check_fill(std::optional<double> fill, const char* who) {
-    if (fill && (std::isnan(*fill) || *fill == std::numeric_limits<double>::infinity()))
-        throw std::invalid_argument(
-            fmt::format("{}: fill value must be a number or -inf, got {}", who, *fill));
+    try {
+        if (fill) attn::check_fill(*fill);
+    } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(fmt::format("{}: {}", who, e.what()));
+    }
 }
 
 }  // namespace
+
+void check_fill(double fill) {
+    if (std::isnan(fill) || fill == std::numeric_limits<double>::infinity())
+        throw std::invalid_argument(fmt::format("{} is not a number or -inf", fill));
+}
 
 xt::xtensor<bool, 2> causal_mask(std::size_t q, std::size_t k) {
     xt::xtensor<bool, 2> mask = xt::xtensor<bool, 2>::from_shape({q, k});

@@ -39,6 +39,10 @@ struct MaskOptions {
     std::optional<double> fill;
 };
 
+/// A fill (MaskOptions::fill) is a number or -inf, since NaN and +inf have no softmax; else
+/// std::invalid_argument "<fill> is not a number or -inf".
+void check_fill(double fill);
+
 /// Whether key j is hidden from query i: attention_mask's entry (i, j).
 bool masked(const MaskOptions& options, std::size_t i, std::size_t j);
 /// Whether `options` hides any key from any query (some mask asked for).

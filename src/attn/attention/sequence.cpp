@@ -15,17 +15,22 @@
 #include "attn/attention/permutation.hpp"
 #include "attn/tokenizer.hpp"
 #include "runtime/reduced_float.hpp"
+#include "runtime/shape_tuple.hpp"
 
 namespace attn {
 
-Sequence rows_sequence(std::span<const double> values, std::span<const std::size_t> shape) {
-    const bool ranked = shape.size() == 2 || shape.size() == 3;
-    if (!ranked || std::find(shape.begin(), shape.end(), 0) != shape.end() ||
-        values.size() !=
-            std::accumulate(shape.begin(), shape.end(), std::size_t{1}, std::multiplies<>()))
-        throw std::invalid_argument(fmt::format(
-            "sequence: {} values of shape ({}); rows are (n, d) or a batch (b, n, d), none 0",
-            values.size(), fmt::join(shape, ", ")));
+Sequence rows_sequence(std::span<const double> values, std::span<const std::size_t> shape,
+                       const std::string& where) {
+    if ((shape.size() != 2 && shape.size() != 3) ||
+        std::find(shape.begin(), shape.end(), 0) != shape.end())
+        throw std::invalid_argument(
+            fmt::format("{}: shape {}; expected rows (n, d) or a batch (b, n, d), none of them 0",
+                        where, runtime::shape_tuple({shape.begin(), shape.end()})));
+    if (values.size() !=
+        std::accumulate(shape.begin(), shape.end(), std::size_t{1}, std::multiplies<>()))
+        throw std::invalid_argument(
+            fmt::format("{}: {} values for shape {}", where, values.size(),
+                        runtime::shape_tuple({shape.begin(), shape.end()})));
     Sequence s;
     s.batch = shape.size() == 3 ? shape[0] : 0;
     const std::size_t b = std::max<std::size_t>(s.batch, 1), n = shape[shape.size() - 2];
@@ -71,8 +76,8 @@ std::vector<std::vector<MaskOptions>> sequence_masks(const std::vector<Sequence>
     for (const auto& s : seqs) elements += s.x.size();
     if (valid.size() > 1 && valid.size() != elements)
         throw std::invalid_argument(
-            fmt::format("sequence masks: {} valid lengths for {} sequences; give one or {}",
-                        valid.size(), elements, elements));
+            fmt::format("{} lengths for {} sequences; give one for all or one per sequence",
+                        valid.size(), elements));
     std::vector<std::vector<MaskOptions>> masks;
     std::size_t index = 0;
     for (const auto& s : seqs) {

@@ -33,8 +33,10 @@ struct Sequence {
 };
 
 /// Rows given as they are, row-major values of shape (n, d) (batch 0) or (b, n, d) (batch b).
-/// std::invalid_argument for another rank, a 0 in the shape or a count that is not its product.
-Sequence rows_sequence(std::span<const double> values, std::span<const std::size_t> shape);
+/// std::invalid_argument for another rank, a 0 in the shape or a count that is not its product,
+/// its message naming `where` ("X.npy: shape (6,); expected rows (n, d) or ...").
+Sequence rows_sequence(std::span<const double> values, std::span<const std::size_t> shape,
+                       const std::string& where = "rows");
 
 /// tokens with their vocabulary and ids, no rows yet. Throws std::invalid_argument when
 /// tokens is empty.
@@ -46,7 +48,7 @@ Sequence permuted(const Sequence& s, std::span<const std::size_t> p);
 
 /// The mask of every batch element of every sequence, [sequence][element]: `base` (causal,
 /// fill), with valid_len from `valid`: empty (none), one length for all, or one per element
-/// in order (std::invalid_argument for another count).
+/// in order (std::invalid_argument for another count: "2 lengths for 3 sequences; ...").
 std::vector<std::vector<MaskOptions>> sequence_masks(const std::vector<Sequence>& seqs,
                                                      const MaskOptions& base,
                                                      std::span<const std::size_t> valid);

@@ -11,6 +11,7 @@
 #include <xtensor/xsort.hpp>
 
 #include "attn/attention/sequence.hpp"
+#include "support/throws.hpp"
 
 TEST_CASE("token_sequence: the sorted vocabulary and each token's id in it") {
     const attn::Sequence s = attn::token_sequence({"the", "cat", "saw", "the", "dog"});
@@ -57,7 +58,9 @@ TEST_CASE("sequence_masks: one mask per batch element, valid lengths for all or 
     CHECK(*masks[1][1].fill == -1e6);
     CHECK(*attn::sequence_masks({one, two}, base, all)[1][1].valid_len == 2);
     CHECK(!attn::sequence_masks({one, two}, base, {})[0][0].valid_len);
-    CHECK_THROWS_AS(attn::sequence_masks({one, two}, base, wrong), std::invalid_argument);
+    CHECK(attn::test::invalid_argument_of([&] {
+              attn::sequence_masks({one, two}, base, wrong);
+          }) == "2 lengths for 3 sequences; give one for all or one per sequence");
 }
 
 namespace {
@@ -123,6 +126,11 @@ TEST_CASE("rows_sequence: (n, d) rows, or a batch (b, n, d) split into its eleme
     CHECK(b.x[1] == xt::xtensor<double, 2>{{7, 8}, {9, 10}, {11, 12}});
     CHECK(b.n() == 3);
     CHECK(b.d_in() == 2);
-    for (const auto& bad : {zero, rank1, short_shape})
-        CHECK_THROWS_AS(attn::rows_sequence(v, bad), std::invalid_argument);
+    using attn::test::invalid_argument_of;
+    CHECK(invalid_argument_of([&] { attn::rows_sequence(v, zero, "X.npy"); }) ==
+          "X.npy: shape (0, 6, 2); expected rows (n, d) or a batch (b, n, d), none of them 0");
+    CHECK(invalid_argument_of([&] { attn::rows_sequence(v, rank1); }) ==
+          "rows: shape (12,); expected rows (n, d) or a batch (b, n, d), none of them 0");
+    CHECK(invalid_argument_of([&] { attn::rows_sequence(v, short_shape); }) ==
+          "rows: 12 values for shape (5, 2)");
 }
