@@ -9,7 +9,6 @@
 
 #include <unistd.h>
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <iostream>
 #include <stdexcept>
@@ -24,7 +23,6 @@
 #include "io/output_spec.hpp"
 #include "io/text_lines.hpp"
 #include "runtime/memory_budget.hpp"
-#include "runtime/shape_tuple.hpp"
 
 namespace attn::cli {
 

@@ -1,7 +1,6 @@
 #include "attn/attention/sequence.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <functional>
