@@ -13,6 +13,7 @@
 
 #include "attn/attention/permutation.hpp"
 #include "attn/tokenizer.hpp"
+#include "runtime/parallel.hpp"
 #include "runtime/reduced_float.hpp"
 #include "runtime/shape_tuple.hpp"
 
@@ -36,7 +37,10 @@ Sequence rows_sequence(std::span<const double> values, std::span<const std::size
     const std::size_t d = shape.back();
     for (std::size_t k = 0; k < b; ++k) {  // element k: values[k n d .. (k + 1) n d)
         xt::xtensor<double, 2> x = xt::xtensor<double, 2>::from_shape({n, d});
-        std::copy_n(values.begin() + static_cast<std::ptrdiff_t>(k * n * d), n * d, x.begin());
+        const double* from = values.data() + k * n * d;
+        parallel_for(n, 1024, [&](std::size_t lo, std::size_t hi) {  // first touch on every thread
+            std::copy(from + lo * d, from + hi * d, x.data() + lo * d);
+        });
         s.x.push_back(std::move(x));
     }
     return s;
@@ -103,7 +107,13 @@ SequenceResult<T> attend_sequence(const Sequence& s, std::span<const std::size_t
     r.scale = options.scale;
     const std::vector<std::size_t> perm(p.begin(), p.end());
     for (std::size_t b = 0; b < s.x.size(); ++b) {
-        xt::xtensor<T, 2> x = xt::cast<T>(s.x[b]);  // (n, d_in)
+        xt::xtensor<T, 2> x = xt::xtensor<T, 2>::from_shape(s.x[b].shape());  // (n, d_in)
+        const double* from = s.x[b].data();
+        parallel_for(x.shape(0), 1024, [&](std::size_t lo, std::size_t hi) {
+            const std::size_t d = x.shape(1);
+            std::transform(from + lo * d, from + hi * d, x.data() + lo * d,
+                           [](double v) { return static_cast<T>(v); });
+        });
         if (options.dtype) runtime::round_all(*options.dtype, x.data(), x.size());
         LayerInput<T> in;
         in.x = {x.data(), x.shape(0), x.shape(1), x.shape(1)};
