@@ -19,6 +19,22 @@
 
 namespace attn {
 
+namespace {
+
+// (n, d) rows of `from` as T, converted exactly; the rows split over the threads, so that the
+// new matrix's pages are first touched on all of them.
+template <class T>
+xt::xtensor<T, 2> rows_as(const double* from, std::size_t n, std::size_t d) {
+    xt::xtensor<T, 2> x = xt::xtensor<T, 2>::from_shape({n, d});
+    parallel_for(n, 1024, [&](std::size_t lo, std::size_t hi) {
+        std::transform(from + lo * d, from + hi * d, x.data() + lo * d,
+                       [](double v) { return static_cast<T>(v); });
+    });
+    return x;
+}
+
+}  // namespace
+
 Sequence rows_sequence(std::span<const double> values, std::span<const std::size_t> shape,
                        const std::string& where) {
     if ((shape.size() != 2 && shape.size() != 3) ||
@@ -35,14 +51,8 @@ Sequence rows_sequence(std::span<const double> values, std::span<const std::size
     s.batch = shape.size() == 3 ? shape[0] : 0;
     const std::size_t b = std::max<std::size_t>(s.batch, 1), n = shape[shape.size() - 2];
     const std::size_t d = shape.back();
-    for (std::size_t k = 0; k < b; ++k) {  // element k: values[k n d .. (k + 1) n d)
-        xt::xtensor<double, 2> x = xt::xtensor<double, 2>::from_shape({n, d});
-        const double* from = values.data() + k * n * d;
-        parallel_for(n, 1024, [&](std::size_t lo, std::size_t hi) {  // first touch on every thread
-            std::copy(from + lo * d, from + hi * d, x.data() + lo * d);
-        });
-        s.x.push_back(std::move(x));
-    }
+    for (std::size_t k = 0; k < b; ++k)  // element k: values[k n d .. (k + 1) n d)
+        s.x.push_back(rows_as<double>(values.data() + k * n * d, n, d));
     return s;
 }
 
@@ -107,13 +117,7 @@ SequenceResult<T> attend_sequence(const Sequence& s, std::span<const std::size_t
     r.scale = options.scale;
     const std::vector<std::size_t> perm(p.begin(), p.end());
     for (std::size_t b = 0; b < s.x.size(); ++b) {
-        xt::xtensor<T, 2> x = xt::xtensor<T, 2>::from_shape(s.x[b].shape());  // (n, d_in)
-        const double* from = s.x[b].data();
-        parallel_for(x.shape(0), 1024, [&](std::size_t lo, std::size_t hi) {
-            const std::size_t d = x.shape(1);
-            std::transform(from + lo * d, from + hi * d, x.data() + lo * d,
-                           [](double v) { return static_cast<T>(v); });
-        });
+        xt::xtensor<T, 2> x = rows_as<T>(s.x[b].data(), s.n(), s.d_in());  // (n, d_in)
         if (options.dtype) runtime::round_all(*options.dtype, x.data(), x.size());
         LayerInput<T> in;
         in.x = {x.data(), x.shape(0), x.shape(1), x.shape(1)};
