@@ -36,7 +36,7 @@ MemoryPlan memory_plan(const LayerShape& s, const LayerOptions& options, std::si
     add("what the caller holds", held);
     // x' = x[p] (+ P) where it is not x itself, and P (sinusoidal), or T5's H x (2n - 1)
     // relative biases
-    if (!s.given_qkv && (s.permuted || s.scheme == positions::Scheme::sinusoidal))
+    if (!s.given_qkv && (s.permuted || positions::adds_to_x(s.scheme)))  // as forward makes it
         add("the inputs", checked_product({n, s.d_in, e}, "the inputs"));
     if (s.scheme == positions::Scheme::sinusoidal)
         add("the positions P", checked_product({n, s.d_in, e}, "the positions P"));

@@ -28,6 +28,11 @@ namespace attn::positions {
 /// The one enum of position schemes (encode --scheme, attend --scheme, a family's scheme).
 enum class Scheme { none, sinusoidal, rope, alibi, t5 };
 
+/// Whether the scheme adds P to x before the projections (sinusoidal), making x' differ from x.
+constexpr bool adds_to_x(Scheme s) {
+    return s == Scheme::sinusoidal;
+}
+
 /// Which ALiBi bias: Press et al.'s -m_h |i - j| (attn's encode and attend), or BLOOM's
 /// m_h j (the key's position; differs from the first by a per-row constant below the diagonal,
 /// so the causal weights are the same).
@@ -65,7 +70,7 @@ class PositionScheme {
     /// sinusoidal: x (rows, hidden_size) += P rows row0.., in T as torch adds them; else nothing.
     void add_positions(T* x, std::size_t row0, std::size_t rows, std::size_t stride) const;
     bool rotates() const { return scheme_ == Scheme::rope; }
-    bool adds() const { return scheme_ == Scheme::sinusoidal; }  // P added to x
+    bool adds() const { return adds_to_x(scheme_); }  // P added to x
     /// rope: m (rows, d) rotated in place as positions start + row0 + r (exactly, rounded once
     /// to T); else nothing. d must be rope.d.
     void rotate(T* m, std::size_t row0, std::size_t rows, std::size_t stride) const;
