@@ -134,8 +134,8 @@ template <class T>
 int run_typed(const AttendOptions& opt, Sequences& in, bool indexed, TorchGenerator& gen,
               const std::vector<Show>& show, const io::OutputSpec& spec) {
     std::vector<Sequence>& seqs = in.seqs;
-    const Projections proj = read_projections(opt, seqs.front().d_in());
-    const LayerShape& layer = proj.layer;
+    Projections proj = read_projections(opt, seqs.front().d_in());
+    const LayerShape layer = proj.layer;
     const bool tiled = use_tiled(opt, seqs);  // else direct: n x n matrices held
     const auto& table = attend_show_table<T>();
     const unsigned asks = show_asks(table, show);
@@ -148,9 +148,10 @@ int run_typed(const AttendOptions& opt, Sequences& in, bool indexed, TorchGenera
     base.keep_masked = asks & ask::masked;
     base.keep_unrotated = asks & ask::unrotated;
     base.dtype = reduced;
-    const io::DriveOptions drive = plan_attention(opt, seqs, layer, asks, base, sizeof(T));
+    const io::DriveOptions drive = plan_attention(opt, seqs, proj, asks, base, sizeof(T));
     AttentionWeights<T> par =
         opt.no_projection ? AttentionWeights<T>{} : make_parameters<T>(opt, proj, gen);
+    proj = {};  // the files' values are par's blocks now (the run's plan leaves them out)
     if (reduced) par.round_to(*reduced);
 
     const Masks masks = sequence_masks(opt, seqs);

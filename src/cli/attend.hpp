@@ -117,8 +117,8 @@ struct Projections {
 Projections read_projections(const AttendOptions& opt, std::size_t d_in);
 
 /// The files' blocks, and the others drawn by attn::draw_attention_weights after
-/// torch.manual_seed(seed) in its order (with --bias, each weight followed by its bias), after
-/// their memory is reserved.
+/// torch.manual_seed(seed) in its order (with --bias, each weight followed by its bias); their
+/// memory is reserved by plan_attention.
 template <class T>
 AttentionWeights<T> make_parameters(const AttendOptions& opt, const Projections& p,
                                     TorchGenerator& gen);
@@ -194,13 +194,14 @@ constexpr unsigned unrotated = 8;  // q and k before RoPE (LayerOptions::keep_un
 /// that has the needs `have` (parse_show_list over attend_show_table).
 std::vector<Show> parse_show(const std::string& list, unsigned have);
 
-/// The memory of the whole run (attn::sequence_run_plan: every sequence's layer with options `o`,
-/// its unpermuted twin with --permute, the row blocks streamed: n wide when the arrays shown
+/// The memory of making the weights (the files' values, each weight in float32 and in T), then
+/// of the whole run (attn::sequence_run_plan: the weights, every sequence's layer with options
+/// `o`, its unpermuted twin with --permute, the row blocks streamed: n wide when the arrays shown
 /// ask for rows or summaries), with X as read, as shown and unpermuted, and the summaries when
 /// asked, reserved before anything is allocated: UsageError naming --max-memory above the limit.
 /// Values are value_bytes wide (sizeof(T)). Returns how arrays are streamed.
 io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
-                                const LayerShape& layer, unsigned asks, const LayerOptions& o,
+                                const Projections& p, unsigned asks, const LayerOptions& o,
                                 std::size_t value_bytes);
 
 }  // namespace attn::cli

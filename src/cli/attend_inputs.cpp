@@ -167,6 +167,7 @@ LayerShape layer_shape(const AttendOptions& opt, const Projections& f, std::size
     }
     w.heads = w.kv_heads = static_cast<std::size_t>(opt.heads);
     w.output = opt.out_proj || f.o.has_value();
+    w.weights = true, w.biases = opt.bias;
     const GivenWeights given = given_weights(opt, f);
     const GivenWidths files = given_widths(given, w.heads);
     const bool input = !opt.input.empty();
@@ -208,13 +209,6 @@ template <class T>
 AttentionWeights<T> make_parameters(const AttendOptions& opt, const Projections& f,
                                     TorchGenerator& gen) {
     const LayerShape& w = f.layer;
-    // The drawn matrices (float32, then T) are asked of the memory budget before drawing.
-    std::uint64_t weights = runtime::checked_product(
-        {w.heads, w.d_in, 2 * w.d_k + w.d_v, 4 + sizeof(T)}, "--heads/--dq/--dv");
-    if (w.output)
-        weights +=
-            runtime::checked_product({w.heads * w.d_v, w.d_out, 4 + sizeof(T)}, "--heads/--dv");
-    runtime::reserve(weights, "the weight matrices W_q, W_k, W_v, W_o");
     const GivenWeights given = given_weights(opt, f);
     const WeightDraws draws =
         weight_draws(given, w.heads, w.d_in, w.d_k, w.d_k, w.d_v,
@@ -229,8 +223,9 @@ template AttentionWeights<double> make_parameters<double>(const AttendOptions&, 
                                                           TorchGenerator&);
 
 io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
-                                const LayerShape& layer, unsigned asks, const LayerOptions& o,
+                                const Projections& p, unsigned asks, const LayerOptions& o,
                                 std::size_t value_bytes) {
+    const LayerShape& layer = p.layer;
     const bool tiled = o.path == attn::AttentionPath::tiled;
     const bool summaries = asks & ask::summaries, n_wide = asks & (ask::rows | ask::summaries);
     std::vector<SequenceShape> sizes;
@@ -241,9 +236,19 @@ io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequ
                         plan.bytes, model::run_summaries_bytes(sizes, layer.heads, value_bytes),
                         "the attention")
                   : plan.bytes;
-    runtime::reserve(bytes, !opt.input.empty() ? "--input: " + plan.what
-                            : tiled            ? plan.what
-                                               : "the attention scores");
+    const std::string weights = "the weight matrices W_q, W_k, W_v, W_o";
+    runtime::reserve(bytes, plan.weights > bytes / 2 ? weights
+                            : !opt.input.empty()     ? "--input: " + plan.what
+                            : tiled                  ? plan.what
+                                                     : "the attention scores");
+    // Before the run, making its weights: the files' values held, each weight drawn in float32 and
+    // made in T.
+    std::uint64_t files = 0;
+    for (const auto* a : {&p.q, &p.k, &p.v, &p.o})
+        if (*a) files += (*a)->values.size() * sizeof(double);
+    runtime::reserve(
+        runtime::checked_add(files, weights_bytes(layer, 4 + value_bytes), "the weight matrices"),
+        weights);
     // The next block is made on a second thread only where making it is the work (n x n rows
     // computed by the kernel, summaries): a held array's block is a copy, and a thread per
     // block cost 1,024 thread starts at n = 65,536.

@@ -68,7 +68,27 @@ used=$(((peak - base) / 1024))
 checks=$((checks + 1))
 awk -v p="$plan" -v u="$used" 'BEGIN { d = p - u; exit !(d < 8 && d > -8) }' ||
     fail "rope n = 65536: plan $plan MiB, measured $used MiB above a 64-row run"
-rm -f "$WORK"/x65536.npy "$WORK"/x64.npy "$WORK"/ctx.npy
+
+# The plan counts the weights, held once for the run: 2 heads of W_q, W_k, W_v (2048 -> 1024,
+# 48 MiB in float32) beside 2 x 1024 x 1024 scores. It is the measured peak less a 64-row run's
+# within 8 MiB, and a limit below it refuses the run (the weights left out, it said 100 MiB).
+"$ATTN" encode -n 1024 -d 2048 --dtype float32 -o "$WORK/x1024.npy" || fail "encode failed"
+wide=(--heads 2 --dq 1024 --dv 1024 --attention direct --show context)
+/usr/bin/time -f %M -o "$WORK/rss" "$ATTN" attend --input "$WORK/x1024.npy" "${wide[@]}" \
+    -o "$WORK/ctx.npy" || fail "2 heads of 2048 -> 1024 failed"
+peak=$(tail -1 "$WORK/rss")
+/usr/bin/time -f %M -o "$WORK/rss" "$ATTN" attend --input "$WORK/x64.npy" --dq 64 --dv 64 \
+    --attention direct --show context -o "$WORK/ctx.npy" || fail "64 rows failed"
+base=$(tail -1 "$WORK/rss")
+plan=$("$ATTN" attend --input "$WORK/x1024.npy" "${wide[@]}" -o "$WORK/ctx.npy" --max-memory 100M \
+    2>&1 | sed -n 's/.*2 x 1024 x 1024 attention scores: needs \([0-9.]*\) MiB.*/\1/p')
+checks=$((checks + 1))
+[ -n "$plan" ] || fail "2 heads of 2048 -> 1024: no plan figure in --max-memory's refusal"
+used=$(((peak - base) / 1024))
+checks=$((checks + 1))
+awk -v p="$plan" -v u="$used" 'BEGIN { d = p - u; exit !(d < 8 && d > -8) }' ||
+    fail "2 heads of 2048 -> 1024: plan $plan MiB, measured $used MiB above a 64-row run"
+rm -f "$WORK"/x65536.npy "$WORK"/x64.npy "$WORK"/x1024.npy "$WORK"/ctx.npy
 
 # The table without a height (not a terminal, LINES unset) prints every row.
 env -u LINES "$ATTN" encode -n 1000 -d 2 -f table -o "$WORK/t.txt"

@@ -11,6 +11,7 @@
 namespace attn {
 
 using runtime::checked_add;
+using runtime::checked_mul;
 using runtime::checked_product;
 
 std::uint64_t MemoryPlan::total() const {
@@ -68,6 +69,21 @@ MemoryPlan memory_plan(const LayerShape& s, const LayerOptions& options, std::si
     return plan;
 }
 
+std::uint64_t weights_bytes(const LayerShape& s, std::size_t element) {
+    if (!s.weights) return 0;
+    const std::uint64_t H = s.heads, G = s.kv_heads;
+    // per head d_in x d rows of W plus d biases, for q (H heads), k and v (G heads)
+    const std::uint64_t rows = s.d_in + (s.biases ? 1 : 0);
+    std::uint64_t values =
+        checked_add(checked_product({H, rows, s.d_k}, "the weights"),
+                    checked_product({G, rows, s.d_k + s.d_v}, "the weights"), "the weights");
+    if (s.output)
+        values =
+            checked_add(values, checked_product({H * s.d_v + (s.biases ? 1 : 0), s.d_out}, "W_o"),
+                        "the weights");
+    return checked_mul(values, element, "the weights");
+}
+
 RunPlan run_plan(const LayerShape& widths, const std::vector<SequenceShape>& sequences,
                  const LayerOptions& options, std::size_t element, std::uint64_t held_per_row,
                  std::size_t streamed_width) {
@@ -94,6 +110,8 @@ RunPlan run_plan(const LayerShape& widths, const std::vector<SequenceShape>& seq
         plan.bytes = checked_add(plan.bytes, checked_product({layers, one}, "the attention"),
                                  "the attention");
     }
+    plan.weights = weights_bytes(widths, element);
+    plan.bytes = checked_add(plan.bytes, plan.weights, "the attention");
     plan.bytes = checked_add(plan.bytes,
                              checked_product({std::min(plan.block_rows, widest), streamed_width,
                                               element + 2 * sizeof(double)},

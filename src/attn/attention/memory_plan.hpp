@@ -19,8 +19,15 @@ struct LayerShape {
     bool given_qkv = false;  // q/k/v given: no projections of x
     bool permuted = false;   // x[p] copied
     bool output = false;     // W_o
+    bool weights = false;    // W_q, W_k, W_v (and W_o) held in T for the run (weights_bytes)
+    bool biases = false;     // each with its bias
     positions::Scheme scheme = positions::Scheme::none;
 };
+
+/// The weights a run holds once for all its sequences, in T of `element` bytes: W_q (H, d_in,
+/// d_k), W_k (G, d_in, d_k), W_v (G, d_in, d_v), W_o (H d_v, d_out) with `output`, and with
+/// `biases` b_q (H d_k), b_k (G d_k), b_v (G d_v), b_o (d_out); 0 without `weights`.
+std::uint64_t weights_bytes(const LayerShape& shape, std::size_t element);
 
 /// Bytes per part; each part is a product of shapes, checked for overflow (SizeOverflow).
 struct MemoryPlan {
@@ -52,14 +59,16 @@ struct SequenceShape {
     std::size_t n = 0, batch = 0;
 };
 
-/// A run over several sequences of one layer's widths (`widths`, its n unused): every batch
-/// element's layer held (memory_plan with `held_per_row` x n bytes the caller holds besides),
+/// A run over several sequences of one layer's widths (`widths`, its n unused): its weights
+/// (weights_bytes, once), every batch element's layer held (memory_plan with `held_per_row` x n
+/// bytes the caller holds besides),
 /// one more unpermuted at a time with widths.permuted (the equivariance's twin), and the row
 /// blocks streamed to a writer: block_rows rows (at most the widest n) of `streamed_width` entries
 /// (the widest n when an n-wide array is shown, else the widest narrow row: d_in, H d_v, ...), in
 /// T, as doubles and one block made ahead.
 struct RunPlan {
     std::uint64_t bytes = 0;
+    std::uint64_t weights = 0;     // of bytes, weights_bytes
     std::size_t block_rows = 256;  // tiled: at most 2^22 values and 256 rows a block
     /// What a refusal names, after the first sequence: "tiled attention over [b x ]n rows",
     /// else "[b x ]H x n x n attention scores"; "" without sequences.
