@@ -50,6 +50,7 @@ TiledOptions tiled_options(const LayerOptions& o) {
     t.causal = o.mask.causal;
     t.valid_len = o.mask.valid_len;
     t.fill = o.mask.fill;
+    t.progress = o.progress;
     return t;
 }
 
@@ -251,7 +252,6 @@ LayerResult<T> forward(const LayerInput<T>& input, const LayerWeights<T>& weight
         // heads of a group go through the kernel together, each key tile read once for all.
         std::vector<std::size_t> col(H + 1, 0);  // head h's column block of concat
         for (std::size_t h = 0; h < H; ++h) col[h + 1] = col[h] + r.values[h / group].shape(1);
-        const std::size_t step = 16 * tiled_tile_rows<T>(n);  // whole query tiles
         for (std::size_t g = 0; g < G; ++g) {
             std::vector<MatrixRef<T>> q;
             std::vector<T*> out;
@@ -259,13 +259,9 @@ LayerResult<T> forward(const LayerInput<T>& input, const LayerWeights<T>& weight
                 q.push_back(view(qs[h]));
                 out.push_back(r.concat.data() + col[h]);
             }
-            for (std::size_t i = 0; i < n; i += step) {
-                const std::size_t len = std::min(step, n - i);
-                tiled_attention_group(q, view(ks[g]), view(r.values[g]), out, width,
-                                      tiled_options(options),
-                                      tiled_bias(scheme, g * group, options.mask), i, len);
-                if (options.progress) options.progress(len * group);
-            }
+            tiled_attention_group(q, view(ks[g]), view(r.values[g]), out, width,
+                                  tiled_options(options),
+                                  tiled_bias(scheme, g * group, options.mask));
         }
     } else {
         std::size_t col = 0;
@@ -274,13 +270,7 @@ LayerResult<T> forward(const LayerInput<T>& input, const LayerWeights<T>& weight
             const TiledAttention<T> att(view(qs[h]), view(ks[h / group]), view(v),
                                         tiled_options(options),
                                         tiled_bias(scheme, h, options.mask));
-            // Blocks of whole query tiles: the same bits as one call.
-            const std::size_t step = 16 * att.tile_rows();
-            for (std::size_t i = 0; i < n; i += step) {
-                const std::size_t len = std::min(step, n - i);
-                att.context(i, len, r.concat.data() + col, width);
-                if (options.progress) options.progress(len);
-            }
+            att.context(r.concat.data() + col, width);  // progress after each query tile
             col += v.shape(1);
         }
     }

@@ -101,8 +101,9 @@ struct LayerOptions {
     /// rotated_queries/rotated_keys hold them and queries/keys are (0, 0) each (saves
     /// n (H + G) d_k elements).
     bool keep_unrotated = true;
-    /// Called with a count of context rows done (per head; the tiled path in blocks), e.g.
-    /// for a progress bar; may be empty.
+    /// Called with a count of context rows done (per head), e.g. for a progress bar; may be
+    /// empty. The tiled path calls it after each query tile, from the thread that computed
+    /// it, so several threads may call it at once.
     std::function<void(std::size_t rows)> progress;
 };
 

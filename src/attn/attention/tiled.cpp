@@ -255,6 +255,7 @@ template <class T>
 struct TiledAttention<T>::Impl {
     const tiled_detail::Kernels<T>* ker;
     AttentionBias<T> bias;
+    std::function<void(std::size_t rows)> progress;
     tiled_detail::Packed<T> packed;
 };
 
@@ -264,6 +265,7 @@ TiledAttention<T>::TiledAttention(MatrixRef<T> q, MatrixRef<T> k, MatrixRef<T> v
     : impl_(std::make_unique<Impl>()) {
     impl_->ker = tiled_detail::kernels<T>();
     impl_->bias = std::move(bias);
+    impl_->progress = options.progress;
     tiled_detail::pack(*impl_->ker, q, k, v.data || v.cols ? &v : nullptr, options, impl_->bias,
                        impl_->packed);
 }
@@ -298,6 +300,7 @@ void TiledAttention<T>::context(std::size_t row0, std::size_t rows, T* out,
         tiled_detail::tile_order(row0, rows, p.bq, p.causal, thread_limit()),
         ker.workspace(p.bq, p.bk, p.dv_pad, 1), [&](tiled_detail::TileSpan t, T* work) {
             ker.query_tile(p, t.i0, t.rows, work, out, out_stride);
+            if (impl_->progress) impl_->progress(t.rows);
         });
 }
 
@@ -356,6 +359,7 @@ void tiled_attention_group(const std::vector<MatrixRef<T>>& q, MatrixRef<T> k, M
         tiled_detail::tile_order(row0, count, p.bq, p.causal, thread_limit()),
         ker.workspace(p.bq, p.bk, p.dv_pad, q.size()), [&](tiled_detail::TileSpan t, T* work) {
             ker.query_tile_group(ps.data(), ps.size(), t.i0, t.rows, work, out.data(), out_stride);
+            if (options.progress) options.progress(t.rows * q.size());
         });
 }
 

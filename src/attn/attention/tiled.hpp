@@ -55,6 +55,9 @@ struct TiledOptions {
     bool causal = false;                   // key j hidden from query i when j > i
     std::optional<std::size_t> valid_len;  // keys j >= L hidden from every query
     std::optional<double> fill;  // nullopt: hidden weights exactly 0; else masked score value
+    /// Called after each query tile of context() with its rows (times the heads of a group),
+    /// from the thread that computed it: several threads may call it at once. May be empty.
+    std::function<void(std::size_t rows)> progress;
 };
 
 /// Tile callback: adds bias(row0 + r, col0 + c) to tile[r * stride + c] for r < rows,
