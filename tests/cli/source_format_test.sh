@@ -5,7 +5,7 @@ if ! command -v clang-format >/dev/null; then
     exit 77
 fi
 cd "$ATTN_SOURCE_DIR" || exit 1
-for f in src/*/*.cpp src/*/*.hpp tests/*/*.cpp tests/*/*.hpp; do
+for f in $(find src tests -name '*.cpp' -o -name '*.hpp' -o -name '*.inc' | sort); do
     checks=$((checks + 1))
     clang-format --dry-run --Werror "$f" 2>/dev/null || fail "$f is not clang-formatted (clang-format -i $f)"
 done

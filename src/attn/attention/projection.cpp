@@ -30,55 +30,54 @@ void gemm(bool trans_b, int m, int n, int k, const double* a, int lda, const dou
 // load of w per R products), the edges one row and one column at a time; cloned for AVX-512
 // and AVX2. Rows go RB at a time through every column panel w[:, c0 .. c0 + C) (m C values,
 // 16 KiB at m = 128 in float), so that the panel is read from L1 by RB rows, not by R.
-#define ATTN_PROJECT_ROWS(T)                                                                      \
-    __attribute__((target_clones("avx512f", "avx2", "default"))) void project_rows(               \
-        const T* __restrict x, std::size_t sx, const T* __restrict w, std::size_t sw,             \
-        T* __restrict out, std::size_t lo, std::size_t hi, std::size_t m, std::size_t p) {        \
-        constexpr std::size_t R = 4, C = 128 / sizeof(T), RB = 16 * R;                            \
-        const std::size_t blocked = lo + (hi - lo) / R * R;                                       \
-        for (std::size_t i0 = lo; i0 < blocked; i0 += RB) {                                       \
-            const std::size_t i1 = std::min(i0 + RB, blocked);                                    \
-            std::size_t c0 = 0;                                                                   \
-            for (; c0 + C <= p; c0 += C)                                                          \
-                for (std::size_t i = i0; i < i1; i += R) {                                        \
-                    T acc[R][C] = {};                                                             \
-                    for (std::size_t k = 0; k < m; ++k) {                                         \
-                        const T* wr = w + k * sw + c0;                                            \
-                        _Pragma("GCC unroll 4") for (std::size_t r = 0; r < R; ++r) {             \
-                            const T a = x[(i + r) * sx + k];                                      \
-                            for (std::size_t c = 0; c < C; ++c) acc[r][c] += a * wr[c];           \
-                        }                                                                         \
-                    }                                                                             \
-                    for (std::size_t r = 0; r < R; ++r)                                           \
-                        for (std::size_t c = 0; c < C; ++c)                                       \
-                            out[(i + r) * p + c0 + c] = acc[r][c];                                \
-                }                                                                                 \
-            for (std::size_t i = i0; i < i1; ++i)                                                 \
-                for (std::size_t c = c0; c < p; ++c) {                                            \
-                    T s = 0;                                                                      \
-                    for (std::size_t k = 0; k < m; ++k) s += x[i * sx + k] * w[k * sw + c];       \
-                    out[i * p + c] = s;                                                           \
-                }                                                                                 \
-        }                                                                                         \
-        for (std::size_t i = blocked; i < hi; ++i) {                                              \
-            T* o = out + i * p;                                                                   \
-            std::fill_n(o, p, T(0));                                                              \
-            for (std::size_t k = 0; k < m; ++k) {                                                 \
-                const T a = x[i * sx + k];                                                        \
-                const T* wr = w + k * sw;                                                         \
-                for (std::size_t c = 0; c < p; ++c) o[c] += a * wr[c];                            \
-            }                                                                                     \
-        }                                                                                         \
-    }                                                                                             \
-    /* the same sums with w stored (p, m): out[i, c] = sum_k x[i, k] w[c, k] in order of k */     \
-    void project_rows_t(const T* x, std::size_t sx, const T* w, std::size_t sw, T* out,           \
-                        std::size_t lo, std::size_t hi, std::size_t m, std::size_t p) {           \
-        for (std::size_t i = lo; i < hi; ++i)                                                     \
-            for (std::size_t c = 0; c < p; ++c) {                                                 \
-                T s = 0;                                                                          \
-                for (std::size_t k = 0; k < m; ++k) s += x[i * sx + k] * w[c * sw + k];           \
-                out[i * p + c] = s;                                                               \
-            }                                                                                     \
+#define ATTN_PROJECT_ROWS(T)                                                                       \
+    __attribute__((target_clones("avx512f", "avx2", "default"))) void project_rows(                \
+        const T* __restrict x, std::size_t sx, const T* __restrict w, std::size_t sw,              \
+        T* __restrict out, std::size_t lo, std::size_t hi, std::size_t m, std::size_t p) {         \
+        constexpr std::size_t R = 4, C = 128 / sizeof(T), RB = 16 * R;                             \
+        const std::size_t blocked = lo + (hi - lo) / R * R;                                        \
+        for (std::size_t i0 = lo; i0 < blocked; i0 += RB) {                                        \
+            const std::size_t i1 = std::min(i0 + RB, blocked);                                     \
+            std::size_t c0 = 0;                                                                    \
+            for (; c0 + C <= p; c0 += C)                                                           \
+                for (std::size_t i = i0; i < i1; i += R) {                                         \
+                    T acc[R][C] = {};                                                              \
+                    for (std::size_t k = 0; k < m; ++k) {                                          \
+                        const T* wr = w + k * sw + c0;                                             \
+                        _Pragma("GCC unroll 4") for (std::size_t r = 0; r < R; ++r) {              \
+                            const T a = x[(i + r) * sx + k];                                       \
+                            for (std::size_t c = 0; c < C; ++c) acc[r][c] += a * wr[c];            \
+                        }                                                                          \
+                    }                                                                              \
+                    for (std::size_t r = 0; r < R; ++r)                                            \
+                        for (std::size_t c = 0; c < C; ++c) out[(i + r) * p + c0 + c] = acc[r][c]; \
+                }                                                                                  \
+            for (std::size_t i = i0; i < i1; ++i)                                                  \
+                for (std::size_t c = c0; c < p; ++c) {                                             \
+                    T s = 0;                                                                       \
+                    for (std::size_t k = 0; k < m; ++k) s += x[i * sx + k] * w[k * sw + c];        \
+                    out[i * p + c] = s;                                                            \
+                }                                                                                  \
+        }                                                                                          \
+        for (std::size_t i = blocked; i < hi; ++i) {                                               \
+            T* o = out + i * p;                                                                    \
+            std::fill_n(o, p, T(0));                                                               \
+            for (std::size_t k = 0; k < m; ++k) {                                                  \
+                const T a = x[i * sx + k];                                                         \
+                const T* wr = w + k * sw;                                                          \
+                for (std::size_t c = 0; c < p; ++c) o[c] += a * wr[c];                             \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+    /* the same sums with w stored (p, m): out[i, c] = sum_k x[i, k] w[c, k] in order of k */      \
+    void project_rows_t(const T* x, std::size_t sx, const T* w, std::size_t sw, T* out,            \
+                        std::size_t lo, std::size_t hi, std::size_t m, std::size_t p) {            \
+        for (std::size_t i = lo; i < hi; ++i)                                                      \
+            for (std::size_t c = 0; c < p; ++c) {                                                  \
+                T s = 0;                                                                           \
+                for (std::size_t k = 0; k < m; ++k) s += x[i * sx + k] * w[c * sw + k];            \
+                out[i * p + c] = s;                                                                \
+            }                                                                                      \
     }
 ATTN_PROJECT_ROWS(float)
 ATTN_PROJECT_ROWS(double)
