@@ -16,6 +16,7 @@
 #include "cli/errors.hpp"
 #include "io/npy.hpp"
 #include "io/output_spec.hpp"
+#include "runtime/finite.hpp"
 #include "runtime/shape_tuple.hpp"
 
 namespace attn::cli {
@@ -196,6 +197,8 @@ positions::SchemeConfig attention_scheme(const AttentionPositions& opt, std::siz
             "--bias-table: {} has shape {}; --buckets {} and {} head{} "
             "need ({}, {})",
             opt.bias_table, runtime::shape_tuple(a.shape), B, H, H > 1 ? "s" : "", B, H));
+    naming_option("--bias-table",
+                  [&] { runtime::check_finite(a.values, a.shape, opt.bias_table); });
     in.t5_table = xt::xtensor<double, 2>::from_shape({B, H});
     std::copy(a.values.begin(), a.values.end(), in.t5_table.begin());
     return in;

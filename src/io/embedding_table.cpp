@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "io/embeddings_text.hpp"
+#include "runtime/finite.hpp"
 #include "runtime/shape_tuple.hpp"
 
 namespace attn::io {
@@ -16,6 +17,7 @@ NpyArray read_embedding_table(const std::string& path) {
         throw std::invalid_argument(
             fmt::format("{}: shape {}; an embedding table is (vocabulary, dim)", path,
                         runtime::shape_tuple(a.shape)));
+    runtime::check_finite(a.values, a.shape, path);
     return a;
 }
 

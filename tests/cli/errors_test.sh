@@ -75,6 +75,25 @@ expect_stderr "--input: standard input: shape (1000, 1000) of <f8 read as float6
 expect_usage_error --max-memory "$ATTN" attend --input "$WORK/row4.npy" --dq 30000 --dv 1 --max-memory 1M
 expect_stderr "the weight matrices"
 
+# Attention's inputs are finite numbers: a nan or inf is refused, naming the option, the file
+# and the element, before anything is written.
+"$PYTHON" -c "
+import numpy as np
+x = np.ones((3, 4)); x[2, 1] = np.nan; np.save('$WORK/nan.npy', x)
+w = np.ones((4, 2)); w[0, 1] = -np.inf; np.save('$WORK/inf.npy', w)
+t = np.ones((32, 1)); t[5, 0] = np.inf; np.save('$WORK/t5inf.npy', t)"
+expect_usage_error --input "$ATTN" attend --input "$WORK/nan.npy" -o "$WORK/ctx.npy"
+expect_stderr "--input: $WORK/nan.npy: element (2, 1) is nan; attention needs finite numbers"
+checks=$((checks + 1))
+[ ! -e "$WORK/ctx.npy" ] || fail "--input with a nan wrote $WORK/ctx.npy"
+expect_usage_error --wk "$ATTN" attend --input "$WORK/row4.npy" --wk "$WORK/inf.npy"
+expect_stderr "--wk: $WORK/inf.npy: element (0, 1) is -inf; attention needs finite numbers"
+expect_usage_error --embeddings "$ATTN" attend --embeddings "$WORK/nan.npy" "a b"
+expect_stderr "--embeddings: $WORK/nan.npy: element (2, 1) is nan; attention needs finite numbers"
+expect_usage_error --bias-table "$ATTN" attend --input "$WORK/row4.npy" --scheme t5 \
+    --bias-table "$WORK/t5inf.npy"
+expect_stderr "--bias-table: $WORK/t5inf.npy: element (5, 0) is inf; attention needs finite numbers"
+
 # A missing input file is exit 1 in every subcommand; a directory says so.
 expect_status 1 "$ATTN" encode --add "$WORK/missing.npy"
 expect_stderr "--add: $WORK/missing.npy: No such file or directory"

@@ -3,6 +3,7 @@
 #include "io/embedding_table.hpp"
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <fstream>
 #include <string>
@@ -57,6 +58,9 @@ TEST_CASE("read_embedding_table: rows by id, (vocabulary, dim) only") {
     CHECK(invalid_argument_of([&] { attn::io::read_embedding_table(b); }) ==
           b + ": shape (1, 2, 2); an embedding table is (vocabulary, dim)");
     CHECK_THROWS_AS(attn::io::read_embedding_table(tmp_path("missing.npy")), std::system_error);
+    const std::string n = save("n.npy", {2, 2}, {1, 2, std::nan(""), 4});
+    CHECK(invalid_argument_of([&] { attn::io::read_embedding_table(n); }) ==
+          n + ": element (1, 0) is nan; attention needs finite numbers");
 }
 
 TEST_CASE("name_table_rows: the list's word r names row r") {

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <functional>
 #include <numeric>
 #include <stdexcept>
@@ -13,6 +15,7 @@
 
 #include "attn/attention/permutation.hpp"
 #include "attn/tokenizer.hpp"
+#include "runtime/finite.hpp"
 #include "runtime/parallel.hpp"
 #include "runtime/reduced_float.hpp"
 #include "runtime/shape_tuple.hpp"
@@ -22,14 +25,21 @@ namespace attn {
 namespace {
 
 // (n, d) rows of `from` as T, converted exactly; the rows split over the threads, so that the
-// new matrix's pages are first touched on all of them.
+// new matrix's pages are first touched on all of them. With `finite`, whether every value is
+// finite, found as the rows are copied.
 template <class T>
-xt::xtensor<T, 2> rows_as(const double* from, std::size_t n, std::size_t d) {
+xt::xtensor<T, 2> rows_as(const double* from, std::size_t n, std::size_t d,
+                          bool* finite = nullptr) {
     xt::xtensor<T, 2> x = xt::xtensor<T, 2>::from_shape({n, d});
+    std::atomic<bool> all_finite{true};
     parallel_for(n, 1024, [&](std::size_t lo, std::size_t hi) {
         std::transform(from + lo * d, from + hi * d, x.data() + lo * d,
                        [](double v) { return static_cast<T>(v); });
+        if (finite && !std::all_of(x.data() + lo * d, x.data() + hi * d,
+                                   [](T v) { return std::isfinite(v); }))
+            all_finite = false;
     });
+    if (finite) *finite = all_finite;
     return x;
 }
 
@@ -51,8 +61,13 @@ Sequence rows_sequence(std::span<const double> values, std::span<const std::size
     s.batch = shape.size() == 3 ? shape[0] : 0;
     const std::size_t b = std::max<std::size_t>(s.batch, 1), n = shape[shape.size() - 2];
     const std::size_t d = shape.back();
-    for (std::size_t k = 0; k < b; ++k)  // element k: values[k n d .. (k + 1) n d)
-        s.x.push_back(rows_as<double>(values.data() + k * n * d, n, d));
+    bool finite = true;
+    for (std::size_t k = 0; k < b; ++k) {  // element k: values[k n d .. (k + 1) n d)
+        bool element = true;
+        s.x.push_back(rows_as<double>(values.data() + k * n * d, n, d, &element));
+        finite = finite && element;
+    }
+    if (!finite) runtime::check_finite(values, shape, where);
     return s;
 }
 

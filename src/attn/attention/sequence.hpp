@@ -33,8 +33,9 @@ struct Sequence {
 };
 
 /// Rows given as they are, row-major values of shape (n, d) (batch 0) or (b, n, d) (batch b).
-/// std::invalid_argument for another rank, a 0 in the shape or a count that is not its product,
-/// its message naming `where` ("X.npy: shape (6,); expected rows (n, d) or ...").
+/// std::invalid_argument for another rank, a 0 in the shape, a count that is not its product
+/// or a value that is not finite, its message naming `where` ("X.npy: shape (6,); expected rows
+/// (n, d) or ...", "X.npy: element (1, 0) is nan; attention needs finite numbers").
 Sequence rows_sequence(std::span<const double> values, std::span<const std::size_t> shape,
                        const std::string& where = "rows");
 

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "runtime/finite.hpp"
 #include "runtime/shape_tuple.hpp"
 
 namespace attn {
@@ -58,9 +59,21 @@ std::optional<std::size_t> check_given_weights(const GivenWeights& given, std::s
                            d_in, width, d, d_in, heads * d,
                            heads > 1 ? fmt::format(" or ({}, {}, {})", heads, d_in, d) : ""));
     };
+    // every value a finite number (runtime::check_finite)
+    const auto finite = [&](const std::optional<GivenTensor>& t, Weight w, const char* matrix) {
+        if (!t) return;
+        try {
+            runtime::check_finite(t->values, t->shape, name(*t, matrix));
+        } catch (const std::invalid_argument& e) {
+            throw WeightShapeError(w, e.what());
+        }
+    };
     check(given.query, d_q, Weight::query, "W_q", "d_q");
+    finite(given.query, Weight::query, "W_q");
     check(given.key, d_k, Weight::key, "W_k", "d_k");
+    finite(given.key, Weight::key, "W_k");
     check(given.value, d_v, Weight::value, "W_v", "d_v");
+    finite(given.value, Weight::value, "W_v");
     if (!given.out) return std::nullopt;
     const auto& sh = given.out->shape;  // (H d_v, d_out)
     if (sh.size() != 2 || sh[0] != heads * d_v || sh[1] == 0)
@@ -69,6 +82,7 @@ std::optional<std::size_t> check_given_weights(const GivenWeights& given, std::s
             fmt::format(
                 "{} has shape {}; W_o needs {} rows (heads x d_v) and any number of columns",
                 name(*given.out, "W_o"), runtime::shape_tuple(sh), heads * d_v));
+    finite(given.out, Weight::out, "W_o");
     return sh[1];
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -133,4 +134,12 @@ TEST_CASE("rows_sequence: (n, d) rows, or a batch (b, n, d) split into its eleme
           "rows: shape (12,); expected rows (n, d) or a batch (b, n, d), none of them 0");
     CHECK(invalid_argument_of([&] { attn::rows_sequence(v, short_shape); }) ==
           "rows: 12 values for shape (5, 2)");
+    // one value that is not finite, in the second batch element: named by its (b, i, c)
+    std::vector<double> bad = v;
+    bad[9] = std::numeric_limits<double>::quiet_NaN();
+    CHECK(invalid_argument_of([&] { attn::rows_sequence(bad, batch, "X.npy"); }) ==
+          "X.npy: element (1, 1, 1) is nan; attention needs finite numbers");
+    bad[9] = 10, bad[0] = -std::numeric_limits<double>::infinity();
+    CHECK(invalid_argument_of([&] { attn::rows_sequence(bad, rows, "X.npy"); }) ==
+          "X.npy: element (0, 0) is -inf; attention needs finite numbers");
 }

@@ -4,6 +4,7 @@
 #include "attn/attention/weights.hpp"
 
 #include <cstddef>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <stdexcept>
@@ -147,6 +148,19 @@ TEST_CASE("given weights: the widths they imply and the shapes they must have") 
     CHECK(fault(g, 2, 2, 4) == Weight::out);
     g.out = t({8});
     CHECK(fault(g, 2, 2, 4) == Weight::out);
+    // a value that is not finite, named as the tensor's and with its index
+    std::vector<double> bad(values.begin(), values.begin() + 12);
+    bad[4] = std::numeric_limits<double>::infinity();
+    g.out = std::nullopt;
+    g.key = attn::GivenTensor{bad, {2, 3, 2}, "wk.npy"};
+    CHECK(fault(g, 2, 2, 4) == Weight::key);
+    try {
+        attn::check_given_weights(g, 2, 3, 2, 2, 4);
+        FAIL_CHECK("a tensor holding inf was accepted");
+    } catch (const attn::WeightShapeError& e) {
+        CHECK(std::string(e.what()) ==
+              "wk.npy: element (0, 2, 0) is inf; attention needs finite numbers");
+    }
 }
 
 TEST_CASE("given weights: the message names the tensor, its shape and the shapes it may have") {

@@ -1,0 +1,26 @@
+// Numbers an attention computes with must be finite: one nan or inf in X, in a weight or in a
+// table turns whole rows of the result into nan, or, through the softmax's guards, into rows
+// of silent zeros. Readers of such numbers refuse them, naming the first one.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace attn::runtime {
+
+/// The flat index of the first nan or +-inf in values, nullopt when every value is finite.
+std::optional<std::size_t> first_non_finite(std::span<const double> values);
+
+/// std::invalid_argument for the first value that is not finite, e.g.
+///   X.npy: element (1, 0) is nan; attention needs finite numbers
+/// its index numpy's for `shape` (row-major; the flat index when shape's product differs).
+void check_finite(std::span<const double> values, std::span<const std::size_t> shape,
+                  std::string_view name);
+
+/// The message check_finite gives for the value at flat index `at`.
+void throw_non_finite(std::span<const double> values, std::span<const std::size_t> shape,
+                      std::size_t at, std::string_view name);
+
+}  // namespace attn::runtime
