@@ -1,16 +1,14 @@
 // attn attend: self-attention of a sentence, step by step as the notebook shows it
 // (vocabulary, ids, embeddings, Q, K, V, omega, weights, context), or of given rows: the
-// options, the path (--attention) and its memory plan, and the wiring of a run. The math is
-// attn::forward (attn/attention/layer.hpp), one call per sequence and batch element.
+// options, and a run: its inputs and setup (attend_inputs.cpp), attn::forward per sequence and
+// batch element (attn/attention/sequence.hpp), the --show table (attend_arrays.cpp) written.
 #include "cli/attend.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <algorithm>
 #include <cmath>
 #include <memory>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,7 +16,6 @@
 #include <xtensor/xtensor.hpp>
 
 #include "attn/attention/layer.hpp"
-#include "attn/attention/memory_plan.hpp"
 #include "attn/attention/permutation.hpp"
 #include "cli/arguments.hpp"
 #include "cli/attend_model.hpp"
@@ -28,9 +25,7 @@
 #include "cli/enum_option.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_code.hpp"
-#include "io/dtype.hpp"
 #include "io/matrix_stream.hpp"
-#include "runtime/reduced_float.hpp"
 
 namespace attn::cli {
 
@@ -110,87 +105,39 @@ void check_html(const AttendOptions& opt, const std::vector<Show>& show, bool fr
             "--format html: a page draws one sentence; give it as the SENTENCE argument");
 }
 
-// Whether the run takes the tiled path: --attention, or automatic_path of the longest sequence.
-bool use_tiled(const AttendOptions& opt, const std::vector<Sequence>& seqs) {
-    if (io::reduced_format(opt.out.dtype)) {  // bfloat16, float16: the direct path (reduced.hpp)
-        if (opt.attention == AttentionPath::tiled)
-            throw UsageError(fmt::format(
-                "--attention tiled: --dtype {} is computed on the direct path (every op rounded "
-                "to the dtype, as PyTorch); use --attention direct or auto",
-                io::dtype_name(opt.out.dtype)));
-        if (opt.no_projection)
-            throw UsageError(fmt::format(
-                "--no-projection: --dtype {} takes the projected layer; use float32 or float64",
-                io::dtype_name(opt.out.dtype)));
-        return false;
-    }
-    if (opt.attention != AttentionPath::automatic) return opt.attention == AttentionPath::tiled;
-    return std::any_of(seqs.begin(), seqs.end(), [](const Sequence& s) {
-        return automatic_path(s.n()) == attn::AttentionPath::tiled;
-    });
-}
-
 template <class T>
 int run_typed(const AttendOptions& opt, Sequences& in, bool indexed, TorchGenerator& gen,
               const std::vector<Show>& show, const io::OutputSpec& spec) {
     std::vector<Sequence>& seqs = in.seqs;
-    Projections proj = read_projections(opt, seqs.front().d_in());
-    const LayerShape layer = proj.layer;
-    const bool tiled = use_tiled(opt, seqs);  // else direct: n x n matrices held
     const auto& table = attend_show_table<T>();
-    const unsigned asks = show_asks(table, show);
-    // --dtype bfloat16|float16: inputs, weights and biases rounded once to the dtype, as
-    // model.to(dtype) and x.to(dtype) do; the layer then computes in it (attention/reduced.hpp)
-    const std::optional<runtime::Reduced> reduced = io::reduced_format(opt.out.dtype);
-    LayerOptions base;  // every sequence's, besides its progress
-    if (opt.pos.no_scale) base.scale = 1.0;
-    base.path = tiled ? attn::AttentionPath::tiled : attn::AttentionPath::direct;
-    base.keep_masked = asks & ask::masked;
-    base.keep_unrotated = asks & ask::unrotated;
-    base.dtype = reduced;
-    const io::DriveOptions drive = plan_attention(opt, seqs, proj, asks, base, sizeof(T));
-    AttentionWeights<T> par =
-        opt.no_projection ? AttentionWeights<T>{} : make_parameters<T>(opt, proj, gen);
-    proj = {};  // the files' values are par's blocks now (the run's plan leaves them out)
-    if (reduced) par.round_to(*reduced);
-
-    const Masks masks = sequence_masks(opt, seqs);
-    std::optional<std::size_t> query;
-    if (opt.given("--query")) query = static_cast<std::size_t>(opt.query);
-    for (std::size_t k = 0; query && k < seqs.size(); ++k)
-        if (*query >= seqs[k].n())
-            throw UsageError(
-                fmt::format("--query: {} is not a query position of {} ({} rows: 0..{})", opt.query,
-                            in.names[k], seqs[k].n(), seqs[k].n() - 1));
+    const AttendSetup<T> setup = setup_attention<T>(opt, in, show_asks(table, show), gen);
+    const LayerShape& layer = setup.layer;
 
     // The attention itself (attn::forward), per sequence and batch element, on the path
     // chosen: every scheme, mask and --permute on either. With --permute the sequence's labels
     // and X are shown permuted, and the layer is run on X[p] and on X for the equivariance.
-    const positions::SchemeConfig config =
-        attention_scheme(opt.pos, layer.d_in, layer.heads, layer.d_k,
-                         opt.no_projection ? "--no-projection" : "--dq");  // d_k = d_in there
-    LayerWeights<T> weights = par.views();
+    LayerWeights<T> weights = setup.par.views();
     weights.identity = opt.no_projection;  // Q = K = V = X
     std::shared_ptr<io::Progress> progress;
-    if (tiled)
+    if (setup.base.path == attn::AttentionPath::tiled)
         progress = std::make_shared<io::Progress>("attend", 0, !opt.out.quiet && !spec.to_terminal);
     std::vector<SequenceRun<T>> runs(seqs.size());
     for (std::size_t k = 0; k < seqs.size(); ++k) {
         std::vector<std::size_t> p;
         if (opt.permute) p = permutation_for(*opt.permute, seqs[k].n(), in.names[k]);
-        LayerOptions o = base;
+        LayerOptions o = setup.base;
         if (progress) {
             progress->add_total(seqs[k].x.size() * layer.heads * seqs[k].n());
             o.progress = [progress](std::size_t rows) { progress->advance(rows); };
         }
         static_cast<SequenceResult<T>&>(runs[k]) =
-            attend_sequence(seqs[k], p, weights, config, masks.of[k], o);
+            attend_sequence(seqs[k], p, weights, setup.scheme, setup.masks[k], o);
         if (!p.empty()) seqs[k] = permuted(seqs[k], p);  // labels and X as attended
     }
     const bool binary = spec.format == io::Format::npy || spec.format == io::Format::npz;
     auto arrays = [&](std::size_t k, Show item) {
-        const SentenceArrays<T> a{seqs[k],  runs[k],    par,      layer, query,
-                                  in.title, masks.text, progress, binary};
+        const SentenceArrays<T> a{seqs[k],  runs[k],         setup.par, layer, setup.query,
+                                  in.title, setup.mask_text, progress,  binary};
         io::MatrixStream e = show_entry(table, item).stream(a);
         if (e.info.dtype != io::Dtype::int64) e.info.dtype = spec.dtype;
         return e;
@@ -208,7 +155,7 @@ int run_typed(const AttendOptions& opt, Sequences& in, bool indexed, TorchGenera
         indexed ? io::join_parts(std::move(parts), "sentence", spec.holds_several_arrays(), pad)
                 : std::move(parts.front());
     io::Output output(spec, streams.size());
-    io::drive(output.sink(), streams, drive);
+    io::drive(output.sink(), streams, setup.drive);
     output.commit();
     return kOk;
 }

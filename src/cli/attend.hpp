@@ -97,31 +97,26 @@ struct Sequences {
 };
 Sequences read_sequences(const AttendOptions& opt, bool indexed, TorchGenerator& gen);
 
-/// The masks of every sequence, per batch element: --causal, --valid-len (one length for all
-/// or one per sequence), --mask-value; UsageError naming the option. `text` is how they read
-/// in titles (", causal, valid length 3, masked scores = -1000000").
-struct Masks {
-    std::vector<std::vector<MaskOptions>> of;  // [sequence][batch element]
-    std::string text;
-};
-Masks sequence_masks(const AttendOptions& opt, const std::vector<Sequence>& seqs);
-
-/// --wq --wk --wv --wo, those given: (d_in, d) for one head, (d_in, H d) or (H, d_in, d)
-/// (attn/attention/weights.hpp), and the layer they and the options imply for rows d_in wide
-/// (its n unused; d_k = d_q; from an option, else the files, else --input's d_in); every file
-/// is checked against it (UsageError naming the option).
-struct Projections {
-    std::optional<io::NpyArray> q, k, v, o;
-    LayerShape layer;
-};
-Projections read_projections(const AttendOptions& opt, std::size_t d_in);
-
-/// The files' blocks, and the others drawn by attn::draw_attention_weights after
-/// torch.manual_seed(seed) in its order (with --bias, each weight followed by its bias); their
-/// memory is reserved by plan_attention.
+/// What a run attends with, set up from the options in this order (attend_inputs.cpp): the
+/// --wq ... files and the widths they and the options imply (d_k = d_q: from an option, else
+/// the files, else --input's d_in), the path (--attention), the memory of making the weights and
+/// of the whole run reserved (--max-memory; `asks`: what the arrays shown ask of the run), the
+/// weights read or drawn after torch.manual_seed(seed) in attn::draw_attention_weights' order,
+/// the masks, the scheme and --query. UsageError naming the option.
 template <class T>
-AttentionWeights<T> make_parameters(const AttendOptions& opt, const Projections& p,
-                                    TorchGenerator& gen);
+struct AttendSetup {
+    LayerShape layer;                             // its n unused
+    AttentionWeights<T> par;                      // empty with --no-projection
+    LayerOptions base;                            // every sequence's options, but its progress
+    positions::SchemeConfig scheme;               // --scheme and its options
+    std::vector<std::vector<MaskOptions>> masks;  // [sequence][batch element]
+    std::string mask_text;  // how the masks read in titles: ", causal, valid length 3", ...
+    std::optional<std::size_t> query;  // --query
+    io::DriveOptions drive;            // how the arrays are streamed
+};
+template <class T>
+AttendSetup<T> setup_attention(const AttendOptions& opt, const Sequences& in, unsigned asks,
+                               TorchGenerator& gen);
 
 enum class Show {
     vocabulary,
@@ -193,15 +188,5 @@ constexpr unsigned unrotated = 8;  // q and k before RoPE (LayerOptions::keep_un
 /// A --show list ("all", "scores,weights", ...) as items in order, without repeats, for a run
 /// that has the needs `have` (parse_show_list over attend_show_table).
 std::vector<Show> parse_show(const std::string& list, unsigned have);
-
-/// The memory of making the weights (the files' values, each weight in float32 and in T), then
-/// of the whole run (attn::sequence_run_plan: the weights, every sequence's layer with options
-/// `o`, its unpermuted twin with --permute, the row blocks streamed: n wide when the arrays shown
-/// ask for rows or summaries), with X as read, as shown and unpermuted, and the summaries when
-/// asked, reserved before anything is allocated: UsageError naming --max-memory above the limit.
-/// Values are value_bytes wide (sizeof(T)). Returns how arrays are streamed.
-io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
-                                const Projections& p, unsigned asks, const LayerOptions& o,
-                                std::size_t value_bytes);
 
 }  // namespace attn::cli

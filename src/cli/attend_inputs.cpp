@@ -1,8 +1,8 @@
-// attn attend's inputs, read with the option named in any error: the embedding table or
-// vectors (drawn nn.Embedding, an .npy table, word vectors) and the sentences embedded with
-// them (attn::embed_sentence), or the rows of an .npy file; the masks; the projection files
-// and the widths they imply (attn::check_given_weights) or the draws; the memory of the run
-// they make.
+// attn attend's inputs and setup, read with the option named in any error: the embedding
+// table or vectors (drawn nn.Embedding, an .npy table, word vectors) and the sentences embedded
+// with them (attn::embed_sentence), or the rows of an .npy file; then the projection files and
+// the widths they imply (attn::check_given_weights), the path, the memory of the run, the
+// weights read or drawn, the masks and the scheme.
 #include "cli/attend.hpp"
 
 #include <fmt/format.h>
@@ -17,12 +17,14 @@
 #include "attn/embedding.hpp"
 #include "cli/arguments.hpp"
 #include "cli/errors.hpp"
+#include "io/dtype.hpp"
 #include "io/embedding_table.hpp"
 #include "io/embeddings_text.hpp"
 #include "io/output_file.hpp"
 #include "io/output_spec.hpp"
 #include "io/text_lines.hpp"
 #include "runtime/memory_budget.hpp"
+#include "runtime/reduced_float.hpp"
 
 namespace attn::cli {
 
@@ -127,26 +129,17 @@ Sequences read_sequences(const AttendOptions& opt, bool indexed, TorchGenerator&
     return in;
 }
 
-Masks sequence_masks(const AttendOptions& opt, const std::vector<Sequence>& seqs) {
-    MaskOptions base;
-    base.causal = opt.causal;
-    const bool fill = opt.given("--mask-value");
-    if (fill) base.fill = opt.mask_value;
-    const std::vector<std::size_t> valid =
-        opt.valid_len ? opt.valid_len->lengths : std::vector<std::size_t>{};
-    Masks m{naming_option("--valid-len", [&] { return attn::sequence_masks(seqs, base, valid); }),
-            ""};
-    if (fill) naming_option("--mask-value", [&] { check_fill(opt.mask_value); });
-    if (opt.causal) m.text += ", causal";
-    if (opt.valid_len) m.text += ", valid length " + opt.valid_len->text;
-    if (fill) m.text += fmt::format(", masked scores = {}", opt.mask_value);
-    return m;
-}
-
-// ---- the projections: W_query, W_key, W_value per head and W_o (and their biases), read
-// from .npy files or drawn by attn::draw_attention_weights, and the widths they imply.
+// ---- the run's setup: the projections (W_query, W_key, W_value per head and W_o, and their
+// biases, read from .npy files or drawn by attn::draw_attention_weights) and the widths they
+// imply, the path, the memory plan, the masks and the scheme.
 
 namespace {
+
+// --wq --wk --wv --wo, those given, and the layer they and the options imply.
+struct Projections {
+    std::optional<io::NpyArray> q, k, v, o;
+    LayerShape layer;
+};
 
 // The files' tensors, each named by its path in messages.
 GivenWeights given_weights(const AttendOptions& opt, const Projections& f) {
@@ -157,7 +150,8 @@ GivenWeights given_weights(const AttendOptions& opt, const Projections& f) {
 }
 
 // The layer's shape: Q = K = V = X, or an option given, else the files' widths, else --input
-// rows keep theirs (d_q = d_v = d_in); its scheme and --permute.
+// rows keep theirs (d_q = d_v = d_in); its scheme and --permute. Every file is checked against
+// it (attn::check_given_weights).
 LayerShape layer_shape(const AttendOptions& opt, const Projections& f, std::size_t d_in) {
     LayerShape w;
     w.d_in = d_in, w.scheme = opt.pos.scheme, w.permuted = opt.permute.has_value();
@@ -193,8 +187,6 @@ LayerShape layer_shape(const AttendOptions& opt, const Projections& f, std::size
     return w;
 }
 
-}  // namespace
-
 Projections read_projections(const AttendOptions& opt, std::size_t d_in) {
     const auto read = [](const char* option, const std::string& path) {
         return path.empty() ? std::nullopt : std::optional(read_npy_option(option, path));
@@ -205,6 +197,8 @@ Projections read_projections(const AttendOptions& opt, std::size_t d_in) {
     return p;
 }
 
+// The files' blocks, and the others drawn after torch.manual_seed(seed) in
+// attn::draw_attention_weights' order (with --bias, each weight followed by its bias).
 template <class T>
 AttentionWeights<T> make_parameters(const AttendOptions& opt, const Projections& f,
                                     TorchGenerator& gen) {
@@ -217,11 +211,32 @@ AttentionWeights<T> make_parameters(const AttendOptions& opt, const Projections&
                                 w.heads, w.output);
 }
 
-template AttentionWeights<float> make_parameters<float>(const AttendOptions&, const Projections&,
-                                                        TorchGenerator&);
-template AttentionWeights<double> make_parameters<double>(const AttendOptions&, const Projections&,
-                                                          TorchGenerator&);
+// Whether the run takes the tiled path: --attention, or automatic_path of the longest sequence.
+bool use_tiled(const AttendOptions& opt, const std::vector<Sequence>& seqs) {
+    if (io::reduced_format(opt.out.dtype)) {  // bfloat16, float16: the direct path (reduced.hpp)
+        if (opt.attention == AttentionPath::tiled)
+            throw UsageError(fmt::format(
+                "--attention tiled: --dtype {} is computed on the direct path (every op rounded "
+                "to the dtype, as PyTorch); use --attention direct or auto",
+                io::dtype_name(opt.out.dtype)));
+        if (opt.no_projection)
+            throw UsageError(fmt::format(
+                "--no-projection: --dtype {} takes the projected layer; use float32 or float64",
+                io::dtype_name(opt.out.dtype)));
+        return false;
+    }
+    if (opt.attention != AttentionPath::automatic) return opt.attention == AttentionPath::tiled;
+    return std::any_of(seqs.begin(), seqs.end(), [](const Sequence& s) {
+        return automatic_path(s.n()) == attn::AttentionPath::tiled;
+    });
+}
 
+// The memory of the whole run (attn::sequence_run_plan: the weights, every sequence's layer
+// with options `o`, its unpermuted twin with --permute, the row blocks streamed: n wide when
+// the arrays shown ask for rows or summaries), with X as read, as shown and unpermuted, and the
+// summaries when asked, then of making the weights (the files' values, each weight in float32
+// and in T), reserved before anything is allocated: UsageError naming --max-memory above the
+// limit. Values are value_bytes wide (sizeof(T)). Returns how the arrays are streamed.
 io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
                                 const Projections& p, unsigned asks, const LayerOptions& o,
                                 std::size_t value_bytes) {
@@ -254,5 +269,57 @@ io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequ
     // block cost 1,024 thread starts at n = 65,536.
     return {plan.block_rows, tiled && n_wide && thread_count(opt.out) > 1};
 }
+
+}  // namespace
+
+template <class T>
+AttendSetup<T> setup_attention(const AttendOptions& opt, const Sequences& in, unsigned asks,
+                               TorchGenerator& gen) {
+    const std::vector<Sequence>& seqs = in.seqs;
+    Projections proj = read_projections(opt, seqs.front().d_in());
+    AttendSetup<T> s;
+    s.layer = proj.layer;
+    // --dtype bfloat16|float16: inputs, weights and biases rounded once to the dtype, as
+    // model.to(dtype) and x.to(dtype) do; the layer then computes in it (attention/reduced.hpp)
+    const std::optional<runtime::Reduced> reduced = io::reduced_format(opt.out.dtype);
+    if (opt.pos.no_scale) s.base.scale = 1.0;
+    s.base.path = use_tiled(opt, seqs) ? attn::AttentionPath::tiled : attn::AttentionPath::direct;
+    s.base.keep_masked = asks & ask::masked;
+    s.base.keep_unrotated = asks & ask::unrotated;
+    s.base.dtype = reduced;
+    s.drive = plan_attention(opt, seqs, proj, asks, s.base, sizeof(T));
+    if (!opt.no_projection) s.par = make_parameters<T>(opt, proj, gen);
+    proj = {};  // the files' values are par's blocks now (the run's plan leaves them out)
+    if (reduced) s.par.round_to(*reduced);
+
+    // --causal, --valid-len (one length for all or one per sequence), --mask-value
+    MaskOptions mask;
+    mask.causal = opt.causal;
+    const bool fill = opt.given("--mask-value");
+    if (fill) mask.fill = opt.mask_value;
+    const std::vector<std::size_t> valid =
+        opt.valid_len ? opt.valid_len->lengths : std::vector<std::size_t>{};
+    s.masks = naming_option("--valid-len", [&] { return attn::sequence_masks(seqs, mask, valid); });
+    if (fill) naming_option("--mask-value", [&] { check_fill(opt.mask_value); });
+    if (opt.causal) s.mask_text += ", causal";
+    if (opt.valid_len) s.mask_text += ", valid length " + opt.valid_len->text;
+    if (fill) s.mask_text += fmt::format(", masked scores = {}", opt.mask_value);
+
+    if (opt.given("--query")) s.query = static_cast<std::size_t>(opt.query);
+    for (std::size_t k = 0; s.query && k < seqs.size(); ++k)
+        if (*s.query >= seqs[k].n())
+            throw UsageError(
+                fmt::format("--query: {} is not a query position of {} ({} rows: 0..{})", opt.query,
+                            in.names[k], seqs[k].n(), seqs[k].n() - 1));
+    s.scheme =
+        attention_scheme(opt.pos, s.layer.d_in, s.layer.heads, s.layer.d_k,
+                         opt.no_projection ? "--no-projection" : "--dq");  // d_k = d_in there
+    return s;
+}
+
+template AttendSetup<float> setup_attention<float>(const AttendOptions&, const Sequences&, unsigned,
+                                                   TorchGenerator&);
+template AttendSetup<double> setup_attention<double>(const AttendOptions&, const Sequences&,
+                                                     unsigned, TorchGenerator&);
 
 }  // namespace attn::cli
