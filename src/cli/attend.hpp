@@ -99,10 +99,11 @@ Sequences read_sequences(const AttendOptions& opt, bool indexed, TorchGenerator&
 
 /// What a run attends with, set up from the options in this order (attend_inputs.cpp): the
 /// --wq ... files and the widths they and the options imply (d_k = d_q: from an option, else
-/// the files, else --input's d_in), the path (--attention), the memory of making the weights and
-/// of the whole run reserved (--max-memory; `asks`: what the arrays shown ask of the run), the
-/// weights read or drawn after torch.manual_seed(seed) in attn::draw_attention_weights' order,
-/// the masks, the scheme and --query. UsageError naming the option.
+/// the files, else --input's d_in), the path (--attention), the memory of the whole run and of
+/// making the weights reserved (--max-memory; `asks`: what the arrays shown ask of the run),
+/// the inputs within the dtype's range, the weights read or drawn after torch.manual_seed(seed)
+/// in attn::draw_attention_weights' order, the masks, --query and the scheme. UsageError naming
+/// the option.
 template <class T>
 struct AttendSetup {
     LayerShape layer;                             // its n unused

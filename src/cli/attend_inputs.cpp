@@ -9,9 +9,14 @@
 
 #include <unistd.h>
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <iostream>
+#include <limits>
+#include <span>
 #include <stdexcept>
+#include <type_traits>
+#include <utility>
 
 #include "attn/attention/memory_plan.hpp"
 #include "attn/embedding.hpp"
@@ -23,6 +28,7 @@
 #include "io/output_file.hpp"
 #include "io/output_spec.hpp"
 #include "io/text_lines.hpp"
+#include "runtime/finite.hpp"
 #include "runtime/memory_budget.hpp"
 #include "runtime/reduced_float.hpp"
 
@@ -256,18 +262,62 @@ io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequ
                             : !opt.input.empty()     ? "--input: " + plan.what
                             : tiled                  ? plan.what
                                                      : "the attention scores");
-    // Before the run, making its weights: the files' values held, each weight drawn in float32 and
-    // made in T.
-    std::uint64_t files = 0;
+    // Before the run, making its weights: X and the files' values held (doubles), every weight
+    // in T, and the others drawn in float32 first.
+    std::uint64_t held = 0, given = 0;  // values
+    for (const auto& s : seqs)
+        for (const auto& x : s.x) held += x.size();
     for (const auto* a : {&p.q, &p.k, &p.v, &p.o})
-        if (*a) files += (*a)->values.size() * sizeof(double);
-    runtime::reserve(
-        runtime::checked_add(files, weights_bytes(layer, 4 + value_bytes), "the weight matrices"),
-        weights);
+        if (*a) given += (*a)->values.size();
+    const std::uint64_t drawn =
+        weights_bytes(layer, 4) - std::min(weights_bytes(layer, 4), 4 * given);
+    runtime::reserve(runtime::checked_add(8 * (held + given) + drawn,
+                                          weights_bytes(layer, value_bytes), "the weight matrices"),
+                     weights);
     // The next block is made on a second thread only where making it is the work (n x n rows
     // computed by the kernel, summaries): a held array's block is a copy, and a thread per
     // block cost 1,024 thread starts at n = 65,536.
     return {plan.block_rows, tiled && n_wide && thread_count(opt.out) > 1};
+}
+
+// The largest value of the dtype the layer computes in, and its name: float32's, or
+// --dtype bfloat16|float16's; nullopt for float64.
+template <class T>
+std::optional<std::pair<double, std::string>> dtype_range(const AttendOptions& opt) {
+    if (const auto reduced = io::reduced_format(opt.out.dtype))
+        return std::pair{runtime::largest(*reduced), std::string(io::dtype_name(opt.out.dtype))};
+    if (std::is_same_v<T, float>)
+        return std::pair{double(std::numeric_limits<float>::max()), std::string("float32")};
+    return std::nullopt;
+}
+
+// X and the --wq ... files within that range: a finite double above it would be inf there.
+template <class T>
+void check_range(const AttendOptions& opt, const Sequences& in, const Projections& p) {
+    const auto range = dtype_range<T>(opt);
+    if (!range) return;
+    const auto check = [&](const std::string& option, std::span<const double> values,
+                           const std::vector<std::size_t>& shape, const std::string& name) {
+        naming_option(option, [&] {
+            runtime::check_within(values, shape, name, range->first, range->second);
+        });
+    };
+    for (std::size_t k = 0; k < in.seqs.size(); ++k) {
+        const Sequence& seq = in.seqs[k];
+        for (std::size_t b = 0; b < seq.x.size(); ++b) {  // the rows, embedded or as given
+            const std::string name = opt.input.empty() ? in.names[k]
+                                     : seq.batch ? fmt::format("{}, batch element {}", opt.input, b)
+                                                 : opt.input;
+            check(opt.input.empty() ? "--embeddings" : "--input",
+                  {seq.x[b].data(), seq.x[b].size()}, {seq.n(), seq.d_in()}, name);
+        }
+    }
+    const std::pair<const std::optional<io::NpyArray>*, const char*> files[] = {
+        {&p.q, "--wq"}, {&p.k, "--wk"}, {&p.v, "--wv"}, {&p.o, "--wo"}};
+    const std::string* paths[] = {&opt.wq, &opt.wk, &opt.wv, &opt.wo};
+    for (std::size_t f = 0; f < 4; ++f)
+        if (*files[f].first)
+            check(files[f].second, (*files[f].first)->values, (*files[f].first)->shape, *paths[f]);
 }
 
 }  // namespace
@@ -288,6 +338,7 @@ AttendSetup<T> setup_attention(const AttendOptions& opt, const Sequences& in, un
     s.base.keep_unrotated = asks & ask::unrotated;
     s.base.dtype = reduced;
     s.drive = plan_attention(opt, seqs, proj, asks, s.base, sizeof(T));
+    check_range<T>(opt, in, proj);
     if (!opt.no_projection) s.par = make_parameters<T>(opt, proj, gen);
     proj = {};  // the files' values are par's blocks now (the run's plan leaves them out)
     if (reduced) s.par.round_to(*reduced);
@@ -314,6 +365,13 @@ AttendSetup<T> setup_attention(const AttendOptions& opt, const Sequences& in, un
     s.scheme =
         attention_scheme(opt.pos, s.layer.d_in, s.layer.heads, s.layer.d_k,
                          opt.no_projection ? "--no-projection" : "--dq");  // d_k = d_in there
+    if (const auto range = dtype_range<T>(opt))
+        naming_option("--bias-table", [&] {
+            const auto& t = s.scheme.t5_table;  // (buckets, heads)
+            const std::array<std::size_t, 2> shape{t.shape(0), t.shape(1)};
+            runtime::check_within({t.data(), t.size()}, shape, opt.pos.bias_table, range->first,
+                                  range->second);
+        });
     return s;
 }
 

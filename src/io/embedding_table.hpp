@@ -15,7 +15,8 @@
 namespace attn::io {
 
 /// The .npy file at `path` as a table (read_npy's errors). Another rank, or a 0 in the shape:
-/// std::invalid_argument "<path>: shape (...); an embedding table is (vocabulary, dim)".
+/// std::invalid_argument "<path>: shape (...); an embedding table is (vocabulary, dim)"; a
+/// value that is not finite: runtime::check_finite's.
 NpyArray read_embedding_table(const std::string& path);
 
 /// `table` (read from table_path) as word vectors named by the word list at words_path

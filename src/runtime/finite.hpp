@@ -1,6 +1,7 @@
 // Numbers an attention computes with must be finite: one nan or inf in X, in a weight or in a
 // table turns whole rows of the result into nan, or, through the softmax's guards, into rows
-// of silent zeros. Readers of such numbers refuse them, naming the first one.
+// of silent zeros. Readers of such numbers refuse them, naming the first one; so does a run in
+// a narrower dtype for a finite value that would be inf there.
 #pragma once
 
 #include <cstddef>
@@ -19,8 +20,10 @@ std::optional<std::size_t> first_non_finite(std::span<const double> values);
 void check_finite(std::span<const double> values, std::span<const std::size_t> shape,
                   std::string_view name);
 
-/// The message check_finite gives for the value at flat index `at`.
-void throw_non_finite(std::span<const double> values, std::span<const std::size_t> shape,
-                      std::size_t at, std::string_view name);
+/// std::invalid_argument for the first value of magnitude above `largest`, the largest finite
+/// value of `dtype` (its index as check_finite's), e.g.
+///   X.npy: element (1, 0) is 1e+39, above float32's largest value 3.4028234663852886e+38
+void check_within(std::span<const double> values, std::span<const std::size_t> shape,
+                  std::string_view name, double largest, std::string_view dtype);
 
 }  // namespace attn::runtime

@@ -93,6 +93,17 @@ expect_stderr "--embeddings: $WORK/nan.npy: element (2, 1) is nan; attention nee
 expect_usage_error --bias-table "$ATTN" attend --input "$WORK/row4.npy" --scheme t5 \
     --bias-table "$WORK/t5inf.npy"
 expect_stderr "--bias-table: $WORK/t5inf.npy: element (5, 0) is inf; attention needs finite numbers"
+# and within the range of the dtype the layer computes in, where they would be inf
+"$PYTHON" -c "
+import numpy as np
+x = np.ones((2, 3, 4)); x[1, 2, 3] = 1e39; np.save('$WORK/big39.npy', x)
+w = np.ones((4, 4)); w[3, 0] = -7e4; np.save('$WORK/w7e4.npy', w)"
+expect_usage_error --input "$ATTN" attend --input "$WORK/big39.npy"
+expect_stderr "--input: $WORK/big39.npy, batch element 1: element (2, 3) is 1e+39, above float32's largest value 3.4028234663852886e+38"
+expect_status 0 "$ATTN" attend --input "$WORK/big39.npy" --dtype float64 -f csv
+expect_usage_error --wq "$ATTN" attend --input "$WORK/row4.npy" --wq "$WORK/w7e4.npy" --dtype float16
+expect_stderr "--wq: $WORK/w7e4.npy: element (3, 0) is -70000, above float16's largest value 65504"
+expect_status 0 "$ATTN" attend --input "$WORK/row4.npy" --wq "$WORK/w7e4.npy" -f csv
 
 # A missing input file is exit 1 in every subcommand; a directory says so.
 expect_status 1 "$ATTN" encode --add "$WORK/missing.npy"

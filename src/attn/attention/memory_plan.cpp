@@ -71,16 +71,17 @@ MemoryPlan memory_plan(const LayerShape& s, const LayerOptions& options, std::si
 
 std::uint64_t weights_bytes(const LayerShape& s, std::size_t element) {
     if (!s.weights) return 0;
-    const std::uint64_t H = s.heads, G = s.kv_heads;
-    // per head d_in x d rows of W plus d biases, for q (H heads), k and v (G heads)
-    const std::uint64_t rows = s.d_in + (s.biases ? 1 : 0);
-    std::uint64_t values =
-        checked_add(checked_product({H, rows, s.d_k}, "the weights"),
-                    checked_product({G, rows, s.d_k + s.d_v}, "the weights"), "the weights");
-    if (s.output)
-        values =
-            checked_add(values, checked_product({H * s.d_v + (s.biases ? 1 : 0), s.d_out}, "W_o"),
-                        "the weights");
+    // per head (d_in + 1) x d with biases (the bias a row more), else d_in x d: W_q, W_k, W_v
+    const std::uint64_t rows = checked_add(s.d_in, s.biases ? 1 : 0, "the weights");
+    const std::uint64_t per_head = checked_add(2 * std::uint64_t{s.d_k}, s.d_v, "the weights");
+    std::uint64_t values = checked_product({s.heads, rows, per_head}, "the weights");
+    if (s.output)  // W_o (H d_v (+ 1), d_out)
+        values = checked_add(
+            values,
+            checked_product(
+                {checked_add(checked_mul(s.heads, s.d_v, "W_o"), s.biases ? 1 : 0, "W_o"), s.d_out},
+                "W_o"),
+            "the weights");
     return checked_mul(values, element, "the weights");
 }
 

@@ -24,9 +24,10 @@ struct LayerShape {
     positions::Scheme scheme = positions::Scheme::none;
 };
 
-/// The weights a run holds once for all its sequences, in T of `element` bytes: W_q (H, d_in,
-/// d_k), W_k (G, d_in, d_k), W_v (G, d_in, d_v), W_o (H d_v, d_out) with `output`, and with
-/// `biases` b_q (H d_k), b_k (G d_k), b_v (G d_v), b_o (d_out); 0 without `weights`.
+/// The weights a run holds once for all its sequences, as AttentionWeights<T> holds them in T
+/// of `element` bytes (weights.hpp: a W_k and a W_v per query head): W_q, W_k (H, d_in, d_k),
+/// W_v (H, d_in, d_v), W_o (H d_v, d_out) with `output`, and with `biases` b_q, b_k (H, d_k),
+/// b_v (H, d_v), b_o (d_out); 0 without `weights`.
 std::uint64_t weights_bytes(const LayerShape& shape, std::size_t element);
 
 /// Bytes per part; each part is a product of shapes, checked for overflow (SizeOverflow).

@@ -141,8 +141,8 @@ class TiledAttention {
     /// context (n_q, d_v) into out[i * out_stride + c], threads over query tiles.
     void context(T* out, std::size_t out_stride) const;
     /// Only context rows [row0, row0 + rows), written to out[i * out_stride + c] for those i
-    /// (out is the whole context's first row): context() a part at a time, e.g. to report
-    /// progress. The same bits as context() when row0 is a multiple of tile_rows().
+    /// (out is the whole context's first row): context() a part at a time. The same bits as
+    /// context() when row0 is a multiple of tile_rows().
     /// Throws std::invalid_argument beyond n_q.
     void context(std::size_t row0, std::size_t rows, T* out, std::size_t out_stride) const;
     /// Query rows per tile of the kernels in use.

@@ -49,10 +49,12 @@ struct GivenWidths {
 GivenWidths given_widths(const GivenWeights& given, std::size_t heads);
 
 /// A given tensor that does not fit the layer: W_q, W_k or W_v neither (d_in, H d) nor
-/// (H, d_in, d) for its width d, or W_o not (H d_v, d_out) with d_out >= 1. what() is the
-/// whole sentence, beginning with the tensor's name:
+/// (H, d_in, d) for its width d, W_o not (H d_v, d_out) with d_out >= 1, or a value that is
+/// not finite (runtime::check_finite). what() is the whole sentence, beginning with the
+/// tensor's name:
 ///   wq.npy has shape (4, 2); 2 heads with d_in = 3 and d_q = 2 need (3, 4) or (2, 3, 2)
 ///   wo.npy has shape (7, 5); W_o needs 4 rows (heads x d_v) and any number of columns
+///   wk.npy: element (0, 2, 0) is inf; attention needs finite numbers
 struct WeightShapeError : std::invalid_argument {
     enum class Weight { query, key, value, out };
     WeightShapeError(Weight weight, const std::string& what);
@@ -60,8 +62,8 @@ struct WeightShapeError : std::invalid_argument {
 };
 
 /// Checks the given tensors of `heads` heads of d_in -> d_q, d_k, d_v in the order W_q, W_k,
-/// W_v, W_o (WeightShapeError for the first that does not fit). Returns W_o's d_out, nullopt
-/// without W_o.
+/// W_v, W_o (WeightShapeError for the first that does not fit, by its shape, then by its
+/// values). Returns W_o's d_out, nullopt without W_o.
 std::optional<std::size_t> check_given_weights(const GivenWeights& given, std::size_t heads,
                                                std::size_t d_in, std::size_t d_q, std::size_t d_k,
                                                std::size_t d_v);

@@ -69,23 +69,25 @@ TEST_CASE("sequence_run_plan: X held three ways, rows streamed n or narrow wide"
           attn::run_plan(w, seqs, o, 8, 8 * 16, 30).bytes);
 }
 
-TEST_CASE("weights_bytes: W_q of H heads, W_k and W_v of G, W_o and the biases, once a run") {
-    attn::LayerShape w = widths();  // d_in 8, 2 heads of d_k 4, d_v 4; d_out 8
-    w.kv_heads = 1;
+TEST_CASE("weights_bytes: W_q, W_k, W_v of every head, W_o and the biases, once a run") {
+    attn::LayerShape w = widths();          // d_in 8, 2 heads of d_k 4, d_v 4; d_out 8
     CHECK(attn::weights_bytes(w, 4) == 0);  // Q = K = V = X, or q, k, v given
     w.weights = true;
-    // W_q 2 x 8 x 4, W_k 8 x 4, W_v 8 x 4
-    CHECK(attn::weights_bytes(w, 4) == (64 + 32 + 32) * 4);
+    // W_q, W_k, W_v: 2 heads x 8 x 4 each
+    CHECK(attn::weights_bytes(w, 4) == 3 * 64 * 4);
     w.output = true;  // W_o (2 x 4, 8)
-    CHECK(attn::weights_bytes(w, 8) == (128 + 64) * 8);
-    w.biases = true;  // one row more each: b_q 2 x 4, b_k 4, b_v 4, b_o 8
-    CHECK(attn::weights_bytes(w, 8) == (128 + 16 + 64 + 8) * 8);
+    CHECK(attn::weights_bytes(w, 8) == (192 + 64) * 8);
+    w.biases = true;  // one row more each: b_q, b_k, b_v 2 x 4, b_o 8
+    CHECK(attn::weights_bytes(w, 8) == (192 + 24 + 64 + 8) * 8);
+    // as AttentionWeights holds them: a W_k and a W_v per query head, whatever kv_heads says
+    w.kv_heads = 1;
+    CHECK(attn::weights_bytes(w, 8) == (192 + 24 + 64 + 8) * 8);
     // held once, whatever the sequences and batch elements
     const attn::LayerOptions o;
     attn::LayerShape bare = w;
     bare.weights = false;
     CHECK(attn::run_plan(w, {{6, 0}, {10, 3}}, o, 8, 100, 10).bytes ==
-          attn::run_plan(bare, {{6, 0}, {10, 3}}, o, 8, 100, 10).bytes + (128 + 16 + 64 + 8) * 8);
+          attn::run_plan(bare, {{6, 0}, {10, 3}}, o, 8, 100, 10).bytes + (192 + 24 + 64 + 8) * 8);
 }
 
 TEST_CASE("run_plan: with a permutation one unpermuted layer more per sequence") {

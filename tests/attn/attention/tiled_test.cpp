@@ -5,6 +5,7 @@
 #include "attn/attention/tiled.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -346,6 +347,38 @@ TEST_CASE("tiled attention's context by blocks of query tiles is the whole conte
         CHECK(one(8, 0) == 0.0f);
         CHECK(std::abs(one(6, 3) - whole(6, 3)) <= 1e-6f * std::abs(whole(6, 3)) + 1e-7f);
         CHECK_THROWS_AS(att.context(690, 20, one.data(), 24), std::invalid_argument);
+    }
+}
+
+TEST_CASE("tiled attention's progress: every query tile's rows, from two threads, same bits") {
+    const Matrix<float> q = uniform<float>(1000, 32, 51), k = uniform<float>(1000, 32, 52),
+                        v = uniform<float>(1000, 16, 53);
+    const auto view = [](const Matrix<float>& m) {
+        return attn::MatrixRef<float>{m.data(), m.shape(0), m.shape(1), m.shape(1)};
+    };
+    for (bool causal : {false, true}) {
+        ThreadLimit limit(2);
+        std::atomic<std::size_t> rows{0}, calls{0};
+        attn::TiledOptions o;
+        o.causal = causal;
+        o.progress = [&](std::size_t r) { rows += r, ++calls; };
+        const attn::TiledAttention<float> att(view(q), view(k), view(v), o);
+        Matrix<float> ctx = xt::zeros<float>({1000, 16});
+        att.context(ctx.data(), 16);
+        CHECK(rows == 1000);
+        // 1000 rows in tiles of tile_rows(), the last 4 cut in quarters
+        const std::size_t bq = att.tile_rows(), tiles = (1000 + bq - 1) / bq;
+        CHECK(calls >= tiles);
+        o.progress = nullptr;
+        CHECK(std::memcmp(ctx.data(), attn::tiled_attention(q, k, v, o).data(),
+                          ctx.size() * sizeof(float)) == 0);
+        // a group of 3 query heads over one K/V head: 3 rows a query row
+        rows = 0;
+        o.progress = [&](std::size_t r) { rows += r; };
+        std::vector<Matrix<float>> out(3, xt::zeros<float>({1000, 16}));
+        attn::tiled_attention_group<float>({view(q), view(q), view(q)}, view(k), view(v),
+                                           {out[0].data(), out[1].data(), out[2].data()}, 16, o);
+        CHECK(rows == 3000);
     }
 }
 
