@@ -45,6 +45,28 @@ checks=$((checks + 1))
 [ "$(tail -1 "$WORK/rss")" -lt 102400 ] || fail "rope n = 16384: peak $(tail -1 "$WORK/rss") KB"
 rm -f "$WORK"/x4096.npy "$WORK"/x16384.npy "$WORK"/ctx.npy
 
+# plan_within NAME LIMIT WHAT BIG SMALL: the plan that --max-memory LIMIT's refusal of attend
+# with the arguments in array BIG gives for WHAT ("tiled attention over 65536 rows: needs ...")
+# is BIG's measured peak less SMALL's (the same code holding little) within 8 MiB. Sets $peak.
+plan_within() {
+    local name=$1 limit=$2 what=$3 base plan used
+    local -n big_args=$4 small_args=$5
+    /usr/bin/time -f %M -o "$WORK/rss" "$ATTN" attend "${big_args[@]}" -o "$WORK/ctx.npy" ||
+        fail "$name failed"
+    peak=$(tail -1 "$WORK/rss")
+    /usr/bin/time -f %M -o "$WORK/rss" "$ATTN" attend "${small_args[@]}" -o "$WORK/ctx.npy" ||
+        fail "$name: the small run failed"
+    base=$(tail -1 "$WORK/rss")
+    plan=$("$ATTN" attend "${big_args[@]}" -o "$WORK/ctx.npy" --max-memory "$limit" 2>&1 |
+        sed -n "s/.*$what: needs \([0-9.]*\) MiB.*/\1/p")
+    checks=$((checks + 1))
+    [ -n "$plan" ] || fail "$name: no plan figure in --max-memory's refusal"
+    used=$(((peak - base) / 1024))
+    checks=$((checks + 1))
+    awk -v p="$plan" -v u="$used" 'BEGIN { d = p - u; exit !(d < 8 && d > -8) }' ||
+        fail "$name: plan $plan MiB, measured $used MiB above a small run"
+}
+
 # RoPE attention at n = 65,536, d = 64 in flat memory (no n x n matrix, no n-wide row block for
 # --show context, q and k rotated in place): under 200 MiB, and --max-memory's plan is the
 # measured peak less what a 64-row run of the same command holds (code, libraries, threads),
@@ -52,42 +74,19 @@ rm -f "$WORK"/x4096.npy "$WORK"/x16384.npy "$WORK"/ctx.npy
 "$ATTN" encode -n 65536 -d 64 --dtype float32 -o "$WORK/x65536.npy" || fail "encode failed"
 "$ATTN" encode -n 64 -d 64 --dtype float32 -o "$WORK/x64.npy" || fail "encode failed"
 rope=(--dq 64 --dv 64 --threads 2 --scheme rope --show context)
-/usr/bin/time -f %M -o "$WORK/rss" "$ATTN" attend --input "$WORK/x65536.npy" "${rope[@]}" \
-    -o "$WORK/ctx.npy" || fail "rope n = 65536 failed"
-peak=$(tail -1 "$WORK/rss")
-/usr/bin/time -f %M -o "$WORK/rss" "$ATTN" attend --input "$WORK/x64.npy" "${rope[@]}" \
-    -o "$WORK/ctx.npy" || fail "rope n = 64 failed"
-base=$(tail -1 "$WORK/rss")
-plan=$("$ATTN" attend --input "$WORK/x65536.npy" "${rope[@]}" -o "$WORK/ctx.npy" --max-memory 40M \
-    2>&1 | sed -n 's/.*tiled attention over 65536 rows: needs \([0-9.]*\) MiB.*/\1/p')
+big=(--input "$WORK/x65536.npy" "${rope[@]}")
+small=(--input "$WORK/x64.npy" "${rope[@]}")
+plan_within "rope n = 65536" 40M "tiled attention over 65536 rows" big small
 checks=$((checks + 1))
 [ "$peak" -lt 204800 ] || fail "rope n = 65536: peak $peak KB, want under 200 MiB"
-checks=$((checks + 1))
-[ -n "$plan" ] || fail "rope n = 65536: no plan figure in --max-memory's refusal"
-used=$(((peak - base) / 1024))
-checks=$((checks + 1))
-awk -v p="$plan" -v u="$used" 'BEGIN { d = p - u; exit !(d < 8 && d > -8) }' ||
-    fail "rope n = 65536: plan $plan MiB, measured $used MiB above a 64-row run"
 
 # The plan counts the weights, held once for the run: 2 heads of W_q, W_k, W_v (2048 -> 1024,
-# 48 MiB in float32) beside 2 x 1024 x 1024 scores. It is the measured peak less a 64-row run's
-# within 8 MiB, and a limit below it refuses the run (the weights left out, it said 100 MiB).
+# 48 MiB in float32) beside 2 x 1024 x 1024 scores, and a limit below it refuses the run (the
+# weights left out, it said 100 MiB).
 "$ATTN" encode -n 1024 -d 2048 --dtype float32 -o "$WORK/x1024.npy" || fail "encode failed"
-wide=(--heads 2 --dq 1024 --dv 1024 --attention direct --show context)
-/usr/bin/time -f %M -o "$WORK/rss" "$ATTN" attend --input "$WORK/x1024.npy" "${wide[@]}" \
-    -o "$WORK/ctx.npy" || fail "2 heads of 2048 -> 1024 failed"
-peak=$(tail -1 "$WORK/rss")
-/usr/bin/time -f %M -o "$WORK/rss" "$ATTN" attend --input "$WORK/x64.npy" --dq 64 --dv 64 \
-    --attention direct --show context -o "$WORK/ctx.npy" || fail "64 rows failed"
-base=$(tail -1 "$WORK/rss")
-plan=$("$ATTN" attend --input "$WORK/x1024.npy" "${wide[@]}" -o "$WORK/ctx.npy" --max-memory 100M \
-    2>&1 | sed -n 's/.*2 x 1024 x 1024 attention scores: needs \([0-9.]*\) MiB.*/\1/p')
-checks=$((checks + 1))
-[ -n "$plan" ] || fail "2 heads of 2048 -> 1024: no plan figure in --max-memory's refusal"
-used=$(((peak - base) / 1024))
-checks=$((checks + 1))
-awk -v p="$plan" -v u="$used" 'BEGIN { d = p - u; exit !(d < 8 && d > -8) }' ||
-    fail "2 heads of 2048 -> 1024: plan $plan MiB, measured $used MiB above a 64-row run"
+big=(--input "$WORK/x1024.npy" --heads 2 --dq 1024 --dv 1024 --attention direct --show context)
+small=(--input "$WORK/x64.npy" --dq 64 --dv 64 --attention direct --show context)
+plan_within "2 heads of 2048 -> 1024" 100M "2 x 1024 x 1024 attention scores" big small
 rm -f "$WORK"/x65536.npy "$WORK"/x64.npy "$WORK"/x1024.npy "$WORK"/ctx.npy
 
 # The table without a height (not a terminal, LINES unset) prints every row.
