@@ -7,6 +7,7 @@
 
 #include "attn/attention/tiled.hpp"
 #include "runtime/memory_budget.hpp"
+#include "runtime/parallel.hpp"
 
 namespace attn {
 
@@ -62,6 +63,11 @@ MemoryPlan memory_plan(const LayerShape& s, const LayerOptions& options, std::si
         const std::size_t v_copy =
             e == sizeof(float) ? tiled_value_copy<float>(s.d_v) : tiled_value_copy<double>(s.d_v);
         add("the packed keys", checked_product({n, s.d_k + v_copy, e}, "the packed keys"));
+        // each thread's workspace, for the query heads of a K/V group at once
+        const std::size_t work = e == sizeof(float) ? tiled_workspace<float>(n, s.d_v, H / G)
+                                                    : tiled_workspace<double>(n, s.d_v, H / G);
+        add("the tiles' workspace",
+            checked_product({thread_limit(), work, e}, "the tiles' workspace"));
     }
     // rows a caller streams: the rows in T, the doubles handed to a writer, a block made ahead
     add("the streamed rows",

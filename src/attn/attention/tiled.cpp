@@ -375,6 +375,13 @@ std::size_t tiled_value_copy(std::size_t d_v) {
 }
 
 template <class T>
+std::size_t tiled_workspace(std::size_t n_q, std::size_t d_v, std::size_t heads) {
+    const tiled_detail::Kernels<T>& ker = *tiled_detail::kernels<T>();
+    const std::size_t W = ker.width, dv_pad = (d_v + W - 1) / W * W;
+    return ker.workspace(tiled_detail::tile_rows(ker, n_q), ker.bk, dv_pad, heads);
+}
+
+template <class T>
 xt::xtensor<T, 2> tiled_attention(const xt::xtensor<T, 2>& q, const xt::xtensor<T, 2>& k,
                                   const xt::xtensor<T, 2>& v, const TiledOptions& options,
                                   const AttentionBias<T>& bias) {
@@ -415,6 +422,7 @@ bool select_tiled_kernel(const std::string& name) {
                                            std::size_t, std::optional<std::size_t>);            \
     template std::size_t tiled_tile_rows<T>(std::size_t);                                       \
     template std::size_t tiled_value_copy<T>(std::size_t);                                      \
+    template std::size_t tiled_workspace<T>(std::size_t, std::size_t, std::size_t);             \
     template xt::xtensor<T, 2> tiled_attention<T>(                                              \
         const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&, const xt::xtensor<T, 2>&,           \
         const TiledOptions&, const AttentionBias<T>&);                                          \

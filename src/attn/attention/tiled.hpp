@@ -113,6 +113,12 @@ std::size_t tiled_tile_rows(std::size_t n_q);
 template <class T>
 std::size_t tiled_value_copy(std::size_t d_v);
 
+/// Elements of T in each thread's workspace of context() (S and P of a query tile, and per head
+/// O, m and l) over n_q query rows of d_v-wide values, `heads` query heads at once
+/// (tiled_attention_group; 1 for TiledAttention).
+template <class T>
+std::size_t tiled_workspace(std::size_t n_q, std::size_t d_v, std::size_t heads);
+
 /// Where TiledAttention::rows writes full rows (n_k columns each): row r of the block at
 /// pointer[r * stride]. A null pointer is not computed.
 template <class T>

@@ -17,6 +17,7 @@
 #include "attn/attention/memory_plan.hpp"
 #include "attn/attention/tiled.hpp"
 #include "attn/positions/t5.hpp"
+#include "runtime/parallel.hpp"
 
 namespace {
 
@@ -354,8 +355,10 @@ TEST_CASE("memory_plan: the direct path counts H x n x n matrices, the tiled one
     const auto tiled = attn::memory_plan(s, o, 4, 256);
     // q k v of 8 heads and q k rotated, concat, packed keys (V read in place: 64 is a multiple
     // of every vector width), 256 streamed rows; no x' (rope, unpermuted: x' is x)
+    // and each thread's workspace (tiled_workspace's closed form: tiled_test)
+    const std::uint64_t work = attn::thread_limit() * attn::tiled_workspace<float>(65536, 64, 1);
     const std::uint64_t want =
-        65536ull * 4 * (8 * 64 * 3 + 16 * 64 + 8 * 64 + 64) + 256ull * 65536 * 20;
+        65536ull * 4 * (8 * 64 * 3 + 16 * 64 + 8 * 64 + 64) + 256ull * 65536 * 20 + work * 4;
     CHECK(tiled.total() == want);
     s.permuted = true;  // x' = x[p], (n, d_in)
     CHECK(attn::memory_plan(s, o, 4, 256).total() == want + 65536ull * 4 * 64);
@@ -365,8 +368,10 @@ TEST_CASE("memory_plan: the direct path counts H x n x n matrices, the tiled one
     CHECK((padded == 72 || padded == 80));
     CHECK(attn::tiled_value_copy<double>(64) == 0);
     s.d_v = 65;
-    // v (8 heads) and concat one column wider each, V's copy padded-wide
-    CHECK(attn::memory_plan(s, o, 4, 256).total() == want + 65536ull * 4 * (8 + 8 + padded));
+    // v (8 heads) and concat one column wider each, V's copy padded-wide, O padded-wide
+    const std::uint64_t work65 = attn::thread_limit() * attn::tiled_workspace<float>(65536, 65, 1);
+    CHECK(attn::memory_plan(s, o, 4, 256).total() ==
+          want - work * 4 + work65 * 4 + 65536ull * 4 * (8 + 8 + padded));
 }
 
 TEST_CASE("forward: keep_unrotated false rotates q and k in place, same layer, planned smaller") {

@@ -382,6 +382,27 @@ TEST_CASE("tiled attention's progress: every query tile's rows, from two threads
     }
 }
 
+TEST_CASE("tiled_workspace: S and P of a tile, and O, m and l per head of a group") {
+    // the kernels' tile: bq query rows (a quarter below 16 bq), bk keys, W lanes
+    struct Tile {
+        const char* isa;
+        std::size_t bq, bk, W;
+    };
+    for (const Tile t :
+         {Tile{"avx512", 768, 128, 16}, Tile{"avx2", 384, 256, 8}, Tile{"portable", 256, 128, 8}}) {
+        if (!attn::select_tiled_kernel(t.isa)) continue;
+        const std::size_t dv_pad = (65 + t.W - 1) / t.W * t.W;
+        for (std::size_t heads : {1, 4}) {
+            CHECK(attn::tiled_workspace<float>(16 * t.bq, 65, heads) ==
+                  t.bq * t.bk + heads * (t.bq * dv_pad + t.bq + t.bq * t.W));
+            const std::size_t q = t.bq / 4;  // fewer than 16 tiles' rows
+            CHECK(attn::tiled_workspace<float>(16 * t.bq - 1, 65, heads) ==
+                  q * t.bk + heads * (q * dv_pad + q + q * t.W));
+        }
+    }
+    attn::select_tiled_kernel("auto");
+}
+
 TEST_CASE("tiled attention float32 at n = 512 is within 1e-5 relative of a float64 reference") {
     for (const std::string& name : EachKernel().names) {
         REQUIRE(attn::select_tiled_kernel(name));
