@@ -152,12 +152,12 @@ struct Packed {
     Problem<T> p{};
 };
 
-// Tall query tiles read each key tile from L1 (or L2) for more query rows; below 16 of them a
-// quarter as tall, so that threads still have tiles to share. A row's bits do not depend on the
-// tile height.
+// Tall query tiles read each key tile from cache (or memory) for more query rows; below 16 of
+// them half as tall, below 8 a quarter, so that threads still have tiles to share. A row's bits
+// do not depend on the tile height.
 template <class T>
 std::size_t tile_rows(const Kernels<T>& ker, std::size_t n_q) {
-    return n_q >= 16 * ker.bq ? ker.bq : ker.bq / 4;
+    return n_q >= 16 * ker.bq ? ker.bq : n_q >= 8 * ker.bq ? ker.bq / 2 : ker.bq / 4;
 }
 
 // The query tiles of rows [row0, row0 + rows), bq tall, in the order threads take them from

@@ -205,7 +205,8 @@ struct Kernels {
     const char* name;
     std::size_t width;   // elements per vector: K tiles and V rows are padded to it
     std::size_t panel;   // keys per column panel of a packed key tile (divides bk)
-    std::size_t bq, bk;  // query rows per tile (a quarter of bq below 16 bq rows), keys per tile
+    std::size_t bq, bk;  // query rows per tile (half of bq below 16 bq rows, a quarter below 8
+                         // bq), keys per tile
     /// elements of work for a query tile of `heads` query heads
     std::size_t (*workspace)(std::size_t bq, std::size_t bk, std::size_t dv_pad, std::size_t heads);
     /// context rows [i0, i0 + rows), rows <= bq

@@ -383,7 +383,8 @@ TEST_CASE("tiled attention's progress: every query tile's rows, from two threads
 }
 
 TEST_CASE("tiled_workspace: S and P of a tile, and O, m and l per head of a group") {
-    // the kernels' tile: bq query rows (a quarter below 16 bq), bk keys, W lanes
+    // the kernels' tile: bq query rows (half below 16 bq, a quarter below 8 bq), bk keys, W
+    // lanes
     struct Tile {
         const char* isa;
         std::size_t bq, bk, W;
@@ -395,8 +396,10 @@ TEST_CASE("tiled_workspace: S and P of a tile, and O, m and l per head of a grou
         for (std::size_t heads : {1, 4}) {
             CHECK(attn::tiled_workspace<float>(16 * t.bq, 65, heads) ==
                   t.bq * t.bk + heads * (t.bq * dv_pad + t.bq + t.bq * t.W));
-            const std::size_t q = t.bq / 4;  // fewer than 16 tiles' rows
+            const std::size_t h = t.bq / 2, q = t.bq / 4;  // fewer than 16 tiles' rows, than 8
             CHECK(attn::tiled_workspace<float>(16 * t.bq - 1, 65, heads) ==
+                  h * t.bk + heads * (h * dv_pad + h + h * t.W));
+            CHECK(attn::tiled_workspace<float>(8 * t.bq - 1, 65, heads) ==
                   q * t.bk + heads * (q * dv_pad + q + q * t.W));
         }
     }
