@@ -299,7 +299,7 @@ void check_range(const AttendOptions& opt, const Sequences& in, const Projection
     const auto check = [&](const std::string& option, std::span<const double> values,
                            const std::vector<std::size_t>& shape, const std::string& name) {
         naming_option(option, [&] {
-            runtime::check_within(values, shape, name, range->first, range->second);
+            runtime::check_finite(values, shape, name, range->first, range->second);
         });
     };
     for (std::size_t k = 0; k < in.seqs.size(); ++k) {
@@ -369,7 +369,7 @@ AttendSetup<T> setup_attention(const AttendOptions& opt, const Sequences& in, un
         naming_option("--bias-table", [&] {
             const auto& t = s.scheme.t5_table;  // (buckets, heads)
             const std::array<std::size_t, 2> shape{t.shape(0), t.shape(1)};
-            runtime::check_within({t.data(), t.size()}, shape, opt.pos.bias_table, range->first,
+            runtime::check_finite({t.data(), t.size()}, shape, opt.pos.bias_table, range->first,
                                   range->second);
         });
     return s;

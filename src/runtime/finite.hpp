@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -14,16 +15,13 @@ namespace attn::runtime {
 /// The flat index of the first nan or +-inf in values, nullopt when every value is finite.
 std::optional<std::size_t> first_non_finite(std::span<const double> values);
 
-/// std::invalid_argument for the first value that is not finite, e.g.
+/// std::invalid_argument for the first value that is not finite or, given the largest finite
+/// value of a narrower `dtype`, is above it in magnitude; its index numpy's for `shape`
+/// (row-major; the flat index when shape's product differs):
 ///   X.npy: element (1, 0) is nan; attention needs finite numbers
-/// its index numpy's for `shape` (row-major; the flat index when shape's product differs).
-void check_finite(std::span<const double> values, std::span<const std::size_t> shape,
-                  std::string_view name);
-
-/// std::invalid_argument for the first value of magnitude above `largest`, the largest finite
-/// value of `dtype` (its index as check_finite's), e.g.
 ///   X.npy: element (1, 0) is 1e+39, above float32's largest value 3.4028234663852886e+38
-void check_within(std::span<const double> values, std::span<const std::size_t> shape,
-                  std::string_view name, double largest, std::string_view dtype);
+void check_finite(std::span<const double> values, std::span<const std::size_t> shape,
+                  std::string_view name, double largest = std::numeric_limits<double>::max(),
+                  std::string_view dtype = "float64");
 
 }  // namespace attn::runtime

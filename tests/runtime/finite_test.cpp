@@ -1,5 +1,5 @@
-// runtime::check_finite and check_within: the first nan or inf of a tensor, or the first value
-// above a dtype's largest, named by numpy's index.
+// runtime::check_finite: the first nan or inf of a tensor, or the first value above a narrower
+// dtype's largest, named by numpy's index.
 #include "runtime/finite.hpp"
 
 #include <cstddef>
@@ -40,16 +40,16 @@ TEST_CASE("check_finite: the first value that is nan, inf or -inf, by its index"
           }) == "t: element (11,) is inf; attention needs finite numbers");
 }
 
-TEST_CASE("check_within: the first value above the dtype's largest, by its index") {
+TEST_CASE("check_finite in a dtype: the first value above its largest, by its index") {
     const std::vector<double> v = {1, -65504, 65504.5, 1e39};
     const std::vector<std::size_t> shape = {2, 2};
-    attn::runtime::check_within(v, shape, "x", 1e39, "float64");
+    attn::runtime::check_finite(v, shape, "x", 1e39, "float64");
     CHECK(invalid_argument_of([&] {
-              attn::runtime::check_within(v, shape, "X.npy", 3.4028234663852886e+38, "float32");
+              attn::runtime::check_finite(v, shape, "X.npy", 3.4028234663852886e+38, "float32");
           }) ==
           "X.npy: element (1, 1) is 1e+39, above float32's largest value "
           "3.4028234663852886e+38");
     CHECK(invalid_argument_of([&] {
-              attn::runtime::check_within(v, shape, "w", 65504, "float16");
+              attn::runtime::check_finite(v, shape, "w", 65504, "float16");
           }) == "w: element (1, 0) is 65504.5, above float16's largest value 65504");
 }
