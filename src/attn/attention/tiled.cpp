@@ -364,11 +364,6 @@ void tiled_attention_group(const std::vector<MatrixRef<T>>& q, MatrixRef<T> k, M
 }
 
 template <class T>
-std::size_t tiled_tile_rows(std::size_t n_q) {
-    return tiled_detail::tile_rows(*tiled_detail::kernels<T>(), n_q);
-}
-
-template <class T>
 std::size_t tiled_value_copy(std::size_t d_v) {
     const std::size_t W = tiled_detail::kernels<T>()->width, dv_pad = (d_v + W - 1) / W * W;
     return dv_pad == d_v ? 0 : dv_pad;
@@ -420,7 +415,6 @@ bool select_tiled_kernel(const std::string& name) {
                                            MatrixRef<T>, const std::vector<T*>&, std::size_t,   \
                                            const TiledOptions&, const AttentionBias<T>&,        \
                                            std::size_t, std::optional<std::size_t>);            \
-    template std::size_t tiled_tile_rows<T>(std::size_t);                                       \
     template std::size_t tiled_value_copy<T>(std::size_t);                                      \
     template std::size_t tiled_workspace<T>(std::size_t, std::size_t, std::size_t);             \
     template xt::xtensor<T, 2> tiled_attention<T>(                                              \

@@ -96,17 +96,13 @@ xt::xtensor<T, 2> tiled_attention(const xt::xtensor<T, 2>& q, const xt::xtensor<
 /// shared by the heads (a per-head bias, e.g. ALiBi's slopes, calls tiled_attention per
 /// head). Only context rows [row0, row0 + rows) when given (out[h] is still the whole
 /// context's first row): the same bits as one call when row0 is a multiple of
-/// tiled_tile_rows(n_q). Throws std::invalid_argument as tiled_attention, or if q is empty, the
-/// heads' shapes differ, out has another size or the rows lie beyond Q.
+/// TiledAttention::tile_rows() for these shapes. Throws std::invalid_argument as tiled_attention,
+/// or if q is empty, the heads' shapes differ, out has another size or the rows lie beyond Q.
 template <class T>
 void tiled_attention_group(const std::vector<MatrixRef<T>>& q, MatrixRef<T> k, MatrixRef<T> v,
                            const std::vector<T*>& out, std::size_t out_stride,
                            const TiledOptions& options = {}, const AttentionBias<T>& bias = {},
                            std::size_t row0 = 0, std::optional<std::size_t> rows = {});
-
-/// Query rows per tile of the kernels in use for n_q query rows (TiledAttention::tile_rows).
-template <class T>
-std::size_t tiled_tile_rows(std::size_t n_q);
 
 /// Values per row the kernels in use hold for d_v-wide values: 0 when they read V in place (d_v
 /// a multiple of their vector width), else d_v padded to it (their own padded copy of V).

@@ -145,7 +145,7 @@ TEST_CASE("tiled_attention_group by row blocks of whole tiles: the same bits as 
     Matrix whole = xt::zeros<float>({n, 2 * d}), blocks = xt::zeros<float>({n, 2 * d});
     attn::tiled_attention_group(qs, view(k), view(v), {whole.data(), whole.data() + d}, 2 * d,
                                 options);
-    const std::size_t step = attn::tiled_tile_rows<float>(n);
+    const std::size_t step = attn::TiledAttention<float>(view(q0), view(k), view(v)).tile_rows();
     REQUIRE(step < n);
     for (std::size_t i = 0; i < n; i += step)
         attn::tiled_attention_group(qs, view(k), view(v), {blocks.data(), blocks.data() + d}, 2 * d,
