@@ -31,7 +31,7 @@ std::string write_svg(std::size_t n, std::size_t d, F values, attn::io::PictureS
         matrix_info(n, d), v, "p.svg");
 }
 
-double index(std::size_t i, std::size_t j) {
+double twice_row_plus_column(std::size_t i, std::size_t j) {
     return double(2 * i + j);
 }
 
@@ -40,7 +40,7 @@ double index(std::size_t i, std::size_t j) {
 TEST_CASE("svg: a heatmap's cells carry the colour map's colours, the title its shape") {
     attn::io::PictureStyle style;
     style.cmap = attn::io::Colormap::blues;
-    const std::string svg = write_svg(2, 2, index, style);
+    const std::string svg = write_svg(2, 2, twice_row_plus_column, style);
     CHECK(svg.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg "));
     CHECK(svg.ends_with("</svg>\n"));
     CHECK(svg.find("<title>matrix &lt;M&gt; (2 x 2, float32)</title>") != std::string::npos);
@@ -54,9 +54,9 @@ TEST_CASE("svg: a heatmap's cells carry the colour map's colours, the title its 
 }
 
 TEST_CASE("svg: default colour map by the signs of the data") {
-    CHECK(write_svg(2, 2, index).find("colour map blues") != std::string::npos);
-    const std::string svg =
-        write_svg(2, 2, [](std::size_t i, std::size_t j) { return index(i, j) - 1; });
+    CHECK(write_svg(2, 2, twice_row_plus_column).find("colour map blues") != std::string::npos);
+    const std::string svg = write_svg(
+        2, 2, [](std::size_t i, std::size_t j) { return twice_row_plus_column(i, j) - 1; });
     CHECK(svg.find("<desc>colour map rdbu, range [-2, 2]</desc>") != std::string::npos);
 }
 
@@ -71,7 +71,7 @@ TEST_CASE("svg: runs of one colour along a row are one rect") {
 }
 
 TEST_CASE("svg: same input, same bytes") {
-    CHECK(write_svg(7, 5, index) == write_svg(7, 5, index));
+    CHECK(write_svg(7, 5, twice_row_plus_column) == write_svg(7, 5, twice_row_plus_column));
 }
 
 TEST_CASE("svg: one array per file") {
@@ -104,13 +104,13 @@ TEST_CASE("svg: large arrays are averaged into blocks, and the title says so") {
 TEST_CASE("svg: lines draws each column as a curve with a legend") {
     attn::io::PictureStyle style;
     style.plot = attn::io::Plot::lines;
-    const std::string svg = write_svg(60, 4, index, style);
+    const std::string svg = write_svg(60, 4, twice_row_plus_column, style);
     CHECK(count(svg, "<polyline ") == 4);
     CHECK(svg.find(">Col 6</text>") != std::string::npos);
     CHECK(svg.find(">Col 9</text>") != std::string::npos);
     CHECK(svg.find("stroke-dasharray=\"6,3\"") != std::string::npos);  // d2l's 'm--'
     CHECK(svg.find(">Row (row)</text>") != std::string::npos);
-    CHECK_THROWS_AS(write_svg(2, 33, index, style), std::invalid_argument);
+    CHECK_THROWS_AS(write_svg(2, 33, twice_row_plus_column, style), std::invalid_argument);
 }
 
 TEST_CASE("svg: an array without values is refused, not drawn as an empty picture") {
