@@ -15,7 +15,7 @@
 #include <limits>
 #include <span>
 #include <stdexcept>
-#include <type_traits>
+#include <tuple>
 #include <utility>
 
 #include "attn/attention/memory_plan.hpp"
@@ -35,6 +35,26 @@
 namespace attn::cli {
 
 namespace {
+
+// The largest value of the dtype the layer computes in, and its name: float32's (the layer's T
+// unless --dtype float64), or --dtype bfloat16|float16's; nullopt for float64.
+std::optional<std::pair<double, std::string>> dtype_range(const AttendOptions& opt) {
+    if (const auto reduced = io::reduced_format(opt.out.dtype))
+        return std::pair{runtime::largest(*reduced), std::string(io::dtype_name(opt.out.dtype))};
+    if (opt.out.dtype != io::Dtype::float64)
+        return std::pair{double(std::numeric_limits<float>::max()), std::string("float32")};
+    return std::nullopt;
+}
+
+// `values` of `name` within the dtype's range: a finite double above it would be inf there.
+void check_range(const AttendOptions& opt, const std::string& option,
+                 std::span<const double> values, std::span<const std::size_t> shape,
+                 const std::string& name) {
+    if (const auto range = dtype_range(opt))
+        naming_option(option, [&] {
+            runtime::check_finite(values, shape, name, range->first, range->second);
+        });
+}
 
 // io::read_npy with `option` named in every message.
 io::NpyArray read_npy_option(const std::string& option, const std::string& path) {
@@ -97,7 +117,11 @@ Sequence embed_sentence(const std::string& text, const std::string& where, const
 Sequence read_input(const AttendOptions& opt) {
     const io::NpyArray a = read_npy_option("--input", opt.input);
     const std::string where = io::is_standard_stream(opt.input) ? "<stdin>" : opt.input;
-    return naming_option("--input", [&] { return rows_sequence(a.values, a.shape, where); });
+    const auto range = dtype_range(opt);  // checked as the rows are copied
+    return naming_option("--input", [&] {
+        return range ? rows_sequence(a.values, a.shape, where, range->first, range->second)
+                     : rows_sequence(a.values, a.shape, where);
+    });
 }
 
 }  // namespace
@@ -280,46 +304,6 @@ io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequ
     return {plan.block_rows, tiled && n_wide && thread_count(opt.out) > 1};
 }
 
-// The largest value of the dtype the layer computes in, and its name: float32's, or
-// --dtype bfloat16|float16's; nullopt for float64.
-template <class T>
-std::optional<std::pair<double, std::string>> dtype_range(const AttendOptions& opt) {
-    if (const auto reduced = io::reduced_format(opt.out.dtype))
-        return std::pair{runtime::largest(*reduced), std::string(io::dtype_name(opt.out.dtype))};
-    if (std::is_same_v<T, float>)
-        return std::pair{double(std::numeric_limits<float>::max()), std::string("float32")};
-    return std::nullopt;
-}
-
-// X and the --wq ... files within that range: a finite double above it would be inf there.
-template <class T>
-void check_range(const AttendOptions& opt, const Sequences& in, const Projections& p) {
-    const auto range = dtype_range<T>(opt);
-    if (!range) return;
-    const auto check = [&](const std::string& option, std::span<const double> values,
-                           const std::vector<std::size_t>& shape, const std::string& name) {
-        naming_option(option, [&] {
-            runtime::check_finite(values, shape, name, range->first, range->second);
-        });
-    };
-    for (std::size_t k = 0; k < in.seqs.size(); ++k) {
-        const Sequence& seq = in.seqs[k];
-        for (std::size_t b = 0; b < seq.x.size(); ++b) {  // the rows, embedded or as given
-            const std::string name = opt.input.empty() ? in.names[k]
-                                     : seq.batch ? fmt::format("{}, batch element {}", opt.input, b)
-                                                 : opt.input;
-            check(opt.input.empty() ? "--embeddings" : "--input",
-                  {seq.x[b].data(), seq.x[b].size()}, {seq.n(), seq.d_in()}, name);
-        }
-    }
-    const std::pair<const std::optional<io::NpyArray>*, const char*> files[] = {
-        {&p.q, "--wq"}, {&p.k, "--wk"}, {&p.v, "--wv"}, {&p.o, "--wo"}};
-    const std::string* paths[] = {&opt.wq, &opt.wk, &opt.wv, &opt.wo};
-    for (std::size_t f = 0; f < 4; ++f)
-        if (*files[f].first)
-            check(files[f].second, (*files[f].first)->values, (*files[f].first)->shape, *paths[f]);
-}
-
 }  // namespace
 
 template <class T>
@@ -338,7 +322,14 @@ AttendSetup<T> setup_attention(const AttendOptions& opt, const Sequences& in, un
     s.base.keep_unrotated = asks & ask::unrotated;
     s.base.dtype = reduced;
     s.drive = plan_attention(opt, seqs, proj, asks, s.base, sizeof(T));
-    check_range<T>(opt, in, proj);
+    if (opt.input.empty())  // the sentences' rows (--input's were checked as they were read)
+        for (std::size_t k = 0; k < seqs.size(); ++k)
+            check_range(opt, "--embeddings", {seqs[k].x[0].data(), seqs[k].x[0].size()},
+                        std::array{seqs[k].n(), seqs[k].d_in()}, in.names[k]);
+    for (const auto& [file, option, path] :
+         {std::tuple{&proj.q, "--wq", &opt.wq}, std::tuple{&proj.k, "--wk", &opt.wk},
+          std::tuple{&proj.v, "--wv", &opt.wv}, std::tuple{&proj.o, "--wo", &opt.wo}})
+        if (*file) check_range(opt, option, (*file)->values, (*file)->shape, *path);
     if (!opt.no_projection) s.par = make_parameters<T>(opt, proj, gen);
     proj = {};  // the files' values are par's blocks now (the run's plan leaves them out)
     if (reduced) s.par.round_to(*reduced);
@@ -365,13 +356,9 @@ AttendSetup<T> setup_attention(const AttendOptions& opt, const Sequences& in, un
     s.scheme =
         attention_scheme(opt.pos, s.layer.d_in, s.layer.heads, s.layer.d_k,
                          opt.no_projection ? "--no-projection" : "--dq");  // d_k = d_in there
-    if (const auto range = dtype_range<T>(opt))
-        naming_option("--bias-table", [&] {
-            const auto& t = s.scheme.t5_table;  // (buckets, heads)
-            const std::array<std::size_t, 2> shape{t.shape(0), t.shape(1)};
-            runtime::check_finite({t.data(), t.size()}, shape, opt.pos.bias_table, range->first,
-                                  range->second);
-        });
+    const auto& table = s.scheme.t5_table;                                 // (buckets, heads)
+    check_range(opt, "--bias-table", {table.data(), table.size()},
+                std::array{table.shape(0), table.shape(1)}, opt.pos.bias_table);
     return s;
 }
 

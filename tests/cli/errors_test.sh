@@ -99,7 +99,7 @@ import numpy as np
 x = np.ones((2, 3, 4)); x[1, 2, 3] = 1e39; np.save('$WORK/big39.npy', x)
 w = np.ones((4, 4)); w[3, 0] = -7e4; np.save('$WORK/w7e4.npy', w)"
 expect_usage_error --input "$ATTN" attend --input "$WORK/big39.npy"
-expect_stderr "--input: $WORK/big39.npy, batch element 1: element (2, 3) is 1e+39, above float32's largest value 3.4028234663852886e+38"
+expect_stderr "--input: $WORK/big39.npy: element (1, 2, 3) is 1e+39, above float32's largest value 3.4028234663852886e+38"
 expect_status 0 "$ATTN" attend --input "$WORK/big39.npy" --dtype float64 -f csv
 expect_usage_error --wq "$ATTN" attend --input "$WORK/row4.npy" --wq "$WORK/w7e4.npy" --dtype float16
 expect_stderr "--wq: $WORK/w7e4.npy: element (3, 0) is -70000, above float16's largest value 65504"

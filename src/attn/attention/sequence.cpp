@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <utility>
@@ -25,28 +26,28 @@ namespace attn {
 namespace {
 
 // (n, d) rows of `from` as T, converted exactly; the rows split over the threads, so that the
-// new matrix's pages are first touched on all of them. With `finite`, whether every value is
-// finite, found as the rows are copied.
+// new matrix's pages are first touched on all of them. With `within`, whether every value is
+// at most `largest` in magnitude (nan is not), found as the rows are copied.
 template <class T>
-xt::xtensor<T, 2> rows_as(const double* from, std::size_t n, std::size_t d,
-                          bool* finite = nullptr) {
+xt::xtensor<T, 2> rows_as(const double* from, std::size_t n, std::size_t d, bool* within = nullptr,
+                          double largest = std::numeric_limits<double>::max()) {
     xt::xtensor<T, 2> x = xt::xtensor<T, 2>::from_shape({n, d});
-    std::atomic<bool> all_finite{true};
+    std::atomic<bool> all_within{true};
     parallel_for(n, 1024, [&](std::size_t lo, std::size_t hi) {
         std::transform(from + lo * d, from + hi * d, x.data() + lo * d,
                        [](double v) { return static_cast<T>(v); });
-        if (finite && !std::all_of(x.data() + lo * d, x.data() + hi * d,
-                                   [](T v) { return std::isfinite(v); }))
-            all_finite = false;
+        if (within && !std::all_of(from + lo * d, from + hi * d,
+                                   [largest](double v) { return std::fabs(v) <= largest; }))
+            all_within = false;
     });
-    if (finite) *finite = all_finite;
+    if (within) *within = all_within;
     return x;
 }
 
 }  // namespace
 
 Sequence rows_sequence(std::span<const double> values, std::span<const std::size_t> shape,
-                       const std::string& where) {
+                       const std::string& where, double largest, std::string_view dtype) {
     if ((shape.size() != 2 && shape.size() != 3) ||
         std::find(shape.begin(), shape.end(), 0) != shape.end())
         throw std::invalid_argument(
@@ -61,13 +62,13 @@ Sequence rows_sequence(std::span<const double> values, std::span<const std::size
     s.batch = shape.size() == 3 ? shape[0] : 0;
     const std::size_t b = std::max<std::size_t>(s.batch, 1), n = shape[shape.size() - 2];
     const std::size_t d = shape.back();
-    bool finite = true;
+    bool within = true;
     for (std::size_t k = 0; k < b; ++k) {  // element k: values[k n d .. (k + 1) n d)
         bool element = true;
-        s.x.push_back(rows_as<double>(values.data() + k * n * d, n, d, &element));
-        finite = finite && element;
+        s.x.push_back(rows_as<double>(values.data() + k * n * d, n, d, &element, largest));
+        within = within && element;
     }
-    if (!finite) runtime::check_finite(values, shape, where);
+    if (!within) runtime::check_finite(values, shape, where, largest, dtype);
     return s;
 }
 

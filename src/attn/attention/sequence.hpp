@@ -9,9 +9,11 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <xtensor/xtensor.hpp>
@@ -34,10 +36,13 @@ struct Sequence {
 
 /// Rows given as they are, row-major values of shape (n, d) (batch 0) or (b, n, d) (batch b).
 /// std::invalid_argument for another rank, a 0 in the shape, a count that is not its product
-/// or a value that is not finite, its message naming `where` ("X.npy: shape (6,); expected rows
-/// (n, d) or ...", "X.npy: element (1, 0) is nan; attention needs finite numbers").
+/// or a value that is not finite, or above `largest` of the narrower `dtype` the layer will
+/// compute in (runtime::check_finite), its message naming `where` ("X.npy: shape (6,); expected
+/// rows (n, d) or ...", "X.npy: element (1, 0) is nan; attention needs finite numbers").
 Sequence rows_sequence(std::span<const double> values, std::span<const std::size_t> shape,
-                       const std::string& where = "rows");
+                       const std::string& where = "rows",
+                       double largest = std::numeric_limits<double>::max(),
+                       std::string_view dtype = "float64");
 
 /// tokens with their vocabulary and ids, no rows yet. Throws std::invalid_argument when
 /// tokens is empty.

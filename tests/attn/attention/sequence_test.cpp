@@ -142,4 +142,11 @@ TEST_CASE("rows_sequence: (n, d) rows, or a batch (b, n, d) split into its eleme
     bad[9] = 10, bad[0] = -std::numeric_limits<double>::infinity();
     CHECK(invalid_argument_of([&] { attn::rows_sequence(bad, rows, "X.npy"); }) ==
           "X.npy: element (0, 0) is -inf; attention needs finite numbers");
+    // finite, but above the largest value of the dtype the layer computes in: the first of them
+    bad[0] = 1, bad[7] = -70000, bad[9] = 1e39;
+    CHECK(invalid_argument_of([&] {
+              attn::rows_sequence(bad, batch, "X.npy", 65504, "float16");
+          }) == "X.npy: element (1, 0, 1) is -70000, above float16's largest value 65504");
+    CHECK(attn::rows_sequence(bad, batch, "X.npy", std::numeric_limits<double>::max(), "float64")
+              .x[1](1, 1) == 1e39);
 }
