@@ -12,7 +12,6 @@
 #include <array>
 #include <cstdint>
 #include <iostream>
-#include <limits>
 #include <span>
 #include <stdexcept>
 #include <tuple>
@@ -36,23 +35,15 @@ namespace attn::cli {
 
 namespace {
 
-// The largest value of the dtype the layer computes in, and its name: float32's (the layer's T
-// unless --dtype float64), or --dtype bfloat16|float16's; nullopt for float64.
-std::optional<std::pair<double, std::string>> dtype_range(const AttendOptions& opt) {
-    if (const auto reduced = io::reduced_format(opt.out.dtype))
-        return std::pair{runtime::largest(*reduced), std::string(io::dtype_name(opt.out.dtype))};
-    if (opt.out.dtype != io::Dtype::float64)
-        return std::pair{double(std::numeric_limits<float>::max()), std::string("float32")};
-    return std::nullopt;
-}
-
-// `values` of `name` within the dtype's range: a finite double above it would be inf there.
+// `values` of `name` within the range of the dtype the layer computes in (io::largest_finite):
+// a finite double above it would be inf there.
 void check_range(const AttendOptions& opt, const std::string& option,
                  std::span<const double> values, std::span<const std::size_t> shape,
                  const std::string& name) {
-    if (const auto range = dtype_range(opt))
+    if (const auto largest = io::largest_finite(opt.out.dtype))
         naming_option(option, [&] {
-            runtime::check_finite(values, shape, name, range->first, range->second);
+            runtime::check_finite(values, shape, name, *largest,
+                                  std::string(io::dtype_name(opt.out.dtype)));
         });
 }
 
@@ -117,10 +108,11 @@ Sequence embed_sentence(const std::string& text, const std::string& where, const
 Sequence read_input(const AttendOptions& opt) {
     const io::NpyArray a = read_npy_option("--input", opt.input);
     const std::string where = io::is_standard_stream(opt.input) ? "<stdin>" : opt.input;
-    const auto range = dtype_range(opt);  // checked as the rows are copied
+    const auto largest = io::largest_finite(opt.out.dtype);  // checked as the rows are copied
     return naming_option("--input", [&] {
-        return range ? rows_sequence(a.values, a.shape, where, range->first, range->second)
-                     : rows_sequence(a.values, a.shape, where);
+        return largest ? rows_sequence(a.values, a.shape, where, *largest,
+                                       std::string(io::dtype_name(opt.out.dtype)))
+                       : rows_sequence(a.values, a.shape, where);
     });
 }
 
@@ -264,9 +256,9 @@ bool use_tiled(const AttendOptions& opt, const std::vector<Sequence>& seqs) {
 // The memory of the whole run (attn::sequence_run_plan: the weights, every sequence's layer
 // with options `o`, its unpermuted twin with --permute, the row blocks streamed: n wide when
 // the arrays shown ask for rows or summaries), with X as read, as shown and unpermuted, and the
-// summaries when asked, then of making the weights (the files' values, each weight in float32
-// and in T), reserved before anything is allocated: UsageError naming --max-memory above the
-// limit. Values are value_bytes wide (sizeof(T)). Returns how the arrays are streamed.
+// summaries when asked, then of making the weights (attn::making_weights_bytes), reserved
+// before anything is allocated: UsageError naming --max-memory above the limit. Values are
+// value_bytes wide (sizeof(T)). Returns how the arrays are streamed.
 io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequence>& seqs,
                                 const Projections& p, unsigned asks, const LayerOptions& o,
                                 std::size_t value_bytes) {
@@ -286,18 +278,12 @@ io::DriveOptions plan_attention(const AttendOptions& opt, const std::vector<Sequ
                             : !opt.input.empty()     ? "--input: " + plan.what
                             : tiled                  ? plan.what
                                                      : "the attention scores");
-    // Before the run, making its weights: X and the files' values held (doubles), every weight
-    // in T, and the others drawn in float32 first.
-    std::uint64_t held = 0, given = 0;  // values
+    std::uint64_t x_values = 0, given_values = 0;
     for (const auto& s : seqs)
-        for (const auto& x : s.x) held += x.size();
+        for (const auto& x : s.x) x_values += x.size();
     for (const auto* a : {&p.q, &p.k, &p.v, &p.o})
-        if (*a) given += (*a)->values.size();
-    const std::uint64_t drawn =
-        weights_bytes(layer, 4) - std::min(weights_bytes(layer, 4), 4 * given);
-    runtime::reserve(runtime::checked_add(8 * (held + given) + drawn,
-                                          weights_bytes(layer, value_bytes), "the weight matrices"),
-                     weights);
+        if (*a) given_values += (*a)->values.size();
+    runtime::reserve(making_weights_bytes(layer, x_values, given_values, value_bytes), weights);
     // The next block is made on a second thread only where making it is the work (n x n rows
     // computed by the kernel, summaries): a held array's block is a copy, and a thread per
     // block cost 1,024 thread starts at n = 65,536.

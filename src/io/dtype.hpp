@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <string_view>
 
@@ -51,6 +52,13 @@ constexpr std::size_t item_size(Dtype t) {
 constexpr std::optional<runtime::Reduced> reduced_format(Dtype t) {
     if (t == Dtype::bfloat16) return runtime::Reduced::bfloat16;
     if (t == Dtype::float16) return runtime::Reduced::float16;
+    return std::nullopt;
+}
+/// The largest finite value of the float the dtype computes in: float32's, bfloat16's or
+/// float16's; nullopt for float64 (a double's own) and int64.
+inline std::optional<double> largest_finite(Dtype t) {
+    if (const auto f = reduced_format(t)) return runtime::largest(*f);
+    if (t == Dtype::float32) return double(std::numeric_limits<float>::max());
     return std::nullopt;
 }
 /// v rounded once to the dtype (float32, bfloat16, float16; float64 and int64 unchanged).

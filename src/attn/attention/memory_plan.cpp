@@ -91,6 +91,15 @@ std::uint64_t weights_bytes(const LayerShape& s, std::size_t element) {
     return checked_mul(values, element, "the weights");
 }
 
+std::uint64_t making_weights_bytes(const LayerShape& shape, std::uint64_t x_values,
+                                   std::uint64_t given_values, std::size_t element) {
+    const std::uint64_t float32 = weights_bytes(shape, 4);
+    const std::uint64_t drawn = float32 - std::min(float32, 4 * given_values);
+    const std::uint64_t held =
+        checked_mul(checked_add(x_values, given_values, "the inputs"), 8, "the inputs");
+    return checked_add(held + drawn, weights_bytes(shape, element), "the weight matrices");
+}
+
 RunPlan run_plan(const LayerShape& widths, const std::vector<SequenceShape>& sequences,
                  const LayerOptions& options, std::size_t element, std::uint64_t held_per_row,
                  std::size_t streamed_width) {

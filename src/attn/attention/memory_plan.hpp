@@ -30,6 +30,13 @@ struct LayerShape {
 /// b_v (H, d_v), b_o (d_out); 0 without `weights`.
 std::uint64_t weights_bytes(const LayerShape& shape, std::size_t element);
 
+/// The peak of making a run's weights before it starts (attention_weights<T> of
+/// draw_attention_weights' draws, weights.hpp): the caller's `x_values` and the weight files'
+/// `given_values` held as doubles, every weight no file gives drawn in float32 first, and
+/// every weight in T of `element` bytes.
+std::uint64_t making_weights_bytes(const LayerShape& shape, std::uint64_t x_values,
+                                   std::uint64_t given_values, std::size_t element);
+
 /// Bytes per part; each part is a product of shapes, checked for overflow (SizeOverflow).
 struct MemoryPlan {
     struct Part {

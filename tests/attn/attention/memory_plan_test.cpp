@@ -1,7 +1,7 @@
 // attn::run_plan: a run of several sequences counted as the sum of their layers' memory_plan,
 // batch elements and the unpermuted twin included, plus the weights once and the streamed row
-// blocks;
-// sequence_run_plan's held and streamed widths; the automatic path's threshold.
+// blocks; sequence_run_plan's held and streamed widths; the peak of making the weights; the
+// automatic path's threshold.
 #include "attn/attention/memory_plan.hpp"
 
 #include <cstdint>
@@ -88,6 +88,19 @@ TEST_CASE("weights_bytes: W_q, W_k, W_v of every head, W_o and the biases, once 
     bare.weights = false;
     CHECK(attn::run_plan(w, {{6, 0}, {10, 3}}, o, 8, 100, 10).bytes ==
           attn::run_plan(bare, {{6, 0}, {10, 3}}, o, 8, 100, 10).bytes + (192 + 24 + 64 + 8) * 8);
+}
+
+TEST_CASE("making_weights_bytes: X and the files in double, the drawn in float32, all in T") {
+    attn::LayerShape w = widths();  // d_in 8, 2 heads of d_k 4, d_v 4; d_out 8
+    w.weights = w.output = true;    // 192 values of W_q, W_k, W_v and 64 of W_o
+    // nothing given: 100 values of X as doubles, 256 drawn in float32, 256 in float
+    CHECK(attn::making_weights_bytes(w, 100, 0, 4) == 100 * 8 + 256 * 4 + 256 * 4);
+    // W_q given (64 values): held as doubles, and not drawn; 256 in double
+    CHECK(attn::making_weights_bytes(w, 100, 64, 8) == 164 * 8 + 192 * 4 + 256 * 8);
+    // every weight given: nothing drawn
+    CHECK(attn::making_weights_bytes(w, 0, 256, 4) == 256 * 8 + 256 * 4);
+    // Q = K = V = X: X alone
+    CHECK(attn::making_weights_bytes(widths(), 100, 0, 4) == 800);
 }
 
 TEST_CASE("run_plan: with a permutation one unpermuted layer more per sequence") {
