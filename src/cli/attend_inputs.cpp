@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdint>
 #include <iostream>
+#include <limits>
 #include <span>
 #include <stdexcept>
 #include <tuple>
@@ -42,8 +43,7 @@ void check_range(const AttendOptions& opt, const std::string& option,
                  const std::string& name) {
     if (const auto largest = io::largest_finite(opt.out.dtype))
         naming_option(option, [&] {
-            runtime::check_finite(values, shape, name, *largest,
-                                  std::string(io::dtype_name(opt.out.dtype)));
+            runtime::check_finite(values, shape, name, *largest, io::dtype_name(opt.out.dtype));
         });
 }
 
@@ -108,11 +108,11 @@ Sequence embed_sentence(const std::string& text, const std::string& where, const
 Sequence read_input(const AttendOptions& opt) {
     const io::NpyArray a = read_npy_option("--input", opt.input);
     const std::string where = io::is_standard_stream(opt.input) ? "<stdin>" : opt.input;
-    const auto largest = io::largest_finite(opt.out.dtype);  // checked as the rows are copied
-    return naming_option("--input", [&] {
-        return largest ? rows_sequence(a.values, a.shape, where, *largest,
-                                       std::string(io::dtype_name(opt.out.dtype)))
-                       : rows_sequence(a.values, a.shape, where);
+    return naming_option("--input", [&] {  // the range checked as the rows are copied
+        return rows_sequence(
+            a.values, a.shape, where,
+            io::largest_finite(opt.out.dtype).value_or(std::numeric_limits<double>::max()),
+            io::dtype_name(opt.out.dtype));
     });
 }
 

@@ -97,7 +97,8 @@ std::uint64_t making_weights_bytes(const LayerShape& shape, std::uint64_t x_valu
     const std::uint64_t drawn = float32 - std::min(float32, 4 * given_values);
     const std::uint64_t held =
         checked_mul(checked_add(x_values, given_values, "the inputs"), 8, "the inputs");
-    return checked_add(held + drawn, weights_bytes(shape, element), "the weight matrices");
+    return checked_add(checked_add(held, drawn, "the weight matrices"),
+                       weights_bytes(shape, element), "the weight matrices");
 }
 
 RunPlan run_plan(const LayerShape& widths, const std::vector<SequenceShape>& sequences,

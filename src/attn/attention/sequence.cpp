@@ -27,18 +27,19 @@ namespace {
 
 // (n, d) rows of `from` as T, converted exactly; the rows split over the threads, so that the
 // new matrix's pages are first touched on all of them. With `within`, whether every value is
-// at most `largest` in magnitude (nan is not), found as the rows are copied.
+// at most `largest` in magnitude (nan is not), found in the same pass.
 template <class T>
 xt::xtensor<T, 2> rows_as(const double* from, std::size_t n, std::size_t d, bool* within = nullptr,
                           double largest = std::numeric_limits<double>::max()) {
     xt::xtensor<T, 2> x = xt::xtensor<T, 2>::from_shape({n, d});
     std::atomic<bool> all_within{true};
     parallel_for(n, 1024, [&](std::size_t lo, std::size_t hi) {
-        std::transform(from + lo * d, from + hi * d, x.data() + lo * d,
-                       [](double v) { return static_cast<T>(v); });
-        if (within && !std::all_of(from + lo * d, from + hi * d,
-                                   [largest](double v) { return std::fabs(v) <= largest; }))
-            all_within = false;
+        bool ok = true;
+        for (std::size_t i = lo * d; i < hi * d; ++i) {
+            x.data()[i] = static_cast<T>(from[i]);
+            ok &= std::fabs(from[i]) <= largest;
+        }
+        if (!ok) all_within = false;
     });
     if (within) *within = all_within;
     return x;
