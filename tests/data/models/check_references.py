@@ -6,13 +6,17 @@ as data.models, so a regenerated or edited file that breaks them fails the suite
 For every checkpoint folder (manifest.json) and every expected_*.npz it lists:
   - shapes follow config.json (layers, heads, head_dim, hidden size, n = len(ids));
   - weights are softmax(scores) over the keys the family's mask leaves (causal, Mistral's
-    window, none for BERT and T5): masked entries exactly 0, rows summing to 1;
+    window, the sliding layers' window of Gemma 2/3 and Phi-3, none for BERT and T5): masked
+    entries exactly 0, rows summing to 1; the global layers of a model with sliding layers
+    give weight to keys outside the window; Gemma 2's scores within its soft-cap;
   - float32 and float64 runs agree (weights within 1e-5, hidden within 1e-4 relative);
   - positions are what the scheme adds: GPT-2's and BERT's table rows as stored in the file,
-    RoPE angles i * inv_freq, BLOOM's m_h * j with the slopes for its head count, T5's bias a
+    RoPE angles i * inv_freq (on the rotated dims only; after linear, llama3, yarn and longrope
+    scaling, longrope's factors chosen by n; Gemma 3's sliding layers' in positions_local),
+    BLOOM's m_h * j with the slopes for its head count, T5's bias a
     function of j - i alone (a Toeplitz matrix per head);
   - hidden[0] is the embedding the family computes (GPT-2: wte + wpe rows; Llama-like: the
-    token rows; T5: the shared rows);
+    token rows; Gemma: the rows times sqrt(hidden) in the dtype; T5: the shared rows);
   - next: ten distinct ids, probabilities descending, from softmax of the logits;
   - the F16 and BF16 copies hold their base checkpoint's values rounded to nearest-even.
 Exit status 0 when everything holds, 1 (listing each failure) otherwise, 77 without numpy.
@@ -33,8 +37,11 @@ sys.path.insert(0, HERE)
 import safetensors_numpy  # noqa: E402
 
 FAILURES = []
-CAUSAL = {"gpt2", "llama", "mistral", "qwen2", "bloom"}
+LLAMA_LIKE = {"llama", "mistral", "qwen2", "gemma2", "gemma3_text", "qwen3", "phi3", "olmo2"}
+CAUSAL = {"gpt2", "bloom", "gpt_neox"} | LLAMA_LIKE
+FAMILIES = {"gpt2", "bert", "llama", "mistral", "qwen2", "bloom", "t5", "gpt_neox"}
 COPIES = {"gpt2-f16": ("gpt2", "F16"), "llama-bf16": ("llama", "BF16")}
+BUFFERS = ("attn.bias", "attention.bias", "attention.masked_bias", "rotary_emb.inv_freq")
 
 
 def check(condition, what):
@@ -51,7 +58,7 @@ def sizes(cfg):
     if t == "bert":
         d, h = cfg["hidden_size"], cfg["num_attention_heads"]
         return cfg["num_hidden_layers"], h, d // h, d
-    if t in ("llama", "mistral", "qwen2"):
+    if t in LLAMA_LIKE or t == "gpt_neox":
         d, h = cfg["hidden_size"], cfg["num_attention_heads"]
         return cfg["num_hidden_layers"], h, cfg.get("head_dim") or d // h, d
     if t == "bloom":
@@ -63,19 +70,39 @@ def sizes(cfg):
     raise ValueError(t)
 
 
+def sliding(cfg):
+    """Per layer, whether it attends through the sliding window: layer_types when given, else
+    Mistral every layer, Gemma 2 the even layers, Gemma 3 all but each sliding_window_pattern-th
+    (layer l global when (l + 1) % pattern == 0), Phi-3 every layer."""
+    L, t = sizes(cfg)[0], cfg["model_type"]
+    if not cfg.get("sliding_window") or t not in ("mistral", "gemma2", "gemma3_text", "phi3"):
+        return [False] * L
+    if cfg.get("layer_types"):
+        return [kind == "sliding_attention" for kind in cfg["layer_types"]]
+    if t == "gemma2":
+        return [l % 2 == 0 for l in range(L)]
+    if t == "gemma3_text":
+        return [(l + 1) % cfg.get("sliding_window_pattern", 6) != 0 for l in range(L)]
+    return [True] * L
+
+
 def hidden_mask(cfg, n):
-    """True where key j is hidden from query i."""
+    """(layers, n, n): True where key j is hidden from query i."""
     i, j = np.arange(n)[:, None], np.arange(n)[None, :]
-    mask = np.zeros((n, n), bool)
-    if cfg["model_type"] in CAUSAL:
-        mask |= j > i
-    if cfg["model_type"] == "mistral" and cfg.get("sliding_window"):
-        mask |= j <= i - cfg["sliding_window"]
-    return mask
+    masks = []
+    for window in sliding(cfg):
+        mask = np.zeros((n, n), bool)
+        if cfg["model_type"] in CAUSAL:
+            mask |= j > i
+        if window:
+            mask |= j <= i - cfg["sliding_window"]
+        masks.append(mask)
+    return np.array(masks)
 
 
 def softmax(scores, mask):
-    x = np.where(mask, -np.inf, scores.astype(np.float64))
+    """scores (layers, heads, n, n), mask (layers, n, n)."""
+    x = np.where(mask[:, None], -np.inf, scores.astype(np.float64))
     e = np.exp(x - x.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)
 
@@ -88,11 +115,45 @@ def alibi_slopes(heads):
     return np.array(slopes)
 
 
-def rope_inv_freq(cfg, hd):
-    inv = 1.0 / float(cfg.get("rope_theta", 10000.0)) ** (np.arange(0, hd, 2) / hd)
-    s = cfg.get("rope_scaling") or {}
+def rotary_dims(cfg, hd):
+    """How many of a head's dims RoPE rotates (GPT-NeoX's rotary_pct, partial_rotary_factor)."""
+    return int(hd * cfg.get("rotary_pct", cfg.get("partial_rotary_factor", 1.0)))
+
+
+def rope_inv_freq(cfg, hd, n=None, local=False):
+    """(inv_freq (rot/2), attention factor) in float64, from the config's definitions
+    (modeling_rope_utils): hd the head size, n the input length (longrope), local Gemma 3's
+    sliding layers (rope_local_base_freq, unscaled)."""
+    dim = rotary_dims(cfg, hd)
+    theta = cfg.get("rope_local_base_freq") if local else cfg.get("rope_theta", cfg.get("rotary_emb_base"))
+    inv = 1.0 / float(theta or 10000.0) ** (np.arange(0, dim, 2) / dim)
+    s = {} if local else cfg.get("rope_scaling") or {}
     kind = s.get("rope_type", s.get("type", "default"))
-    if kind == "linear":
+    factor = 1.0
+    if kind == "yarn":
+        f, original = s["factor"], cfg["max_position_embeddings"]
+        if "original_max_position_embeddings" in s:
+            original = s["original_max_position_embeddings"]
+            f = cfg["max_position_embeddings"] / original
+
+        def m(scale, k=1.0):
+            return 1.0 if scale <= 1 else 0.1 * k * math.log(scale) + 1.0
+        factor = s.get("attention_factor") or (m(f, s["mscale"]) / m(f, s["mscale_all_dim"])
+                                                if s.get("mscale") and s.get("mscale_all_dim") else m(f))
+        edge = [dim * math.log(original / (b * 2 * math.pi)) / (2 * math.log(theta))
+                for b in (s.get("beta_fast") or 32, s.get("beta_slow") or 1)]
+        if s.get("truncate", True):
+            edge = [math.floor(edge[0]), math.ceil(edge[1])]
+        low, high = max(edge[0], 0), min(edge[1], dim - 1)
+        ramp = np.clip((np.arange(dim // 2) - low) / ((high + 0.001 if high == low else high) - low), 0, 1)
+        inv = inv / f * ramp + inv * (1 - ramp)
+    elif kind == "longrope":
+        original = cfg.get("original_max_position_embeddings", cfg["max_position_embeddings"])
+        f = cfg["max_position_embeddings"] / original if "original_max_position_embeddings" in cfg else s["factor"]
+        factor = s.get("attention_factor") or (
+            1.0 if f <= 1 else math.sqrt(1 + math.log(f) / math.log(original)))
+        inv = inv / np.array(s["long_factor"] if n > original else s["short_factor"])
+    elif kind == "linear":
         inv = inv / s["factor"]
     elif kind == "llama3":
         old, low, high, f = (s["original_max_position_embeddings"], s["low_freq_factor"],
@@ -101,7 +162,7 @@ def rope_inv_freq(cfg, hd):
         smooth = (old / wavelen - low) / (high - low)
         inv = np.where(wavelen < old / high, inv,
                        np.where(wavelen > old / low, inv / f, (1 - smooth) * inv / f + smooth * inv))
-    return inv
+    return inv, factor
 
 
 def check_expected(name, cfg, tensors, e):
@@ -111,6 +172,7 @@ def check_expected(name, cfg, tensors, e):
     ids = list(a["ids"])
     n = len(ids)
     f32 = e["dtype"] == "float32"
+    t = cfg["model_type"]
     check(ids == e["ids"], f"{where}: ids differ from manifest.json")
     check(a["ids"].dtype == np.int64, f"{where}: ids are {a['ids'].dtype}, not int64")
     for key, shape in (("scores", (L, H, n, n)), ("weights", (L, H, n, n)),
@@ -120,7 +182,15 @@ def check_expected(name, cfg, tensors, e):
         check(a[key].dtype == (np.float32 if f32 else np.float64), f"{where}: {key} dtype")
     w = a["weights"].astype(np.float64)
     mask = hidden_mask(cfg, n)
-    check(np.all(w[..., mask] == 0), f"{where}: masked weights are not exactly 0")
+    check(np.all(w[np.broadcast_to(mask[:, None], w.shape)] == 0), f"{where}: masked weights are not exactly 0")
+    layers = sliding(cfg)
+    if any(layers) and not all(layers) and n > cfg["sliding_window"]:
+        far = np.arange(n)[None, :] <= np.arange(n)[:, None] - cfg["sliding_window"]  # j <= i - W
+        for l in range(L):
+            if not layers[l]:
+                check(w[l][:, far].max() > 1e-3, f"{where}: global layer {l} ignores keys outside the window")
+    if cfg.get("attn_logit_softcapping") and t == "gemma2":
+        check(np.abs(a["scores"]).max() < cfg["attn_logit_softcapping"], f"{where}: scores above the cap")
     check(np.abs(w.sum(-1) - 1).max() < (1e-6 if f32 else 1e-12), f"{where}: rows do not sum to 1")
     diff = np.abs(softmax(a["scores"], mask) - w).max()
     check(diff < (2e-6 if f32 else 1e-13), f"{where}: weights != softmax(scores), {diff:.2e}")
@@ -133,7 +203,6 @@ def check_expected(name, cfg, tensors, e):
     diff = np.abs(other["hidden"].astype(np.float64) - a["hidden"]).max()
     check(diff <= 1e-4 * max(1.0, ref), f"{where}: float32 and float64 hidden differ by {diff:.2e}")
     # positions and the first hidden row
-    t = cfg["model_type"]
     pos = a["positions"].astype(np.float64)
     tol = 1e-6 if f32 else 1e-12
     if t in ("gpt2", "bert"):
@@ -142,11 +211,23 @@ def check_expected(name, cfg, tensors, e):
         if t == "gpt2":
             h0 = tensors["wte.weight"][ids].astype(np.float64) + tensors["wpe.weight"][:n]
             check(np.abs(h0 - a["hidden"][0]).max() < 1e-6, f"{where}: hidden[0] != wte + wpe")
-    elif t in ("llama", "mistral", "qwen2"):
-        want = np.arange(n)[:, None] * rope_inv_freq(cfg, hd)[None, :]
-        check(np.abs(pos - want).max() <= 1e-6 * max(1.0, np.abs(want).max()), f"{where}: angles")
-        h0 = tensors["model.embed_tokens.weight"][ids]
-        check(np.array_equal(h0, a["hidden"][0]), f"{where}: hidden[0] != embed_tokens rows")
+    elif t in LLAMA_LIKE or t == "gpt_neox":
+        for key, local in (("positions", False), ("positions_local", True)):
+            if local and t != "gemma3_text":
+                check(key not in a.files, f"{where}: {key} for a model without local RoPE")
+                continue
+            want = np.arange(n)[:, None] * rope_inv_freq(cfg, hd, n, local)[0][None, :]
+            got = a[key].astype(np.float64)
+            check(got.shape == want.shape and np.abs(got - want).max() <= 1e-6 * max(1.0, np.abs(want).max()),
+                  f"{where}: {key}, the RoPE angles")
+        if t == "gpt_neox":
+            h0 = tensors["gpt_neox.embed_in.weight"][ids].astype(np.float64)
+        else:
+            h0 = tensors["model.embed_tokens.weight"][ids].astype(np.float64)
+        if t in ("gemma2", "gemma3_text"):  # times sqrt(hidden) rounded to the dtype
+            h0 = h0 * (np.float32(math.sqrt(d)) if f32 else math.sqrt(d))
+        check(np.abs(h0 - a["hidden"][0]).max() <= (1e-6 if f32 else 1e-14) * np.abs(h0).max(),
+              f"{where}: hidden[0] is not the family's embedding")
     elif t == "bloom":
         want = alibi_slopes(H)[:, None, None] * np.arange(n)[None, None, :] * np.ones((1, n, 1))
         check(np.abs(pos - want).max() < tol, f"{where}: alibi m_h * j")
@@ -155,7 +236,7 @@ def check_expected(name, cfg, tensors, e):
                        for h in range(H) for o in range(-(n - 1), n))
         check(toeplitz, f"{where}: T5 bias is not a function of j - i")
         check(np.array_equal(tensors["shared.weight"][ids], a["hidden"][0]), f"{where}: hidden[0]")
-    if t in ("llama", "mistral", "qwen2", "gpt2", "t5", "bloom"):
+    if t in CAUSAL | {"t5"}:
         bias_free = a["scores"].astype(np.float64) - (pos[None] if t in ("bloom", "t5") else 0)
         check(np.all(np.isfinite(bias_free)), f"{where}: scores not finite")
     # next
@@ -182,14 +263,13 @@ def main():
         for e in manifest["expected"]:
             check_expected(name, cfg, tensors, e)
         print(f"{name}: {len(manifest['expected'])} expected files, {len(tensors)} tensors")
-    check(families >= {"gpt2", "bert", "llama", "mistral", "qwen2", "bloom", "t5"},
-          f"families missing: {sorted({'gpt2', 'bert', 'llama', 'mistral', 'qwen2', 'bloom', 't5'} - families)}")
+    check(families >= FAMILIES, f"families missing: {sorted(FAMILIES - families)}")
     for copy, (base, kind) in COPIES.items():
         if copy not in loaded or base not in loaded:
             check(False, f"{copy} or {base} missing")
             continue
         for k, v in loaded[base].items():
-            if k.endswith("attn.bias"):
+            if k.endswith(BUFFERS):
                 continue
             want = (safetensors_numpy.from_bf16(safetensors_numpy.to_bf16(v)) if kind == "BF16"
                     else v.astype(np.float16).astype(np.float32))

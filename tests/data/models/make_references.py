@@ -1,11 +1,16 @@
 #!/usr/bin/python3
-"""Tiny random checkpoints of the seven model families, in Hugging Face's naming and layout,
-and the expected values of their forward passes (hf_reference.py) for a few fixed id sequences.
+"""Tiny random checkpoints of the model families, in Hugging Face's naming and layout, and the
+expected values of their forward passes (hf_reference.py, hf_reference_more.py) for a few fixed
+id sequences. The builders of the first seven families are here, the later ones in
+more_checkpoints.py.
 
-Run once from anywhere with Debian's PyTorch:  /usr/bin/python3 tests/data/models/make_references.py
-It rewrites every folder listed in CHECKPOINTS under tests/data/models/ (config.json,
-model.safetensors, expected_n<N>_<dtype>.npz, manifest.json). README.md there says what each
-holds. Deterministic: each checkpoint draws from torch.Generator seeded with SEED + its index.
+Run once from anywhere with Debian's PyTorch:
+    /usr/bin/python3 tests/data/models/make_references.py [NAME ...]
+It rewrites every folder listed in CHECKPOINTS (or only the NAMEs given) under
+tests/data/models/ (config.json, model.safetensors, expected_n<N>_<dtype>.npz, manifest.json).
+README.md there says what each holds. Deterministic: each checkpoint draws from torch.Generator
+seeded with SEED + its index; the float32 values may differ in their last bits on another CPU
+(its BLAS kernels), so a folder added later is made by naming it.
 """
 import json
 import math
@@ -18,6 +23,8 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import hf_reference  # noqa: E402
+import hf_reference_more  # noqa: E402
+import more_checkpoints as more  # noqa: E402
 import safetensors_numpy  # noqa: E402
 
 SEED = 2020
@@ -260,9 +267,24 @@ CHECKPOINTS = [
     ("qwen2", build_qwen2, "F32", "model.", {}),
     ("bloom", build_bloom, "F32", "transformer.", {}),
     ("t5", build_t5, "F32", "", {"eos": 1}),
+    # added later: appended, so that the seeds (and bytes) of the folders above stay as they were
+    ("gpt-neox", more.build_gpt_neox, "F32", "gpt_neox.", {}),
+    ("gpt-neox-seq", more.build_gpt_neox_seq, "F32", "gpt_neox.", {}),
+    ("gemma2", more.build_gemma2, "F32", "model.", {"bos": 2}),
+    ("gemma2-bf16", more.build_gemma2, "BF16", "model.", {"bos": 2}),
+    ("gemma3", more.build_gemma3, "F32", "model.", {"bos": 2}),
+    ("qwen3", more.build_qwen3, "F32", "model.", {}),
+    ("qwen3-yarn", more.build_qwen3_yarn, "F32", "model.", {}),
+    ("phi3", more.build_phi3, "F32", "model.", {"bos": 1}),
+    ("olmo2", more.build_olmo2, "F32", "model.", {}),
 ]
 LENGTHS = (1, 7, 16)  # the model's own specials included
-CAUSAL = {"gpt2", "llama", "mistral", "qwen2", "bloom"}
+CAUSAL = {"gpt2", "llama", "mistral", "qwen2", "bloom", "gpt_neox", "gemma2", "gemma3_text",
+          "qwen3", "phi3", "olmo2"}
+FORWARDS = dict(hf_reference.FORWARDS, **hf_reference_more.FORWARDS)
+# buffers some files carry besides the weights, by name ending, kept in their own dtype
+BUFFERS = {"attn.bias": "F32", "attention.bias": "BOOL", "attention.masked_bias": "F32",
+           "rotary_emb.inv_freq": "F32"}
 
 
 def sequences(vocab, special, seed):
@@ -314,8 +336,8 @@ def make(index, name, builder, stored, prefix, special):
         json.dump(cfg, f, indent=2, sort_keys=True)
         f.write("\n")
     path = os.path.join(folder, "model.safetensors")
-    buffers = {k for k in tensors if k.endswith("attn.bias")}
-    safetensors_numpy.write(path, tensors, {k: stored for k in tensors if k not in buffers})
+    dtypes = {k: next((v for end, v in BUFFERS.items() if k.endswith(end)), stored) for k in tensors}
+    safetensors_numpy.write(path, tensors, dtypes)
     stored_tensors, _ = safetensors_numpy.read(path)  # the widened values, as a reader sees them
     model_type = cfg["model_type"]
     manifest = {"checkpoint": name, "model_type": model_type, "stored_dtype": stored,
@@ -323,7 +345,7 @@ def make(index, name, builder, stored, prefix, special):
     for ids in sequences(cfg["vocab_size"], special, seed):
         for dtype in (torch.float32, torch.float64):
             W = {k: torch.from_numpy(v).to(dtype) for k, v in strip(stored_tensors, prefix).items()}
-            out = hf_reference.FORWARDS[model_type](cfg, W, torch.tensor(ids))
+            out = FORWARDS[model_type](cfg, W, torch.tensor(ids))
             arrays = {"ids": np.array(ids, np.int64)}
             arrays.update({k: v for k, v in out.items() if k != "logits"})
             if model_type in CAUSAL:
@@ -338,15 +360,41 @@ def make(index, name, builder, stored, prefix, special):
                 entropy = -(np.where(w > 0, w * np.log(np.where(w > 0, w, 1)), 0)).sum(-1).mean()
                 print(f"{name:12s} n={n:2d} mean row entropy {entropy:.3f} (uniform over n: "
                       f"{math.log(n):.3f}), mean max weight {w.max(-1).mean():.3f}")
+            if dtype == torch.float32 and len(ids) == LENGTHS[-1]:
+                effects(name, cfg, W, ids, out)
     entries = ",\n".join("  " + json.dumps(e) for e in manifest.pop("expected"))
     with open(os.path.join(folder, "manifest.json"), "w") as f:
         f.write(json.dumps(manifest)[:-1] + ',\n "expected": [\n' + entries + "\n ]\n}\n")
 
 
+def effects(name, cfg, W, ids, out):
+    """Prints how much the sliding window and the soft-caps change the 16-token forward: the
+    largest weight difference with each switched off (and the next-token probabilities for the
+    final cap), so that a reader that ignores one of them fails the references."""
+    changes = []
+    for key, label in (("sliding_window", "window"), ("attn_logit_softcapping", "attention cap"),
+                       ("final_logit_softcapping", "final cap")):
+        if cfg.get(key) is None or (key == "sliding_window" and cfg["model_type"] in ("mistral", "qwen2")):
+            continue
+        other = FORWARDS[cfg["model_type"]](dict(cfg, **{key: None}), W, torch.tensor(ids))
+        weights = np.abs(other["weights"] - out["weights"]).max(axis=(1, 2, 3))
+        probs = np.abs(torch.softmax(torch.from_numpy(other["logits"][-1]), -1).numpy()
+                       - torch.softmax(torch.from_numpy(out["logits"][-1]), -1).numpy()).max()
+        changes.append(f"{label}: weights by layer " + " ".join(f"{v:.3f}" for v in weights)
+                       + f", next probabilities {probs:.3f}")
+    for c in changes:
+        print(f"{name:12s} n={len(ids):2d} without the {c}")
+
+
 def main():
     torch.set_num_threads(1)
+    names = set(sys.argv[1:])
+    unknown = names - {c[0] for c in CHECKPOINTS}
+    if unknown:
+        sys.exit("make_references.py: no checkpoint named " + ", ".join(sorted(unknown)))
     for index, spec in enumerate(CHECKPOINTS):
-        make(index, *spec)
+        if not names or spec[0] in names:
+            make(index, *spec)
     print("PyTorch", torch.__version__, "numpy", np.__version__)
 
 

@@ -1,7 +1,7 @@
 """A safetensors file written and read with numpy alone (the format: an 8-byte little-endian
 header length, a JSON header {name: {dtype, shape, data_offsets: [begin, end]}, "__metadata__":
 {...}} padded with spaces to a multiple of 8 bytes, then the tensors' bytes, C order,
-little-endian, in header order). BF16 is carried as uint16 bit patterns, since numpy has no
+little-endian, in header order; BOOL one byte, 0 or 1). BF16 is carried as uint16 bit patterns, since numpy has no
 bfloat16: to_bf16 rounds float32 to the nearest, ties to even, as torch's .to(torch.bfloat16)."""
 import json
 import struct
@@ -9,7 +9,7 @@ import struct
 import numpy as np
 
 _DTYPES = {"F32": np.dtype("<f4"), "F16": np.dtype("<f2"), "BF16": np.dtype("<u2"),
-           "F64": np.dtype("<f8"), "I64": np.dtype("<i8")}
+           "F64": np.dtype("<f8"), "I64": np.dtype("<i8"), "BOOL": np.dtype("?")}
 
 
 def to_bf16(a):
@@ -26,7 +26,8 @@ def from_bf16(bits):
 
 def write(path, tensors, dtypes=None, metadata=None):
     """tensors: name -> numpy array (float32 unless dtypes[name] says 'F16' or 'BF16', in which
-    case the float32 values are rounded to it). Written in the order given."""
+    case the float32 values are rounded to it, or 'BOOL': nonzero is 1). Written in the order
+    given."""
     dtypes = dtypes or {}
     header, blobs, offset = {}, [], 0
     for name, array in tensors.items():
@@ -51,7 +52,7 @@ def write(path, tensors, dtypes=None, metadata=None):
 
 
 def read(path):
-    """name -> float32 numpy array (F16 and BF16 widened exactly); the header's __metadata__
+    """name -> float32 numpy array (F16 and BF16 widened exactly, BOOL as 0 and 1); the header's __metadata__
     is dropped. Returns (tensors, dtypes)."""
     with open(path, "rb") as f:
         blob = f.read()
