@@ -39,8 +39,10 @@ import safetensors_numpy  # noqa: E402
 FAILURES = []
 LLAMA_LIKE = {"llama", "mistral", "qwen2", "gemma2", "gemma3_text", "qwen3", "phi3", "olmo2"}
 CAUSAL = {"gpt2", "bloom", "gpt_neox"} | LLAMA_LIKE
-FAMILIES = {"gpt2", "bert", "llama", "mistral", "qwen2", "bloom", "t5", "gpt_neox"}
-COPIES = {"gpt2-f16": ("gpt2", "F16"), "llama-bf16": ("llama", "BF16")}
+FAMILIES = {"gpt2", "bert", "llama", "mistral", "qwen2", "bloom", "t5", "gpt_neox", "gemma2",
+            "gemma3_text", "qwen3", "phi3", "olmo2"}
+COPIES = {"gpt2-f16": ("gpt2", "F16"), "llama-bf16": ("llama", "BF16"),
+          "gemma2-bf16": ("gemma2", "BF16")}
 BUFFERS = ("attn.bias", "attention.bias", "attention.masked_bias", "rotary_emb.inv_freq")
 
 
