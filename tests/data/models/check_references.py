@@ -126,6 +126,9 @@ def rope_inv_freq(cfg, hd, n=None, local=False):
     """(inv_freq (rot/2), attention factor) in float64, from the config's definitions
     (modeling_rope_utils): hd the head size, n the input length (longrope), local Gemma 3's
     sliding layers (rope_local_base_freq, unscaled)."""
+    if "rope_parameters" in cfg and "rope_theta" not in cfg:  # the newer files' form
+        rp = cfg["rope_parameters"]
+        cfg = dict(cfg, rope_theta=rp["rope_theta"], rope_scaling=rp)
     dim = rotary_dims(cfg, hd)
     theta = cfg.get("rope_local_base_freq") if local else cfg.get("rope_theta", cfg.get("rotary_emb_base"))
     inv = 1.0 / float(theta or 10000.0) ** (np.arange(0, dim, 2) / dim)

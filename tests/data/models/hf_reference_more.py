@@ -80,7 +80,13 @@ def _longrope(cfg, s, dim, n, dtype):
 
 def rope_parameters(cfg, dim, n, dtype):
     """(inv_freq (dim/2), attention factor) of the config's rope_theta and rope_scaling for a
-    rotary part of dim dims and an input of n tokens, in dtype (float32 as Hugging Face)."""
+    rotary part of dim dims and an input of n tokens, in dtype (float32 as Hugging Face). A
+    newer file's rope_parameters ({rope_type, rope_theta, the scaling's keys}) stands for both."""
+    if "rope_parameters" in cfg and "rope_theta" not in cfg:
+        rp = cfg["rope_parameters"]
+        scaling = {k: v for k, v in rp.items() if k != "rope_theta"}
+        cfg = dict(cfg, rope_theta=rp["rope_theta"],
+                   rope_scaling=None if rp.get("rope_type", "default") == "default" else scaling)
     base = float(cfg.get("rope_theta", 10000.0))
     s = cfg.get("rope_scaling") or {}
     kind = s.get("rope_type", s.get("type", "default"))

@@ -277,6 +277,7 @@ CHECKPOINTS = [
     ("qwen3-yarn", more.build_qwen3_yarn, "F32", "model.", {}),
     ("phi3", more.build_phi3, "F32", "model.", {"bos": 1}),
     ("olmo2", more.build_olmo2, "F32", "model.", {}),
+    ("olmo2-yarn", more.build_olmo2_yarn, "F32", "model.", {}),
 ]
 LENGTHS = (1, 7, 16)  # the model's own specials included
 CAUSAL = {"gpt2", "llama", "mistral", "qwen2", "bloom", "gpt_neox", "gemma2", "gemma3_text",

@@ -195,9 +195,7 @@ def build_phi3(r):
     return cfg, _decoder_tensors(r, cfg, fused=True, tied=False)
 
 
-def build_olmo2(r):
-    """q_norm/k_norm over the whole projection (32 and 16 wide: 4 heads, 2 K/V heads of 8), no
-    norm before attention or MLP, norms after both: x + norm(attn(x)), x + norm(mlp(x)); untied."""
+def _olmo2_config(**over):
     cfg = {"architectures": ["Olmo2ForCausalLM"], "attention_bias": False,
            "attention_dropout": 0.0, "bos_token_id": None, "eos_token_id": 95,
            "hidden_act": "silu", "hidden_size": 32, "initializer_range": 0.02,
@@ -206,4 +204,26 @@ def build_olmo2(r):
            "pad_token_id": 94, "rms_norm_eps": 1e-06, "rope_scaling": None,
            "rope_theta": 500000.0, "tie_word_embeddings": False, "torch_dtype": "float32",
            "use_cache": True, "vocab_size": V}
+    cfg.update(over)
+    return {k: v for k, v in cfg.items() if v != "absent"}
+
+
+def build_olmo2(r):
+    """q_norm/k_norm over the whole projection (32 and 16 wide: 4 heads, 2 K/V heads of 8), no
+    norm before attention or MLP, norms after both: x + norm(attn(x)), x + norm(mlp(x)); untied."""
+    cfg = _olmo2_config()
+    return cfg, _decoder_tensors(r, cfg, qk_norm="whole", post_norms=True, tied=False, norm_gain=2.0)
+
+
+def build_olmo2_yarn(r):
+    """OLMo 2 with its RoPE in the newer files' form, rope_parameters (no rope_theta, no
+    rope_scaling): yarn with theta 10000, factor 8 over an original context of 64 (max positions
+    512), head_dim 8: correction dims 0..2, frequency 0 kept, 1 blended (ramp 0.5), 2-3 divided by
+    8; no attention_factor, so mscale 1 and mscale_all_dim 0.5 give it: (0.1 ln 8 + 1) /
+    (0.05 ln 8 + 1) = 1.0942."""
+    cfg = _olmo2_config(max_position_embeddings=512, rope_scaling="absent", rope_theta="absent",
+                        rope_parameters={"beta_fast": 32.0, "beta_slow": 1.0, "factor": 8.0,
+                                         "mscale": 1.0, "mscale_all_dim": 0.5,
+                                         "original_max_position_embeddings": 64,
+                                         "rope_theta": 10000.0, "rope_type": "yarn"})
     return cfg, _decoder_tensors(r, cfg, qk_norm="whole", post_norms=True, tied=False, norm_gain=2.0)

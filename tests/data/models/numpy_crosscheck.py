@@ -25,7 +25,7 @@ import check_references  # noqa: E402
 import safetensors_numpy  # noqa: E402
 
 FOLDERS = ["gpt-neox", "gpt-neox-seq", "gemma2", "gemma2-bf16", "gemma3", "qwen3", "qwen3-yarn",
-           "phi3", "olmo2"]
+           "phi3", "olmo2", "olmo2-yarn"]
 ERF = np.vectorize(math.erf)
 
 
