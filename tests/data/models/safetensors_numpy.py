@@ -1,8 +1,9 @@
 """A safetensors file written and read with numpy alone (the format: an 8-byte little-endian
 header length, a JSON header {name: {dtype, shape, data_offsets: [begin, end]}, "__metadata__":
 {...}} padded with spaces to a multiple of 8 bytes, then the tensors' bytes, C order,
-little-endian, in header order; BOOL one byte, 0 or 1). BF16 is carried as uint16 bit patterns, since numpy has no
-bfloat16: to_bf16 rounds float32 to the nearest, ties to even, as torch's .to(torch.bfloat16)."""
+little-endian, in header order; BOOL one byte, 0 or 1). BF16 is carried as uint16 bit
+patterns, since numpy has no bfloat16: to_bf16 rounds float32 to the nearest, ties to even, as
+torch's .to(torch.bfloat16)."""
 import json
 import struct
 
@@ -52,8 +53,8 @@ def write(path, tensors, dtypes=None, metadata=None):
 
 
 def read(path):
-    """name -> float32 numpy array (F16 and BF16 widened exactly, BOOL as 0 and 1); the header's __metadata__
-    is dropped. Returns (tensors, dtypes)."""
+    """name -> float32 numpy array (F16 and BF16 widened exactly, BOOL as 0 and 1); the
+    header's __metadata__ is dropped. Returns (tensors, dtypes)."""
     with open(path, "rb") as f:
         blob = f.read()
     size = struct.unpack("<Q", blob[:8])[0]
