@@ -278,6 +278,7 @@ CHECKPOINTS = [
     ("phi3", more.build_phi3, "F32", "model.", {"bos": 1}),
     ("olmo2", more.build_olmo2, "F32", "model.", {}),
     ("olmo2-yarn", more.build_olmo2_yarn, "F32", "model.", {}),
+    ("gemma2-layer-types", more.build_gemma2_layer_types, "F32", "model.", {"bos": 2}),
 ]
 LENGTHS = (1, 7, 16)  # the model's own specials included
 CAUSAL = {"gpt2", "llama", "mistral", "qwen2", "bloom", "gpt_neox", "gemma2", "gemma3_text",

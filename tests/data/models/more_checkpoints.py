@@ -124,6 +124,13 @@ def build_gemma2(r):
     return cfg, _decoder_tensors(r, cfg, gemma=True)
 
 
+def build_gemma2_layer_types(r):
+    """gemma2 with layer_types, as newer files carry them, unlike Gemma 2's default alternation:
+    layer 0 global, layers 1 and 2 sliding (layer_types wins over the pattern)."""
+    cfg, t = build_gemma2(r)
+    return dict(cfg, layer_types=["full_attention", "sliding_attention", "sliding_attention"]), t
+
+
 def build_gemma3(r):
     """gemma3_text as google/gemma-3-1b's config: one K/V head, q_norm/k_norm per head,
     sliding_window_pattern 3 over 4 layers (layers 0, 1, 3 sliding with window 4 and

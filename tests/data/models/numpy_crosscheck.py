@@ -25,7 +25,7 @@ import check_references  # noqa: E402
 import safetensors_numpy  # noqa: E402
 
 FOLDERS = ["gpt-neox", "gpt-neox-seq", "gemma2", "gemma2-bf16", "gemma3", "qwen3", "qwen3-yarn",
-           "phi3", "olmo2", "olmo2-yarn"]
+           "phi3", "olmo2", "olmo2-yarn", "gemma2-layer-types"]
 ERF = np.vectorize(math.erf)
 
 
@@ -53,6 +53,8 @@ def window_layers(cfg, L):
     t, W = cfg["model_type"], cfg.get("sliding_window")
     if W is None or t in ("qwen3", "olmo2", "gpt_neox"):
         return [None] * L
+    if cfg.get("layer_types"):
+        return [W if kind == "sliding_attention" else None for kind in cfg["layer_types"]]
     if t == "gemma2":
         return [W if l % 2 == 0 else None for l in range(L)]
     if t == "gemma3_text":
