@@ -67,11 +67,18 @@ def compare(folder, entry, ref, shows):
             failures.append(f"{label}: next probabilities off by {err:.3g}")
 
 
+# The model_types attn runs: a family's folders are compared from the commit that adds the
+# family to attn (the references of some are made before it is). The others are listed below.
+RUNS = {"gpt2", "bert", "llama", "mistral", "qwen2", "bloom", "t5"}
+waiting = []
 for folder in sorted(os.listdir(models)):
     manifest_path = os.path.join(models, folder, "manifest.json")
     if not os.path.exists(manifest_path):
         continue
     manifest = json.load(open(manifest_path))
+    if manifest["model_type"] not in RUNS:
+        waiting.append(folder)
+        continue
     for entry in manifest["expected"]:
         ref = np.load(os.path.join(models, folder, entry["file"]))
         # The first run keeps the n x n arrays (the direct path); the second asks for none,
@@ -86,5 +93,7 @@ if checked == 0:
     failures.append("no expected files found under " + models)
 for f in failures:
     print("FAIL", f)
+if waiting:
+    print("references of families attn does not run yet:", " ".join(waiting))
 print(f"{checked} runs compared, {len(failures)} failures")
 sys.exit(1 if failures else 0)
