@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/attention/reduced.hpp"
 #include "attn/positions/reference.hpp"
 #include "attn/positions/rope.hpp"
 #include "attn/positions/scheme.hpp"
@@ -207,6 +208,28 @@ TEST_CASE("rope: a scheme of d rotated dimensions turns the first d columns of w
     }
     CHECK(m[width + 0] != before[width + 0]);                                  // position 1 turned
     CHECK_THROWS_AS(scheme.rotate(m.data(), 0, n, 3), std::invalid_argument);  // rows too narrow
+}
+
+TEST_CASE("rope: in bfloat16, a head rotated in part turns its first d columns as a d-wide one") {
+    attn::positions::SchemeConfig config;
+    config.scheme = attn::positions::Scheme::rope;
+    config.rope.d = 4;
+    const std::size_t n = 6, width = 8;
+    const attn::positions::PositionScheme<float> scheme(config, n);
+    std::vector<float> m(n * width), narrow(n * 4);
+    for (std::size_t k = 0; k < m.size(); ++k)
+        m[k] = float(std::round(64 * std::sin(double(k))) / 16);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t c = 0; c < 4; ++c) narrow[i * 4 + c] = m[i * width + c];
+    const std::vector<float> before = m;
+    const auto bf16 = attn::runtime::Reduced::bfloat16;
+    attn::rotate_reduced(scheme, bf16, m.data(), n, width);
+    attn::rotate_reduced(scheme, bf16, narrow.data(), n, 4);
+    for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t c = 0; c < 4; ++c) CHECK(m[i * width + c] == narrow[i * 4 + c]);
+        for (std::size_t c = 4; c < width; ++c) CHECK(m[i * width + c] == before[i * width + c]);
+    }
+    CHECK(narrow[4] != before[width]);  // position 1 turned
 }
 
 TEST_CASE("rope: invalid yarn and longrope parameters name the parameter and the range") {
