@@ -63,6 +63,8 @@ std::string rope_title(const SchemeRun& run, const std::string& what) {
                                 run.layout == pos::Layout::split ? "split" : "interleaved");
     if (o.scaling != pos::RopeScaling::none)
         t += fmt::format(", {} scaling, factor {}", pos::scaling_name(o.scaling), *o.factor);
+    if (run.rope && run.rope->attention_factor() != 1.0)
+        t += fmt::format(", attention factor {}", run.rope->attention_factor());
     if (run.angles) t += fmt::format(", angles in {}", angle_dtype_name(*run.angles));
     return t;
 }

@@ -239,7 +239,7 @@ int run_encode_model(const EncodeOptions& opt) {
     scheme.given.push_back("--dim");  // --apply's X must be head_dim wide
     if (c.positions == Positions::rope) {
         scheme.scheme = Scheme::rope;
-        scheme.dim = static_cast<std::int64_t>(c.head_dim);
+        scheme.dim = static_cast<std::int64_t>(c.rope.d);  // the rotated width
         scheme.base = c.rope.base;
         scheme.scaling = c.rope.scaling;
         scheme.factor = c.rope.factor;
@@ -248,6 +248,7 @@ int run_encode_model(const EncodeOptions& opt) {
         scheme.high_freq_factor = c.rope.high_freq_factor;
         scheme.beta_fast = c.rope.beta_fast;
         scheme.beta_slow = c.rope.beta_slow;
+        scheme.model_rope = c.rope;  // and attention_factor, mscale, longrope's lists
     } else {
         scheme.scheme = Scheme::alibi;
         scheme.heads = static_cast<std::int64_t>(c.num_heads);

@@ -51,6 +51,8 @@ struct EncodeOptions {
     std::optional<double> factor, original_max_positions, low_freq_factor, high_freq_factor,
         beta_fast, beta_slow;
     std::string apply;  // X.npy to rotate
+    // encode --model: the config's parameters, used instead of the scaling options above
+    std::optional<positions::RopeParameters> model_rope;
     // alibi
     std::int64_t heads = 8;
     // t5

@@ -181,6 +181,8 @@ int run_scheme(const EncodeOptions& opt) {
         p.high_freq_factor = opt.high_freq_factor;
         p.beta_fast = opt.beta_fast;
         p.beta_slow = opt.beta_slow;
+        if (opt.model_rope) p = *opt.model_rope;
+        p.d = run.d;
         run.rope = naming_keys([&] { return std::make_shared<pos::Rope>(p, opt.start, run.n); });
         run.layout = opt.typed("--layout") && opt.layout == positions::Layout::interleaved
                          ? pos::Layout::interleaved

@@ -233,7 +233,7 @@ refused --original-max-positions --scheme rope --rope-scaling llama3 --factor 8 
     --low-freq-factor 1 --high-freq-factor 4
 refused --high-freq-factor --scheme rope --rope-scaling llama3 --factor 8 \
     --low-freq-factor 1 --original-max-positions 8192
-refused --factor --scheme rope --rope-scaling yarn --factor 1 --original-max-positions 64
+refused --factor --scheme rope --rope-scaling yarn --factor 0 --original-max-positions 64
 refused --factor --scheme rope --factor 2
 refused --beta-fast --scheme rope --beta-fast 2
 refused --low-freq-factor --scheme rope --rope-scaling linear --factor 2 --low-freq-factor 1

@@ -44,8 +44,9 @@ void rotate_reduced(const positions::PositionScheme<T>& scheme, runtime::Reduced
     if (!scheme.rotates()) return;
     // Pair k is (first(k), second(k)): (k, k + d/2) split, (2k, 2k + 1) interleaved. Rotating
     // the unit vector (1, 0) of every pair gives (cos, sin) in T, the scheme's own values.
+    // Partial rotary: only the first rope.d of the d columns turn.
     const bool split = scheme.config().layout == positions::Layout::split;
-    const std::size_t half = d / 2;
+    const std::size_t half = std::min(scheme.config().rope.d, d) / 2;
     const auto first = [&](std::size_t k) { return split ? k : 2 * k; };
     const auto second = [&](std::size_t k) { return split ? k + half : 2 * k + 1; };
     std::vector<T> cs(rows * d, T(0));  // (rows, d): cos at first(k), sin at second(k)

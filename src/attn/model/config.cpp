@@ -1,5 +1,7 @@
 #include "attn/model/config.hpp"
 
+#include "attn/model/rope_config.hpp"
+
 #include <fmt/format.h>
 
 #include <array>
@@ -111,68 +113,6 @@ Activation activation(const Keys& k, std::string_view key, std::string name) {
                                  "gelu_pytorch_tanh, gelu_fast, relu, silu)");
 }
 
-// rope_scaling {"rope_type" (or "type"): ..., "factor": ...}: onto positions::RopeParameters.
-// dynamic's M is max_position_embeddings, as transformers' _compute_dynamic_ntk_parameters;
-// yarn's is the dictionary's original_max_position_embeddings, else max_position_embeddings.
-void read_rope(const Keys& k, const json& config, ModelConfig& c, std::size_t max_positions) {
-    c.rope.d = c.head_dim;
-    c.rope.base = k.number("rope_theta", 10000.0);
-    const json* scaling = Keys(config, "").find("rope_scaling");
-    if (scaling != nullptr) {
-        if (!scaling->is_object()) k.fail("rope_scaling", brief(*scaling) + " is not an object");
-        const Keys s(*scaling, "rope_scaling.");
-        std::string type_key;
-        const json* type = s.find_any({"rope_type", "type"}, &type_key);
-        const std::string name = type == nullptr ? "default" : s.text(type_key, "default");
-        using positions::RopeScaling;
-        if (name == "default")
-            c.rope.scaling = RopeScaling::none;
-        else if (name == "linear")
-            c.rope.scaling = RopeScaling::linear;
-        else if (name == "dynamic")
-            c.rope.scaling = RopeScaling::dynamic;
-        else if (name == "yarn")
-            c.rope.scaling = RopeScaling::yarn;
-        else if (name == "llama3")
-            c.rope.scaling = RopeScaling::llama3;
-        else
-            s.fail(type_key, "'" + name +
-                                 "' is not a scaling attn computes (default, linear, dynamic, "
-                                 "yarn, llama3)");
-        for (const char* unsupported : {"attention_factor", "mscale", "mscale_all_dim"})
-            if (s.find(unsupported) != nullptr)
-                s.fail(unsupported, "is not supported (yarn's factor is 0.1 ln F + 1)");
-        if (c.rope.scaling != RopeScaling::none) c.rope.factor = s.optional_number("factor");
-        const auto original = s.optional_number("original_max_position_embeddings");
-        if (c.rope.scaling == RopeScaling::dynamic)
-            c.rope.original_max_position_embeddings = static_cast<double>(max_positions);
-        else if (c.rope.scaling == RopeScaling::yarn)
-            c.rope.original_max_position_embeddings =
-                original ? *original : static_cast<double>(max_positions);
-        else if (c.rope.scaling == RopeScaling::llama3)
-            c.rope.original_max_position_embeddings = original;
-        if (c.rope.scaling == RopeScaling::llama3) {
-            c.rope.low_freq_factor = s.optional_number("low_freq_factor");
-            c.rope.high_freq_factor = s.optional_number("high_freq_factor");
-        }
-        if (c.rope.scaling == RopeScaling::yarn) {
-            c.rope.beta_fast = s.optional_number("beta_fast");
-            c.rope.beta_slow = s.optional_number("beta_slow");
-        }
-    }
-    try {
-        positions::validate(c.rope);
-    } catch (const std::invalid_argument& e) {
-        // positions' messages begin with Hugging Face's key: "factor: ...".
-        const std::string message = e.what();
-        const std::string key = message.substr(0, message.find(':'));
-        const std::string where = key == "d"      ? "head_dim"
-                                  : key == "base" ? "rope_theta"
-                                                  : "rope_scaling." + key;
-        throw ConfigError(where, message.substr(std::min(message.size(), key.size() + 2)));
-    }
-}
-
 /// Heads and head_dim: H divides d unless head_dim is given; K/V heads divide H.
 void read_heads(const Keys& k, ModelConfig& c, std::initializer_list<std::string_view> heads,
                 std::initializer_list<std::string_view> kv, std::string_view head_dim_key) {
@@ -216,7 +156,7 @@ void read_llama_like(const Keys& k, const json& config, ModelConfig& c) {
     c.mlp_bias = k.flag("mlp_bias", false);
     c.tie_word_embeddings = k.flag("tie_word_embeddings", false);
     c.positions = Positions::rope;
-    read_rope(k, config, c, max_positions);
+    c.rope = parse_rope(config, c.head_dim, max_positions);
     if (mistral) {
         // Absent: MistralConfig's 4096; null: no window.
         if (!config.contains("sliding_window"))

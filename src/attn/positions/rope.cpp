@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include <quadmath.h>
 
@@ -62,7 +63,8 @@ std::vector<Quad> quad_inv_freq(const RopeParameters& p, double L, Quad& base_us
             auto correction = [&](Quad beta) {
                 return d * logq(M / (2 * pi * beta)) / (2 * logq(b));
             };
-            Quad low = floorq(correction(fast)), high = ceilq(correction(slow));
+            Quad low = correction(fast), high = correction(slow);
+            if (p.truncate) low = floorq(low), high = ceilq(high);
             if (low < 0) low = 0;
             if (high > d - 1) high = d - 1;
             if (low == high) high = static_cast<Quad>(static_cast<double>(high) + 0.001);
@@ -71,6 +73,13 @@ std::vector<Quad> quad_inv_freq(const RopeParameters& p, double L, Quad& base_us
                 ramp = ramp < 0 ? 0 : (ramp > 1 ? 1 : ramp);
                 f[j] = f[j] / F * ramp + f[j] * (1 - ramp);
             }
+            break;
+        }
+        case RopeScaling::longrope: {
+            const Quad M = static_cast<Quad>(*p.original_max_position_embeddings);
+            const std::vector<double>& e =
+                static_cast<Quad>(L) > M ? p.long_factor : p.short_factor;
+            for (std::size_t j = 0; j < h; ++j) f[j] /= static_cast<Quad>(e[j]);
             break;
         }
         case RopeScaling::llama3: {
@@ -94,6 +103,22 @@ std::vector<Quad> quad_inv_freq(const RopeParameters& p, double L, Quad& base_us
     return f;
 }
 
+// A of yarn and longrope (rope.hpp); 1 for the other types.
+Quad quad_attention_factor(const RopeParameters& p) {
+    if (p.scaling != RopeScaling::yarn && p.scaling != RopeScaling::longrope) return 1;
+    if (p.attention_factor) return static_cast<Quad>(*p.attention_factor);
+    const Quad F = static_cast<Quad>(*p.factor);
+    if (p.scaling == RopeScaling::longrope) {
+        const Quad M = static_cast<Quad>(*p.original_max_position_embeddings);
+        return F <= 1 ? Quad(1) : sqrtq(1 + logq(F) / logq(M));
+    }
+    // g(s, m) = 0.1 m ln s + 1, 1 for s <= 1 (transformers' get_mscale)
+    const auto g = [&](Quad m) { return F <= 1 ? Quad(1) : m * logq(F) / 10 + 1; };
+    const double m = p.mscale.value_or(0.0), all = p.mscale_all_dim.value_or(0.0);
+    if (m != 0.0 && all != 0.0) return g(static_cast<Quad>(m)) / g(static_cast<Quad>(all));
+    return g(1);
+}
+
 }  // namespace
 
 const char* scaling_name(RopeScaling s) {
@@ -108,6 +133,8 @@ const char* scaling_name(RopeScaling s) {
             return "yarn";
         case RopeScaling::llama3:
             return "llama3";
+        case RopeScaling::longrope:
+            return "longrope";
     }
     return "?";
 }
@@ -121,9 +148,9 @@ void validate(const RopeParameters& p) {
     if (!(p.base > 1.0) || !std::isfinite(p.base))
         fail("base: " + number(p.base) + " is not a finite number greater than 1");
     const bool scaled = p.scaling != RopeScaling::none;
-    const bool uses_m = p.scaling == RopeScaling::dynamic || p.scaling == RopeScaling::yarn ||
-                        p.scaling == RopeScaling::llama3;
     const bool llama3 = p.scaling == RopeScaling::llama3, yarn = p.scaling == RopeScaling::yarn;
+    const bool longrope = p.scaling == RopeScaling::longrope;
+    const bool uses_m = p.scaling == RopeScaling::dynamic || yarn || llama3 || longrope;
     struct Use {
         const char* name;
         const std::optional<double>& value;
@@ -135,7 +162,10 @@ void validate(const RopeParameters& p) {
         {"low_freq_factor", p.low_freq_factor, llama3, llama3},
         {"high_freq_factor", p.high_freq_factor, llama3, llama3},
         {"beta_fast", p.beta_fast, yarn, false},
-        {"beta_slow", p.beta_slow, yarn, false}};
+        {"beta_slow", p.beta_slow, yarn, false},
+        {"attention_factor", p.attention_factor, yarn || longrope, false},
+        {"mscale", p.mscale, yarn, false},
+        {"mscale_all_dim", p.mscale_all_dim, yarn, false}};
     for (const Use& u : uses) {
         if (u.value && !u.used)
             fail(std::string(u.name) + ": not a parameter of " + type + " scaling");
@@ -144,13 +174,17 @@ void validate(const RopeParameters& p) {
         if (u.value && !std::isfinite(*u.value))
             fail(std::string(u.name) + ": " + number(*u.value) + " is not a finite number");
     }
+    if (!p.truncate && !yarn) fail("truncate: not a parameter of " + type + " scaling");
     if (scaled && !finite_above(p.factor, 0.0))
         fail("factor: " + number(*p.factor) + " is not a number greater than 0");
-    if (yarn && !(*p.factor > 1.0))
-        fail("factor: " + number(*p.factor) + " is not greater than 1 (yarn needs F > 1)");
     if (uses_m && !(*p.original_max_position_embeddings >= 1.0))
         fail("original_max_position_embeddings: " + number(*p.original_max_position_embeddings) +
              " is not at least 1");
+    if (longrope && !p.attention_factor && *p.factor > 1.0 &&
+        !(*p.original_max_position_embeddings > 1.0))
+        fail(
+            "original_max_position_embeddings: 1 is not above 1 (longrope's attention factor "
+            "divides by its logarithm)");
     if (llama3 && !finite_above(p.low_freq_factor, 0.0))
         fail("low_freq_factor: " + number(*p.low_freq_factor) + " is not greater than 0");
     if (llama3 && !(*p.high_freq_factor > *p.low_freq_factor))
@@ -160,6 +194,28 @@ void validate(const RopeParameters& p) {
         fail("beta_fast: " + number(*p.beta_fast) + " is not greater than 0");
     if (p.beta_slow && !(*p.beta_slow > 0.0))
         fail("beta_slow: " + number(*p.beta_slow) + " is not greater than 0");
+    if (p.attention_factor && !(*p.attention_factor > 0.0))
+        fail("attention_factor: " + number(*p.attention_factor) + " is not greater than 0");
+    if (p.mscale && !(*p.mscale >= 0.0))
+        fail("mscale: " + number(*p.mscale) + " is not a number >= 0");
+    if (p.mscale_all_dim && !(*p.mscale_all_dim >= 0.0))
+        fail("mscale_all_dim: " + number(*p.mscale_all_dim) + " is not a number >= 0");
+    const std::pair<const char*, const std::vector<double>*> lists[] = {
+        {"short_factor", &p.short_factor}, {"long_factor", &p.long_factor}};
+    for (const auto& [name, list] : lists) {
+        if (!longrope) {
+            if (!list->empty())
+                fail(std::string(name) + ": not a parameter of " + type + " scaling");
+            continue;
+        }
+        if (list->size() != p.d / 2)
+            fail(std::string(name) + ": " + std::to_string(list->size()) +
+                 " numbers; longrope needs d/2 = " + std::to_string(p.d / 2));
+        for (std::size_t j = 0; j < list->size(); ++j)
+            if (!std::isfinite((*list)[j]) || !((*list)[j] > 0.0))
+                fail(std::string(name) + ": element " + std::to_string(j) + " is " +
+                     number((*list)[j]) + ", not a finite number greater than 0");
+    }
 }
 
 struct Rope::Derived {
@@ -175,9 +231,7 @@ Rope::Derived Rope::derive(const RopeParameters& p, std::int64_t start, std::siz
     const std::vector<Quad> f = quad_inv_freq(p, L, base_used);
     Derived out;
     for (Quad v : f) out.inv_freq.push_back(to_dd(v));
-    out.attention = p.scaling == RopeScaling::yarn
-                        ? to_dd(logq(static_cast<Quad>(*p.factor)) / 10 + 1)
-                        : DoubleDouble{1.0, 0.0};
+    out.attention = to_dd(quad_attention_factor(p));
     out.base = static_cast<double>(base_used);
     return out;
 }

@@ -8,10 +8,16 @@
 //   dynamic    with L = start + n (no state between calls): if L > M the base becomes
 //              b' = b ((F L / M) - (F - 1))^(d / (d - 2)), then b'^(-2j/d)
 //   yarn       low = max(floor(c(beta_fast)), 0), high = min(ceil(c(beta_slow)), d - 1),
-//              c(beta) = d ln(M / (2 pi beta)) / (2 ln b); (high += 0.001 if low == high)
+//              c(beta) = d ln(M / (2 pi beta)) / (2 ln b) (no floor/ceil when truncate is
+//              false); (high += 0.001 if low == high)
 //              ramp_j = clamp((j - low) / (high - low), 0, 1);
 //              inv_freq[j] = (f_j / F) ramp_j + f_j (1 - ramp_j);
-//              attention factor A = 0.1 ln F + 1 multiplies cos and sin.
+//              attention factor A multiplies cos and sin: attention_factor if given, else
+//              g(F, mscale) / g(F, mscale_all_dim) when both are given and non-zero, else
+//              g(F, 1), with g(s, m) = 0.1 m ln s + 1 (1 for s <= 1).
+//   longrope   e = long_factor if start + n > M, else short_factor (d/2 each):
+//              inv_freq[j] = f_j / e_j; A = attention_factor if given, else 1 for F <= 1,
+//              else sqrt(1 + ln F / ln M).
 //   llama3     wavelength w_j = 2 pi / f_j; w_j < M / high_freq_factor: f_j;
 //              w_j > M / low_freq_factor: f_j / F; otherwise, with
 //              s = (M / w_j - low_freq_factor) / (high_freq_factor - low_freq_factor):
@@ -35,11 +41,14 @@
 
 namespace attn::positions {
 
-enum class RopeScaling { none, linear, dynamic, yarn, llama3 };
+enum class RopeScaling { none, linear, dynamic, yarn, llama3, longrope };
 
 /// Hugging Face's rope_scaling dictionary, by its key names. Required: factor for every type
-/// but none; original_max_position_embeddings for dynamic, yarn, llama3; low_freq_factor and
-/// high_freq_factor for llama3. beta_fast (default 32) and beta_slow (default 1) for yarn.
+/// but none; original_max_position_embeddings for dynamic, yarn, llama3, longrope;
+/// low_freq_factor and high_freq_factor for llama3; short_factor and long_factor for
+/// longrope. Optional: beta_fast (default 32), beta_slow (default 1), mscale, mscale_all_dim
+/// and truncate for yarn; attention_factor for yarn and longrope. d is the rotated width: the
+/// first d dimensions of a head when a family rotates part of it (partial_rotary_factor).
 struct RopeParameters {
     std::size_t d = 0;
     double base = 10000.0;
@@ -48,14 +57,21 @@ struct RopeParameters {
     std::optional<double> original_max_position_embeddings;
     std::optional<double> low_freq_factor, high_freq_factor;
     std::optional<double> beta_fast, beta_slow;
+    std::optional<double> attention_factor;
+    std::optional<double> mscale, mscale_all_dim;
+    bool truncate = true;
+    std::vector<double> short_factor, long_factor;
 };
 
 /// Throws std::invalid_argument whose message begins with the parameter's name ("d", "base",
 /// "factor", "original_max_position_embeddings", "low_freq_factor", "high_freq_factor",
-/// "beta_fast", "beta_slow"), then what is wrong and the accepted values: d odd or < 2 (< 4
-/// for dynamic, whose exponent is d/(d-2)); base not finite or <= 1; a required parameter
-/// missing; a parameter the type does not use; factor not finite or <= 0 (<= 1 for yarn);
-/// M not finite or < 1; llama3 with low_freq_factor <= 0 or high <= low; yarn betas <= 0.
+/// "beta_fast", "beta_slow", "attention_factor", "mscale", "mscale_all_dim", "truncate",
+/// "short_factor", "long_factor"), then what is wrong and the accepted values: d odd or < 2
+/// (< 4 for dynamic, whose exponent is d/(d-2)); base not finite or <= 1; a required
+/// parameter missing; a parameter the type does not use; factor not finite or <= 0; M not
+/// finite or < 1 (<= 1 for longrope, whose A divides by ln M); llama3 with low_freq_factor <=
+/// 0 or high <= low; yarn betas <= 0; attention_factor <= 0; mscale or mscale_all_dim < 0;
+/// short_factor or long_factor not d/2 finite numbers above 0.
 void validate(const RopeParameters& p);
 
 /// The name Hugging Face gives a scaling type ("default" for none, "linear", ...).
@@ -70,7 +86,7 @@ class Rope {
     /// inv_freq (d/2) to about 106 bits, and rounded once to double.
     const std::vector<DoubleDouble>& inv_freq_exact() const { return inv_freq_; }
     std::vector<double> inv_freq() const;
-    /// Yarn's A = 0.1 ln F + 1 (rounded once), 1 for the other types.
+    /// The attention factor A of yarn and longrope (rounded once), 1 for the other types.
     double attention_factor() const { return to_double(attention_); }
     const DoubleDouble& attention_factor_exact() const { return attention_; }
     /// The base after dynamic scaling (b for the other types), rounded once.

@@ -107,6 +107,9 @@ void PositionScheme<T>::rotate(T* m, std::size_t row0, std::size_t rows, std::si
     if (scheme_ != Scheme::rope) return;
     const Rope& rope = *data_->rope;
     const std::size_t d = rope.dim(), block = rope.block_rows();
+    if (stride < d)
+        throw std::invalid_argument(fmt::format(
+            "head_dim: rows of width {} are narrower than the rotated {} dimensions", stride, d));
     // Blocks of block rows from row 0, as one thread would take them, spread over the threads
     // (the same bits: a block's angles depend only on its first row).
     parallel_for((rows + block - 1) / block, 1, [&](std::size_t b0, std::size_t b1) {

@@ -71,8 +71,9 @@ class PositionScheme {
     void add_positions(T* x, std::size_t row0, std::size_t rows, std::size_t stride) const;
     bool rotates() const { return scheme_ == Scheme::rope; }
     bool adds() const { return adds_to_x(scheme_); }  // P added to x
-    /// rope: m (rows, d) rotated in place as positions start + row0 + r (exactly, rounded once
-    /// to T); else nothing. d must be rope.d.
+    /// rope: rows of m (rows, stride) rotated in place as positions start + row0 + r (exactly,
+    /// rounded once to T): their first rope.d columns, the rest left as they are (partial
+    /// rotary: a head of width stride >= rope.d); else nothing.
     void rotate(T* m, std::size_t row0, std::size_t rows, std::size_t stride) const;
     /// Head h's additive bias of the scaled scores (alibi's slope or a tile callback adding the
     /// BLOOM or T5 bias); empty for the other schemes. Valid while *this lives.

@@ -199,8 +199,8 @@ TEST_CASE("config: what attn cannot use names the key") {
     CHECK(attn::test::contains(error_of(R"({"model_type": "llama", "num_key_value_heads": 5})"),
                                "num_key_value_heads: 5 key/value heads do not divide 32 heads"));
     CHECK(attn::test::contains(
-        error_of(R"({"model_type": "llama", "rope_scaling": {"rope_type": "longrope"}})"),
-        "rope_scaling.rope_type: 'longrope'"));
+        error_of(R"({"model_type": "llama", "rope_scaling": {"rope_type": "mrope"}})"),
+        "rope_scaling.rope_type: 'mrope'"));
     CHECK(attn::test::contains(
         error_of(R"({"model_type": "llama", "rope_scaling": {"rope_type": "linear"}})"),
         "rope_scaling.factor"));

@@ -263,9 +263,9 @@ TEST_CASE("rope: invalid parameters name the parameter") {
     p.factor.reset();
     CHECK(starts(message(p), "factor"));
     p.scaling = RopeScaling::yarn;
-    p.factor = 1.0;
+    p.factor = 0.0;
     p.original_max_position_embeddings = 4096;
-    CHECK(starts(message(p), "factor"));  // yarn needs F > 1
+    CHECK(starts(message(p), "factor"));  // F > 0 (F <= 1: A = 1, transformers' get_mscale)
     p.factor = 2.0;
     CHECK(message(p) == "accepted");
     p.beta_fast = 0.0;
