@@ -103,6 +103,9 @@ int run_typed(const model::ModelConfig& c, const io::Checkpoint& checkpoint,
     io::Output output(spec, streams.size());
     io::drive(output.sink(), streams);
     output.commit();
+    if (run.nonfinite())  // written as PyTorch gives them (NaN rows); where they came from:
+        fmt::print(stderr, "attn: warning: a NaN or inf first appears at {}\n",
+                   run.nonfinite()->describe());
     return kOk;
 }
 

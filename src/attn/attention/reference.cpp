@@ -167,7 +167,9 @@ AttentionResult<T> scaled_dot_product_attention(const xt::xtensor<T, 2>& Q,
                     k, value, [&](std::size_t j) { return j >= limit || outside(j); }, fill, w);
             } else {  // the hidden suffix takes no part: the row's first `limit` entries alone
                 masked_softmax_row(limit, value, outside, fill, w);
-                std::fill(w + limit, w + k, T(0));
+                // 0, or NaN with a NaN row: PyTorch's exp(mask value - NaN) is NaN
+                const bool nan = limit > 0 && std::isnan(w[0]);
+                std::fill(w + limit, w + k, nan ? std::numeric_limits<T>::quiet_NaN() : T(0));
             }
         }
     });

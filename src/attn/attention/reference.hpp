@@ -60,15 +60,26 @@ xt::xtensor<bool, 2> attention_mask(std::size_t q, std::size_t k, const MaskOpti
 ///   x_j = *fill if fill and hidden(j), else value(j)
 ///   taken(j) = fill || !hidden(j)
 ///   w[j] = exp(x_j - m) / sum_{taken j'} exp(x_j' - m) for taken j, m = max over taken x_j;
-///   w[j] = 0 for the others, and every w[j] = 0 when m is not finite (all hidden, all -inf).
+///   w[j] = 0 for the others, and every w[j] = 0 when m is -inf (all hidden, all -inf);
+///   every w[j] NaN when a taken x_j is NaN or m is +inf, as PyTorch's softmax gives (exp(x - m)
+///   with a NaN in the row, or inf - inf): a non-finite score never becomes a weight.
 /// value(j) may read w[j] (an in-place softmax): entry j is read before w[j] is written.
 template <class T, class Value, class Hidden>
 void masked_softmax_row(std::size_t k, Value value, Hidden hidden, std::optional<T> fill, T* w) {
     const auto taken = [&](std::size_t j) { return fill || !hidden(j); };
     const auto x = [&](std::size_t j) { return fill && hidden(j) ? *fill : value(j); };
     T row_max = -std::numeric_limits<T>::infinity();
+    bool nan = false;
     for (std::size_t j = 0; j < k; ++j)
-        if (taken(j)) row_max = std::max(row_max, x(j));
+        if (taken(j)) {
+            const T xj = x(j);
+            nan = nan || std::isnan(xj);
+            row_max = std::max(row_max, xj);
+        }
+    if (nan || row_max == std::numeric_limits<T>::infinity()) {
+        std::fill(w, w + k, std::numeric_limits<T>::quiet_NaN());
+        return;
+    }
     if (!std::isfinite(row_max)) {  // nothing to attend to: the row is 0
         std::fill(w, w + k, T(0));
         return;

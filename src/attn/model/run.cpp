@@ -12,6 +12,7 @@ ModelRun<T>::ModelRun(const ModelConfig& c, const TensorSource& source,
                       std::vector<std::int64_t> ids, std::vector<std::size_t> layers,
                       std::vector<std::size_t> heads, Keep keep, bool next)
     : f_(make_forward<T>(c, source, ids.size())),
+      source_(source),
       ids_(std::move(ids)),
       layers_(std::move(layers)),
       heads_(std::move(heads)),
@@ -26,6 +27,7 @@ ModelRun<T>::ModelRun(const ModelConfig& c, const TensorSource& source,
 template <class T>
 void ModelRun<T>::restart() {
     h_ = f_->embed(ids_);
+    check_finite(h_.data(), h_.shape(0), h_.shape(1), 0, std::nullopt);
     block_ = 0;
     selected_ = 0;
     if (recorded_) return;
@@ -41,6 +43,9 @@ void ModelRun<T>::step() {
     if (!recorded_ && record_hidden_ && selected_ == 0 && chosen && block_ > 0)
         hidden_.push_back(h_);
     LayerResult<T> r = f_->block(block_, h_, chosen ? keep_ : Keep{});
+    check_finite(r.output.data(), r.output.shape(0), r.output.shape(1), f_->config().head_dim,
+                 block_);
+    check_finite(h_.data(), h_.shape(0), h_.shape(1), 0, block_);
     ++block_;
     if (!chosen) return;
     if (!recorded_) {
@@ -67,6 +72,20 @@ void ModelRun<T>::step() {
     }
     last_ = std::move(r);
     if (++selected_ == layers_.size()) recorded_ = true;
+}
+
+template <class T>
+void ModelRun<T>::check_finite(const T* out, std::size_t rows, std::size_t cols, std::size_t hd,
+                               std::optional<std::size_t> layer) {
+    if (nonfinite_) return;
+    const auto at = first_nonfinite(out, rows, cols);
+    if (!at) return;
+    NonFinite where;
+    where.layer = layer;
+    if (hd > 0) where.head = at->second / hd;
+    where.position = at->first;
+    where.tensor = nonfinite_tensor(f_->config(), source_, layer);
+    nonfinite_ = std::move(where);
 }
 
 template <class T>
@@ -98,6 +117,10 @@ void ModelRun<T>::finish() {
     while (block_ < f_->config().num_layers) step();
     // p = softmax(logits), in double from T's logits                    (V)
     const std::vector<T> logits = f_->next_logits(h_);
+    if (!nonfinite_) {
+        check_finite(logits.data(), 1, logits.size(), 0, std::nullopt);
+        if (nonfinite_) nonfinite_->part = "the LM head", nonfinite_->position = ids_.size() - 1;
+    }
     const double m = static_cast<double>(*std::max_element(logits.begin(), logits.end()));
     next_.resize(logits.size());
     double sum = 0;
@@ -110,8 +133,10 @@ std::vector<std::size_t> top_ids(const std::vector<double>& p, std::size_t k) {
     std::vector<std::size_t> order(p.size());
     std::iota(order.begin(), order.end(), 0);
     const auto end = order.begin() + static_cast<std::ptrdiff_t>(std::min(k, p.size()));
-    std::partial_sort(order.begin(), end, order.end(), [&p](std::size_t a, std::size_t b) {
-        return p[a] != p[b] ? p[a] > p[b] : a < b;
+    // NaN ranks below every probability (a strict weak order even with NaN), ties by id
+    const auto key = [&p](std::size_t a) { return std::isnan(p[a]) ? -1.0 : p[a]; };
+    std::partial_sort(order.begin(), end, order.end(), [&key](std::size_t a, std::size_t b) {
+        return key(a) != key(b) ? key(a) > key(b) : a < b;
     });
     order.erase(end, order.end());
     return order;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "attn/model/family.hpp"
+#include "attn/model/nonfinite.hpp"
 #include "attn/model/summaries.hpp"
 
 namespace attn::model {
@@ -56,12 +57,21 @@ class ModelRun {
     const std::vector<std::vector<Matrix<T>>>& context() const { return context_; }
     /// After finish(), with next: probabilities over the vocabulary (V).
     const std::vector<double>& next() const { return next_; }
+    /// Where the blocks computed so far first held a NaN or an infinity (nonfinite.hpp);
+    /// nullopt when they hold none.
+    const std::optional<NonFinite>& nonfinite() const { return nonfinite_; }
 
   private:
     void restart();
     void step();  // computes block block_, advancing selected_ when it is selected
+    // Records the first NaN or inf of out (rows, cols: heads of hd columns when hd > 0) as
+    // made by `layer` (nullopt: the embedding or the LM head).
+    void check_finite(const T* out, std::size_t rows, std::size_t cols, std::size_t hd,
+                      std::optional<std::size_t> layer);
 
     std::unique_ptr<FamilyForward<T>> f_;
+    const TensorSource& source_;
+    std::optional<NonFinite> nonfinite_;
     std::vector<std::int64_t> ids_;
     std::vector<std::size_t> layers_, heads_;
     Keep keep_;

@@ -397,3 +397,23 @@ TEST_CASE("attention: d2l's example, 100 hidden units, 5 heads, X = ones(2, 4, 1
                 worst = std::max(worst, double(std::fabs(out(b, i, o) - want[o])));
     CHECK(worst < 1e-5);
 }
+
+TEST_CASE_TEMPLATE("attention: masked_softmax of a NaN or +inf score is NaN, as PyTorch's", T,
+                   float, double) {
+    const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+    // row 0: a NaN; row 1: +inf; row 2: every score NaN (what a NaN weight makes of q); row 3:
+    // the NaN hidden by the mask, so the row is an ordinary softmax; row 4: -inf and a number
+    const Matrix<T> s = {{1, nan, 2}, {1, inf, 2}, {nan, nan, nan}, {1, 2, nan}, {-inf, 0, 0}};
+    const xt::xtensor<bool, 2> m = {{false, false, false},
+                                    {false, false, false},
+                                    {false, false, false},
+                                    {false, false, true},
+                                    {false, false, false}};
+    const auto w = attn::masked_softmax(s, m);
+    for (std::size_t i = 0; i < 3; ++i)
+        for (std::size_t j = 0; j < 3; ++j) CHECK(std::isnan(w(i, j)));
+    CHECK(w(3, 2) == T(0));
+    CHECK(w(3, 1) == doctest::Approx(std::exp(1.0) / (1 + std::exp(1.0))));
+    CHECK(w(4, 0) == T(0));
+    CHECK(w(4, 1) == doctest::Approx(0.5));
+}

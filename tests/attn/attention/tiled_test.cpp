@@ -469,3 +469,44 @@ TEST_CASE("tiled attention float32 at n = 4096, d = 64 is within 1e-5 relative o
     CAPTURE(err);
     CHECK(err / xt::amax(xt::abs(want))() < 1e-5);
 }
+
+TEST_CASE_TEMPLATE("tiled: a NaN or inf in Q or K gives the direct path's NaN rows", T, float,
+                   double) {
+    // PyTorch's softmax of a row holding a NaN or +inf score is NaN throughout (a -inf score is
+    // a weight of 0); the kernels' exp2 alone would give numbers. Q row 3 holds a NaN; K row 40
+    // an inf, so q_i . k_40 is +inf or -inf by the sign of q_i's column 2: under a causal mask
+    // rows 40.. see it, without one every row does.
+    for (const std::string& name : EachKernel().names) {
+        REQUIRE(attn::select_tiled_kernel(name));
+        CAPTURE(name);
+        Matrix<T> q = uniform<T>(70, 16, 11, -2, 2);
+        Matrix<T> k = uniform<T>(70, 16, 12, -2, 2);
+        const Matrix<T> v = uniform<T>(70, 8, 13);
+        q(3, 5) = std::numeric_limits<T>::quiet_NaN();
+        k(40, 2) = std::numeric_limits<T>::infinity();
+        for (const bool causal : {true, false}) {
+            CAPTURE(causal);
+            attn::MaskOptions mask;
+            mask.causal = causal;
+            const auto direct = attn::scaled_dot_product_attention(q, k, v, mask);
+            const Matrix<T> got = attn::tiled_attention(q, k, v, tiled(mask));
+            const Matrix<T> w = weight_rows(q, k, tiled(mask));
+            std::size_t nan_rows = 0;
+            for (std::size_t i = 0; i < 70; ++i) {
+                CAPTURE(i);
+                const bool nan = std::isnan(direct.weights(i, 0));
+                nan_rows += nan;
+                // the direct path: +inf score -> NaN row, -inf -> 0, the others as before
+                const bool plus = (causal ? i >= 40 : true) && q(i, 2) > 0;
+                CHECK(nan == (i == 3 || plus));
+                CHECK(std::isnan(w(i, 0)) == nan);
+                CHECK(std::isnan(direct.context(i, 7)) == nan);
+                CHECK(std::isnan(got(i, 0)) == nan);
+                if (!nan) CHECK(std::abs(got(i, 7) - direct.context(i, 7)) < 1e-4);
+            }
+            CHECK(nan_rows > 2);
+            CHECK(nan_rows < 60);
+        }
+    }
+    attn::select_tiled_kernel("auto");
+}
