@@ -154,9 +154,7 @@ io::MatrixStream next_stream(NextTop<T> next, bool binary, const Spelling& spell
          false,
          [id, spell](std::size_t r) { return spell(static_cast<std::int64_t>(id(r))); },
          {}},
-        {"probability", true,
-         [next](std::size_t r) { return fmt::format("{}", next.probability(r)); },
-         [next](std::size_t r) { return next.probability(r); }}};
+        {"probability", true, {}, [next](std::size_t r) { return next.probability(r); }}};
     return io::table_stream("next", "the 10 likeliest next tokens after the last position",
                             next.rows(), std::move(cols), binary);
 }
@@ -212,13 +210,11 @@ io::MatrixStream head_stats_stream(std::size_t rows,
                                    std::function<model::HeadStats(std::size_t)> stats,
                                    std::size_t sequence_every, std::string title, bool binary) {
     std::vector<io::TableColumn> cols;
+    // counts as exact text; the statistics as numbers the writer formats (--precision)
     const auto add = [&cols](const char* name, std::function<double(std::size_t)> v, bool count) {
-        cols.push_back({name, true,
-                        [v, count](std::size_t r) {
-                            return count ? std::to_string(std::size_t(v(r)))
-                                         : fmt::format("{}", v(r));
-                        },
-                        v});
+        std::function<std::string(std::size_t)> text;
+        if (count) text = [v](std::size_t r) { return std::to_string(std::size_t(v(r))); };
+        cols.push_back({name, true, std::move(text), v});
     };
     if (sequence_every > 0)
         add(
