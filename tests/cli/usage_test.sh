@@ -25,6 +25,9 @@ expect_usage_error --measure "$ATTN" complexity --mesure
 expect_stderr "did you mean '--measure'?"
 expect_usage_error --output "$ATTN" bits --output=x.csv --ouptut=y.csv
 expect_stderr "unknown option '--ouptut'; did you mean '--output'?"
+# Two adjacent letters swapped are one edit (as git counts): --shwo is --show, not --wo.
+expect_usage_error --show "$ATTN" attend "a b" --shwo weights
+expect_stderr "unknown option '--shwo'; did you mean '--show'?"
 # Nothing close: the options are in the help.
 expect_status 2 "$ATTN" encode --frobnicate
 expect_stderr "unknown option '--frobnicate'"
