@@ -93,4 +93,11 @@ expect_status 1 "$ATTN" encode --add "$WORK/missing.npy"
 checks=$((checks + 1))
 [ "$(wc -l <"$ERR")" -eq 1 ] || fail "a runtime failure printed more than one line: $(cat "$ERR")"
 
+# attend --help shows --model: an example, and its arrays in the --show list and help.
+expect_status 0 "$ATTN" attend --help
+expect_grep '^  attn attend --model ' "$OUT"
+expect_grep '^ +--show LIST .*; with --model: .*hidden.*next, head_stats, offsets, mean_weights, rollout' \
+    "$OUT"
+expect_grep '^With --model, arrays \(--show\):' "$OUT"
+expect_grep '^  hidden \(layers \+ 1, n, d\): ' "$OUT"
 finish
