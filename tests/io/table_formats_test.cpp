@@ -57,12 +57,12 @@ TEST_CASE("tables in json: pandas' orient=split, a row's fields in order, exact 
 TEST_CASE("tables in table, md and csv: the real column takes --precision") {
     CHECK(write(Format::table, {}) ==
           "a report\n"
-          "layer              count   share\n"
+          "layer             count   share\n"
           "cnn    9007199254740993  0.3333\n"
           "rnn    9007199254740994     nan\n");
     attn::io::TextStyle two;
     two.precision = 2;
-    CHECK(write(Format::table, two).find("cnn    9007199254740993  0.33\n") != std::string::npos);
+    CHECK(write(Format::table, two).find("cnn    9007199254740993   0.33\n") != std::string::npos);
     CHECK(write(Format::md, two) ==
           "**a report**\n\n"
           "| layer | count | share |\n"
