@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -278,12 +279,16 @@ Command add_attend(CLI::App& root) {
     for (const auto& e : attend_show_table<float>()) show_words.push_back(e.name);
     const CLI::Option* show_option =
         g_show
-            ->add_option("--show", opt->show,
-                         fmt::format("Comma list of {}, or all (default: all on a terminal, else "
-                                     "context)",
-                                     fmt::join(show_words, ", ")))
+            ->add_option(
+                "--show", opt->show,
+                fmt::format("Comma list of {}, or all (default: all on a terminal, else "
+                            "context); with --model: {} (default weights)",
+                            fmt::join(show_words, ", "), fmt::join(model_show_names(), ", ")))
             ->type_name("LIST");
     show_words.insert(show_words.begin(), "all");
+    for (const std::string& name : model_show_names())  // --model's arrays complete too
+        if (std::find(show_words.begin(), show_words.end(), name) == show_words.end())
+            show_words.push_back(name);
     complete_values(show_option, show_words, true);
     g_show->add_option("--query", opt->query, "Only the rows of query position I")
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
@@ -306,8 +311,11 @@ Command add_attend(CLI::App& root) {
         "all\n"
         "  printf 'a b c\\nd e\\n' | attn attend --show weights -f csv    one sentence per line\n"
         "  attn attend \"Life is short, eat dessert first\" --scheme sinusoidal --permute reverse "
-        "--show equivariance\n" +
-        show_help(attend_show_table<float>()));
+        "--show equivariance\n"
+        "  attn attend --model openai-community/gpt2 \"Life is short, eat dessert first\" --layer "
+        "5 "
+        "--show weights,head_stats,next -o gpt2.npz\n" +
+        show_help(attend_show_table<float>()) + model_show_help());
     return {sub,
             [opt, model, sub] {
                 if (model->given())

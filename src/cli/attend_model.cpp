@@ -73,8 +73,8 @@ void refuse_random_options(const CLI::App& attend) {
     add_curve_columns(probe, dummy);  // --plot lines' curves, of either model
     std::vector<const CLI::Option*> shared, given;
     collect_options(probe, shared);
-    std::set<std::string> allowed{"--model", "--revision", "--ids",  "--layer",
-                                  "--head",  "--show",     "--help", "sentence"};
+    std::set<std::string> allowed{"--model", "--revision", "--ids",  "--layer", "--head",
+                                  "--show",  "--query",    "--help", "sentence"};
     for (const CLI::Option* o : shared) allowed.insert(o->get_name());
     collect_options(attend, given);
     for (const CLI::Option* o : given) {
@@ -83,6 +83,20 @@ void refuse_random_options(const CLI::App& attend) {
             fmt::format("{}: belongs to the random model; with --model the checkpoint fixes it",
                         o->get_name()));
     }
+}
+
+/// --query I: the row of scores, weights and context shown, a position of the n tokens.
+std::optional<std::size_t> query_row(const CLI::App& attend, std::size_t n,
+                                     const io::OutputSpec& spec) {
+    const CLI::Option* q = attend.get_option_no_throw("--query");
+    if (q == nullptr || q->count() == 0) return std::nullopt;
+    if (spec.format == io::Format::html)
+        throw UsageError("--query: -f html draws every query; leave --query out");
+    const auto i = q->as<std::size_t>();
+    if (i >= n)
+        throw UsageError(fmt::format("--query: {} is not a query position of the {} tokens (0..{})",
+                                     i, n, n - 1));
+    return i;
 }
 
 template <class T>
@@ -94,7 +108,8 @@ int run_typed(const model::ModelConfig& c, const io::Checkpoint& checkpoint,
     const auto layers = parse_index_list(opt.layer, c.num_layers, "--layer");
     const auto heads = parse_index_list(opt.head, c.num_heads, "--head");
     model::Keep keep{arrays.has(ModelShow::scores), arrays.has(ModelShow::weights)};
-    model::ModelRun<T> run = naming_option("--ids", [&] {
+    // a text longer than the model's context is the text's fault (--model), not --ids'
+    model::ModelRun<T> run = naming_option(opt.ids_opt->count() ? "--ids" : "--model", [&] {
         return model::ModelRun<T>(c, source, ids, layers, heads, keep, arrays.has(ModelShow::next));
     });
     if (arrays.any_summary()) run.summarise(arrays.summaries);
@@ -186,7 +201,8 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
         const auto t = tokenizer ? tokenizer->token(static_cast<text::TokenId>(id)) : std::nullopt;
         return t ? *t : std::to_string(id);
     };
-    const ModelArrays arrays = parse_model_show(show.empty() ? "weights" : show, c);
+    ModelArrays arrays = parse_model_show(show.empty() ? "weights" : show, c);
+    arrays.query = query_row(attend, ids.size(), spec);
     const bool wide = spec.dtype == io::Dtype::float64;
     // --max-memory, then every tensor present with its shape and dtype before a block runs
     open_weights(m, ids.size(), wide ? 8 : 4);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,14 +65,19 @@ enum class ModelShow {
 
 /// The arrays of `show` for a run over the model, parsed once by parse_model_show.
 struct ModelArrays {
-    std::vector<ModelShow> shown;    // in --show order, without repeats
-    model::SummaryChoice summaries;  // head_stats, offsets, mean_weights, rollout
+    std::vector<ModelShow> shown;      // in --show order, without repeats
+    model::SummaryChoice summaries;    // head_stats, offsets, mean_weights, rollout
+    std::optional<std::size_t> query;  // --query: scores, weights and context hold its row only
     bool has(ModelShow item) const;
     bool any_summary() const {
         return summaries.head_stats || summaries.offsets || summaries.mean_weights ||
                summaries.rollout;
     }
 };
+/// The names of attend --model's arrays, in the order of its table; its "Arrays (--show):"
+/// help, one line per array, for attend's --help.
+std::vector<std::string> model_show_names();
+std::string model_show_help();
 /// UsageError naming --show for a name that is not an array and for `next` without an LM head.
 ModelArrays parse_model_show(const std::string& show, const model::ModelConfig& c);
 /// A token id as the tokenizer spells it ("Ġis", "▁is", "##ing"), or the id in digits.

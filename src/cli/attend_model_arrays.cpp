@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "cli/attend_model.hpp"
 #include "cli/errors.hpp"
@@ -26,10 +27,12 @@ constexpr unsigned kLmHead = 1;
 /// a panel per (layer, head) (the model view: one row of head panels per layer).
 template <class T>
 io::MatrixStream per_head_stack(model::ModelRun<T>& run, std::string name, std::string title,
-                                std::vector<std::string> columns, io::StackBlock block) {
+                                std::vector<std::string> columns, io::StackBlock block,
+                                std::optional<std::size_t> query) {
     io::MatrixStream s = io::matrix_stack(
         std::move(name), std::move(title), io::value_axis("layer", run.layers()),
-        io::value_axis("head", run.heads()), io::every_row(run.n()), std::move(columns),
+        io::value_axis("head", run.heads()),
+        query ? std::vector<std::size_t>{*query} : io::every_row(run.n()), std::move(columns),
         {io::index_label("query", true)}, std::move(block), {io::PanelTitles::every_axis, true});
     s.info.row_axis = "query";
     return s;
@@ -44,7 +47,8 @@ void copy_rows(const M& m, std::size_t i, std::size_t len, double* out) {
 
 template <class T>
 io::MatrixStream square_stream(model::ModelRun<T>& run, bool weights,
-                               const std::vector<std::string>& tokens) {
+                               const std::vector<std::string>& tokens,
+                               std::optional<std::size_t> query) {
     // keys by token, as the random model's (and the html page's)
     io::MatrixStream s = per_head_stack(
         run, weights ? "weights" : "scores",
@@ -55,21 +59,23 @@ io::MatrixStream square_stream(model::ModelRun<T>& run, bool weights,
             const LayerResult<T>& lr = run.layer(k);
             copy_rows(weights ? lr.weights[run.heads()[h]] : lr.scaled_scores[run.heads()[h]], i,
                       len, out);
-        });
+        },
+        query);
     s.info.column_axis = "key";
     if (weights) s.info.value_range = std::pair{0.0, 1.0};
     return s;
 }
 
 template <class T>
-io::MatrixStream context_stream(model::ModelRun<T>& run) {
+io::MatrixStream context_stream(model::ModelRun<T>& run, std::optional<std::size_t> query) {
     return per_head_stack(
         run, "context", "context per head: weights v (before the output projection)",
         io::index_labels(run.family().config().head_dim),
         [&run](std::size_t k, std::size_t h, std::size_t i, std::size_t len, double* out) {
             run.finish();
             copy_rows(run.context()[k][h], i, len, out);
-        });
+        },
+        query);
 }
 
 template <class T>
@@ -154,9 +160,7 @@ io::MatrixStream next_stream(NextTop<T> next, bool binary, const Spelling& spell
          false,
          [id, spell](std::size_t r) { return spell(static_cast<std::int64_t>(id(r))); },
          {}},
-        {"probability", true,
-         [next](std::size_t r) { return fmt::format("{}", next.probability(r)); },
-         [next](std::size_t r) { return next.probability(r); }}};
+        {"probability", true, {}, [next](std::size_t r) { return next.probability(r); }}};
     return io::table_stream("next", "the 10 likeliest next tokens after the last position",
                             next.rows(), std::move(cols), binary);
 }
@@ -204,6 +208,7 @@ struct ModelSources {
     const std::vector<std::string>& tokens;
     const Spelling& spell;
     bool binary, picture;
+    std::optional<std::size_t> query;
 };
 
 }  // namespace
@@ -212,13 +217,11 @@ io::MatrixStream head_stats_stream(std::size_t rows,
                                    std::function<model::HeadStats(std::size_t)> stats,
                                    std::size_t sequence_every, std::string title, bool binary) {
     std::vector<io::TableColumn> cols;
+    // counts as exact text; the statistics as numbers the writer formats (--precision)
     const auto add = [&cols](const char* name, std::function<double(std::size_t)> v, bool count) {
-        cols.push_back({name, true,
-                        [v, count](std::size_t r) {
-                            return count ? std::to_string(std::size_t(v(r)))
-                                         : fmt::format("{}", v(r));
-                        },
-                        v});
+        std::function<std::string(std::size_t)> text;
+        if (count) text = [v](std::size_t r) { return std::to_string(std::size_t(v(r))); };
+        cols.push_back({name, true, std::move(text), v});
     };
     if (sequence_every > 0)
         add(
@@ -290,19 +293,25 @@ const ModelShowTable<T>& model_show_table() {
          [](R r) { return id_stream(r.ids, r.tokens, true, r.binary); }},
         {S::ids, "ids", "(n)", "the token ids",
          [](R r) { return id_stream(r.ids, r.tokens, false, r.binary); }},
-        {S::scores, "scores", "(layers, heads, n, n)", "q k^T / sqrt(d_head), masked",
-         [](R r) { return square_stream(r.run, false, r.tokens); }},
+        {S::scores, "scores", "(layers, heads, n, n)",
+         "scaled q.k plus the position bias, before masks",
+         [](R r) { return square_stream(r.run, false, r.tokens, r.query); }},
         {S::weights, "weights", "(layers, heads, n, n)", "softmax of the scores",
-         [](R r) { return square_stream(r.run, true, r.tokens); }},
-        {S::context, "context", "(layers, n, d)", "the attention output per layer",
-         [](R r) { return context_stream(r.run); }},
-        {S::hidden, "hidden", "(layers + 1, n, d)", "the hidden states",
+         [](R r) { return square_stream(r.run, true, r.tokens, r.query); }},
+        {S::context, "context", "(layers, heads, n, head_dim)",
+         "weights v per head, before the output projection",
+         [](R r) { return context_stream(r.run, r.query); }},
+        {S::hidden, "hidden", "(layers + 1, n, d)",
+         "the residual stream before the first selected layer, then after each",
          [](R r) { return hidden_stream(r.run); }},
-        {S::positions, "positions", "(n, d)", "the position embeddings",
+        {S::positions, "positions", "(n, d) or (heads, n, n)",
+         "what the scheme adds: learned rows, RoPE angles, ALiBi or T5 bias",
          [](R r) { return positions_stream(r.run); }},
-        {S::next, "next", "(n, k)", "the likeliest next tokens",
+        {S::next, "next", "(10, 4)",
+         "the 10 likeliest next tokens: rank, id, token, probability (causal LMs)",
          [](R r) { return next_stream(r.next, r.binary, r.spell); }, kLmHead},
-        {S::head_stats, "head_stats", "(layers x heads, ...)", "a row of statistics per head",
+        {S::head_stats, "head_stats", "(layers x heads, 7)",
+         "layer, head, entropy, distance, first, previous, self (means over queries)",
          [](R r) { return summary_stream(r, S::head_stats); }},
         {S::offsets, "offsets", "(layers, heads, 2n-1)", "mean weight by offset",
          [](R r) { return summary_stream(r, S::offsets); }},
@@ -344,6 +353,17 @@ io::MatrixStream summary_array_stream(SummaryArray which, std::string title, io:
     return s;
 }
 
+std::vector<std::string> model_show_names() {
+    std::vector<std::string> names;
+    for (const auto& e : model_show_table<float>()) names.push_back(e.name);
+    return names;
+}
+
+std::string model_show_help() {
+    std::string text = show_help(model_show_table<float>());
+    return "With --model, a" + text.substr(1);
+}
+
 bool ModelArrays::has(ModelShow item) const {
     return std::find(shown.begin(), shown.end(), item) != shown.end();
 }
@@ -376,7 +396,8 @@ std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::Mo
                                             const Spelling& spell, const io::OutputSpec& spec) {
     const bool binary = spec.format == io::Format::npy || spec.format == io::Format::npz;
     const bool picture = spec.format == io::Format::svg || spec.format == io::Format::png;
-    const ModelSources<T> sources{run, NextTop<T>(run), ids, tokens, spell, binary, picture};
+    const ModelSources<T> sources{run,   NextTop<T>(run), ids,     tokens,
+                                  spell, binary,          picture, arrays.query};
     std::vector<io::MatrixStream> out;
     for (const ModelShow item : arrays.shown) {
         io::MatrixStream s = show_entry(model_show_table<T>(), item).stream(sources);

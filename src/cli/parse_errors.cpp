@@ -14,16 +14,20 @@ namespace attn::cli {
 
 namespace {
 
+// Edits from a to b, a swap of two adjacent letters counting as one (the optimal string
+// alignment distance, as git's suggestions count): d[i][j] = min(d[i-1][j] + 1,
+// d[i][j-1] + 1, d[i-1][j-1] + (a_i != b_j), d[i-2][j-2] + 1 when a_i a_(i-1) = b_(j-1) b_j).
 std::size_t edit_distance(std::string_view a, std::string_view b) {
-    std::vector<std::size_t> row(b.size() + 1);
+    std::vector<std::size_t> before(b.size() + 1), last(b.size() + 1), row(b.size() + 1);
     for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
     for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diagonal = row[0];
+        before.swap(last);
+        last.swap(row);  // last = d[i-1], before = d[i-2]
         row[0] = i;
         for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-            diagonal = up;
+            row[j] = std::min({last[j] + 1, row[j - 1] + 1, last[j - 1] + (a[i - 1] != b[j - 1])});
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+                row[j] = std::min(row[j], before[j - 2] + 1);
         }
     }
     return row[b.size()];

@@ -18,10 +18,15 @@ namespace attn::io {
 /// numeric: the text is a number written exactly (e.g. a 64-bit count, which a double would
 /// round above 2^53), or inf/nan: tables right-align it, json writes it unquoted (null for
 /// inf and nan).
+/// number: a real number that the writer formats as it formats values (--precision, table's
+/// notation, json's null for inf and nan), rounded once to `dtype`; `value` then gives its
+/// shortest text, for the writers that print labels as they are (pictures).
 struct LabelColumn {
     std::string name;
     std::function<std::string(std::size_t row)> value;
     bool numeric = false;
+    std::function<double(std::size_t row)> number = {};
+    Dtype dtype = Dtype::float64;
 };
 
 /// What a writer needs to know before the first row arrives.
@@ -35,6 +40,11 @@ struct ArrayInfo {
     std::string column_axis;                 // what the columns are, for pictures: "Key"
     std::vector<std::size_t> shape;
     Dtype dtype = Dtype::float32;
+    /// A table of records (a report, as a pandas DataFrame): each row is its label fields then
+    /// its values. json writes it as pandas' orient="split", {"columns": [every label field's
+    /// name, then the column labels], "data": [[a row's fields], ...]}; the other formats as
+    /// any array.
+    bool table = false;
     /// A 1-D array of text (shape (n), e.g. tokens): npy and npz store the n strings this
     /// returns (called once, when the array begins) as numpy's '<U' (npy_strings.hpp) in place
     /// of the values, which they then ignore; text formats write the rows and labels as for

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "io/labels.hpp"
 #include "io/number_format.hpp"
 #include "io/output_spec.hpp"
 #include "runtime/parallel.hpp"
@@ -80,7 +81,7 @@ void CsvWriter::format_rows(fmt::memory_buffer& out, std::size_t first_row, cons
         for (const auto& label : info_.labels) {
             if (!first) out.push_back(separator_);
             first = false;
-            const std::string f = field(label.value(first_row + r));
+            const std::string f = field(label_text(label, first_row + r, style_.precision));
             out.append(f.data(), f.data() + f.size());
         }
         const double* row = values + r * d;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <optional>
 
 #include "io/number_format.hpp"
 
@@ -109,7 +110,14 @@ bool is_json_number(std::string_view t) {
 }
 
 // A numeric label field: the number as written, null for inf and nan, else a string.
-std::string json_label(const LabelColumn& label, std::size_t row) {
+std::string json_label(const LabelColumn& label, std::size_t row, std::optional<int> precision) {
+    if (label.number) {
+        const double v = label.number(row);
+        if (!std::isfinite(v)) return "null";
+        fmt::memory_buffer b;
+        append_number(b, v, label.dtype, precision);
+        return fmt::to_string(b);
+    }
     const std::string text = label.value(row);
     if (!label.numeric) return json_string(text);
     if (is_json_number(text)) return text;
@@ -128,13 +136,29 @@ void JsonWriter::begin(const ArrayInfo& info) {
     fmt::format_to(it, "{}\n{}: {{\"title\": {}, \"dtype\": \"{}\", \"shape\": [",
                    arrays_++ ? "," : "{", json_string(info.name), json_string(info.title),
                    dtype_name(info.dtype));
+    periods_.clear();
+    if (info.table) {  // pandas' orient="split": a row's label fields, then its values
+        fmt::format_to(it, "{}, {}],\n \"columns\": [", info.rows(),
+                       info.labels.size() + info.columns());
+        std::size_t k = 0;
+        for (const auto& l : info.labels)
+            fmt::format_to(it, "{}{}", k++ ? ", " : "", json_string(l.name));
+        for (const auto& c : info.column_labels)
+            fmt::format_to(it, "{}{}", k++ ? ", " : "", json_string(c));
+        // the data's brackets: one level, opened before row 0 and closed after the last
+        if (info.rows() > 0) periods_.push_back(info.rows());
+        fmt::format_to(it, "],\n \"data\": {}", info.rows() == 0 ? "[]" : "");
+        out_.write(b.data(), b.size());
+        return;
+    }
     for (std::size_t k = 0; k < info.shape.size(); ++k)
         fmt::format_to(it, "{}{}", k ? ", " : "", info.shape[k]);
     fmt::format_to(it, "],\n \"labels\": {{");
     for (std::size_t l = 0; l < info.labels.size(); ++l) {
         fmt::format_to(it, "{}{}: [", l ? ", " : "", json_string(info.labels[l].name));
         for (std::size_t r = 0; r < info.rows(); ++r) {
-            fmt::format_to(it, "{}{}", r ? ", " : "", json_label(info.labels[l], r));
+            fmt::format_to(it, "{}{}", r ? ", " : "",
+                           json_label(info.labels[l], r, style_.precision));
             if (b.size() > (1u << 16)) {  // the labels stream: memory independent of rows
                 out_.write(b.data(), b.size());
                 b.clear();
@@ -168,8 +192,13 @@ void JsonWriter::rows(std::size_t first_row, const double* values, std::size_t n
         for (std::size_t p : periods_)
             if (r % p == 0) b.push_back('[');
         b.push_back('[');
+        for (std::size_t l = 0; info_.table && l < info_.labels.size(); ++l) {
+            const std::string f = json_label(info_.labels[l], r, style_.precision);
+            if (l) b.append(std::string_view(", "));
+            b.append(f.data(), f.data() + f.size());
+        }
         for (std::size_t j = 0; j < d; ++j) {
-            if (j) b.append(std::string_view(", "));
+            if (j || (info_.table && !info_.labels.empty())) b.append(std::string_view(", "));
             const double v = values[i * d + j];
             if (std::isfinite(v))
                 append_number(b, v, info_.dtype, style_.precision);

@@ -1,10 +1,13 @@
-// Label text shared by the writers that lay out labels for people (table, svg, heatmap).
+// Label text shared by the writers: laid out for people (table, svg, heatmap), or a field's
+// text as the text formats write it.
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "io/array_sink.hpp"
+#include "io/number_format.hpp"
 
 namespace attn::io {
 
@@ -24,6 +27,16 @@ inline std::string row_label(const ArrayInfo& info, std::size_t r) {
         s += l.value(r);
     }
     return s;
+}
+
+/// Row r's field of `label` as text: a label's number written as the writers write values
+/// (precision significant digits, else the shortest text that reads back), else its text.
+inline std::string label_text(const LabelColumn& label, std::size_t r,
+                              std::optional<int> precision) {
+    if (!label.number) return label.value(r);
+    fmt::memory_buffer b;
+    append_number(b, label.number(r), label.dtype, precision);
+    return fmt::to_string(b);
 }
 
 /// Column j's label, or its index where the array names none.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "io/labels.hpp"
 #include "io/number_format.hpp"
 
 namespace attn::io {
@@ -49,7 +50,8 @@ void MarkdownWriter::rows(std::size_t first_row, const double* values, std::size
         b.push_back('|');
         for (const auto& label : info_.labels) {
             b.push_back(' ');
-            const std::string cell = markdown_cell(label.value(first_row + i));
+            const std::string cell =
+                markdown_cell(label_text(label, first_row + i, style_.precision));
             b.append(cell.data(), cell.data() + cell.size());
             b.append(std::string_view(" |"));
         }

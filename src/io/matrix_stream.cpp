@@ -6,6 +6,7 @@
 #include <memory>
 #include <utility>
 
+#include "io/number_format.hpp"
 #include "runtime/parallel.hpp"
 
 namespace attn::io {
@@ -23,11 +24,20 @@ MatrixStream table_stream(std::string name, std::string title, std::size_t rows,
     info.name = std::move(name);
     info.title = std::move(title);
     info.dtype = Dtype::float64;
+    info.table = true;
     std::vector<std::function<double(std::size_t)>> numbers;
     for (TableColumn& c : columns) {
         if (as_values && c.numeric) {
             info.column_labels.push_back(c.name);
             numbers.push_back(std::move(c.value));
+        } else if (c.numeric && !c.text) {
+            LabelColumn l{c.name, {}, true, std::move(c.value), c.dtype};
+            l.value = [number = l.number, dtype = c.dtype](std::size_t r) {
+                fmt::memory_buffer b;
+                append_number(b, number(r), dtype, std::nullopt);
+                return fmt::to_string(b);
+            };
+            info.labels.push_back(std::move(l));
         } else {
             info.labels.push_back({c.name, std::move(c.text), c.numeric});
         }
@@ -63,12 +73,19 @@ MatrixStream concatenate(std::vector<MatrixStream> parts, std::string part_label
     out.info.labels.push_back({std::move(part_label), [locate](std::size_t r) {
                                    return std::to_string(locate(r).first);
                                }});
-    for (std::size_t l = 0; l < shared->front().info.labels.size(); ++l)
-        out.info.labels.push_back(
-            {shared->front().info.labels[l].name, [shared, locate, l](std::size_t r) {
-                 const auto [k, local] = locate(r);
-                 return (*shared)[k].info.labels[l].value(local);
-             }});
+    for (std::size_t l = 0; l < shared->front().info.labels.size(); ++l) {
+        LabelColumn label = shared->front().info.labels[l];
+        label.value = [shared, locate, l](std::size_t r) {
+            const auto [k, local] = locate(r);
+            return (*shared)[k].info.labels[l].value(local);
+        };
+        if (label.number)
+            label.number = [shared, locate, l](std::size_t r) {
+                const auto [k, local] = locate(r);
+                return (*shared)[k].info.labels[l].number(local);
+            };
+        out.info.labels.push_back(std::move(label));
+    }
     if (!same_columns) {
         out.info.column_labels.clear();
         for (std::size_t j = 0; j < cols; ++j) out.info.column_labels.push_back(std::to_string(j));

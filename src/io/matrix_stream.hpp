@@ -29,18 +29,22 @@ RowBlockProducer row_by_row(std::function<void(std::size_t row, double* out)> fi
                             std::size_t columns);
 
 /// One column of a table of mixed text and numbers (a report rather than a matrix).
-///   text:  what text formats print, numbers included (exact 64-bit counts, chosen digits);
+///   text:  what text formats print (exact 64-bit counts, chosen digits); empty for a numeric
+///          column: the writer formats `value` as it formats values (--precision, table's
+///          notation), rounded once to `dtype`;
 ///   value: numeric columns only, the number binary formats store.
 struct TableColumn {
     std::string name;
     bool numeric = false;
     std::function<std::string(std::size_t row)> text;
     std::function<double(std::size_t row)> value;
+    Dtype dtype = Dtype::float64;
 };
 
-/// A table of `rows` rows. as_values (binary formats, which cannot hold text): the numeric
-/// columns become the array's float64 values and text columns are left out. Otherwise every
-/// column is a label field (numbers marked numeric) and the array has no value columns.
+/// A table of `rows` rows (ArrayInfo::table). as_values (binary formats, which cannot hold
+/// text): the numeric columns become the array's float64 values and text columns are left
+/// out. Otherwise every column is a label field in order (numbers marked numeric, those without
+/// text carrying their number) and the array has no value columns.
 MatrixStream table_stream(std::string name, std::string title, std::size_t rows,
                           std::vector<TableColumn> columns, bool as_values);
 

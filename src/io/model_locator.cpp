@@ -103,6 +103,17 @@ bool is_file(const fs::path& p) {
 
 }  // namespace
 
+void check_blob(const fs::path& file) {
+    std::error_code ec;
+    if (!fs::is_symlink(file, ec) || fs::exists(file, ec)) return;
+    const fs::path target = fs::read_symlink(file, ec);
+    const fs::path blob =
+        (target.is_absolute() ? target : file.parent_path() / target).lexically_normal();
+    throw MissingBlob(file.string() + ": its blob " + blob.string() +
+                      " is missing (a pruned cache or an interrupted download); download the "
+                      "model again");
+}
+
 std::filesystem::path locate_model(const std::string& spec, const std::string& revision) {
     std::vector<fs::path> looked_at;
     const fs::path as_folder(spec);
@@ -128,13 +139,19 @@ std::filesystem::path locate_model(const std::string& spec, const std::string& r
         const std::string commit = read_ref(ref);
         if (is_safe_revision(commit)) {
             const fs::path snapshot = repo / "snapshots" / commit;
-            if (is_dir(snapshot)) return snapshot;
+            if (is_dir(snapshot)) {
+                check_blob(snapshot / "config.json");
+                return snapshot;
+            }
             looked_at.push_back(snapshot);
         }
     }
     // A commit given as the revision names its snapshot directly.
     const fs::path snapshot = repo / "snapshots" / revision;
-    if (is_dir(snapshot)) return snapshot;
+    if (is_dir(snapshot)) {
+        check_blob(snapshot / "config.json");
+        return snapshot;
+    }
     looked_at.push_back(snapshot);
     not_found(spec, revision, looked_at, true);
 }

@@ -22,6 +22,17 @@ struct ModelNotFound : std::runtime_error {
     std::vector<std::filesystem::path> looked_at;
 };
 
+/// A file of the model whose blob is missing: a symbolic link (a cache snapshot's file, into
+/// blobs/) that leads nowhere, as a pruned cache or an interrupted copy leaves it. what() names
+/// the file and the blob.
+struct MissingBlob : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/// Throws MissingBlob when `file` is a symbolic link to nothing; returns otherwise (a file, a
+/// link to one, or nothing at all).
+void check_blob(const std::filesystem::path& file);
+
 /// The folder holding the model's files (config.json, weights, tokenizer files). Files in a
 /// cache snapshot are usually symlinks into blobs/; the folder returned is the snapshot.
 std::filesystem::path locate_model(const std::string& spec, const std::string& revision = "main");

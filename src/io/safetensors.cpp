@@ -14,6 +14,7 @@
 #include <system_error>
 #include <unordered_set>
 
+#include "io/model_locator.hpp"
 #include "runtime/memory_budget.hpp"
 
 namespace attn::io {
@@ -251,6 +252,8 @@ std::unordered_map<std::string, std::string> read_index(const fs::path& index) {
 
 Checkpoint Checkpoint::open_folder(const fs::path& folder) {
     std::error_code ec;
+    for (const char* name : {"model.safetensors", "model.safetensors.index.json"})
+        check_blob(folder / name);  // a snapshot's link whose blob is gone, named as such
     if (fs::exists(folder / "model.safetensors", ec))
         return open_file(folder / "model.safetensors");
     const fs::path index = folder / "model.safetensors.index.json";
@@ -268,6 +271,7 @@ Checkpoint Checkpoint::open_folder(const fs::path& folder) {
     for (const auto& [name, shard] : weight_map) shards.insert(shard);
     Checkpoint c;
     for (const auto& shard : shards) {
+        check_blob(folder / shard);
         if (!fs::exists(folder / shard, ec))
             fail(Kind::index, index, "", "names shard '" + shard + "', which is not in the folder");
         c.add_file(folder / shard, &weight_map);

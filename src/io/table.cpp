@@ -27,7 +27,7 @@ void TableWriter::begin(const ArrayInfo& info) {
     kept_rows_.clear();
     kept_values_.clear();
     laid_out_ = false;
-    notation_.assign(info_.columns(), Notation::whole);
+    notation_.assign(info_.labels.size() + info_.columns(), Notation::whole);
     width_.assign(info_.labels.size() + info_.columns(), 0);
     const std::size_t n = info_.rows();
     // Title, header and the "..." line take 3 of the lines available.
@@ -61,12 +61,12 @@ void TableWriter::end() {
     if (!kept_rows_.empty() || !laid_out_) print_block();
 }
 
-std::string TableWriter::cell(double v, std::size_t j) const {
-    v = round_to_dtype(info_.dtype, v);
-    if (info_.dtype == Dtype::int64 && std::fabs(v) < 9.2e18)
+std::string TableWriter::cell(double v, Dtype dtype, std::size_t c) const {
+    v = round_to_dtype(dtype, v);
+    if (dtype == Dtype::int64 && std::fabs(v) < 9.2e18)
         return fmt::format("{}", static_cast<long long>(std::nearbyint(v)));
     const int digits = style_.precision.value_or(4);
-    switch (notation_[j]) {
+    switch (notation_[c]) {
         case Notation::whole:
             return fmt::format("{:.0f}", v);
         case Notation::fixed:
@@ -110,13 +110,19 @@ void TableWriter::print_block() {
     // fixed notation (1.4e-5 or 5.85e-5 beside 0.5 at 4 decimals: 0.0000, 0.0001); otherwise
     // fixed, 4 decimals as PyTorch. --precision sets the digits after the point. A column
     // only moves towards scientific.
+    // A label field that carries a number (a table's real column) is a column as these.
     const int digits = style_.precision.value_or(4);
     const double one_digit_left = std::pow(10.0, 1 - digits);
-    for (std::size_t j = 0; j < d; ++j) {
+    const auto number = [&](std::size_t c, std::size_t r) {
+        return c < n_labels ? info_.labels[c].number(kept_rows_[r])
+                            : kept_values_[r * d + c - n_labels];
+    };
+    for (std::size_t c = 0; c < n_labels + d; ++c) {
+        if (c < n_labels && !info_.labels[c].number) continue;
         bool whole = true;
         double largest = 0, smallest = INFINITY;  // of the finite non-zero magnitudes
         for (std::size_t r = 0; r < n_kept; ++r) {
-            const double v = kept_values_[r * d + j];
+            const double v = number(c, r);
             if (!std::isfinite(v)) continue;
             whole = whole && v == std::trunc(v) && std::fabs(v) < 1e15;
             if (v != 0) {
@@ -130,14 +136,19 @@ void TableWriter::print_block() {
         else if (!whole &&
                  (largest >= 1e5 || (largest > 0 && largest < 1e-3) || smallest < one_digit_left))
             want = Notation::scientific;
-        notation_[j] = std::max(notation_[j], want);
+        notation_[c] = std::max(notation_[c], want);
     }
 
     // Cells as text: label fields first, then values.
     std::vector<std::vector<std::string>> cells(n_kept);
     for (std::size_t r = 0; r < n_kept; ++r) {
-        for (const auto& label : info_.labels) cells[r].push_back(label.value(kept_rows_[r]));
-        for (std::size_t j = 0; j < d; ++j) cells[r].push_back(cell(kept_values_[r * d + j], j));
+        for (std::size_t c = 0; c < n_labels; ++c) {
+            const LabelColumn& label = info_.labels[c];
+            cells[r].push_back(label.number ? cell(number(c, r), label.dtype, c)
+                                            : label.value(kept_rows_[r]));
+        }
+        for (std::size_t j = 0; j < d; ++j)
+            cells[r].push_back(cell(kept_values_[r * d + j], info_.dtype, n_labels + j));
     }
     for (const auto& row : cells)
         for (std::size_t c = 0; c < row.size(); ++c)

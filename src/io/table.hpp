@@ -33,7 +33,8 @@ class TableWriter : public ArraySink {
 
     bool kept(std::size_t row) const { return row < head_ || row >= info_.rows() - tail_; }
     void print_block();
-    std::string cell(double v, std::size_t column) const;
+    /// v (of dtype) in column c's notation; c counts the label fields first.
+    std::string cell(double v, Dtype dtype, std::size_t c) const;
     std::string render(const std::vector<std::string>& row) const;
 
     OutputFile& out_;
@@ -43,7 +44,7 @@ class TableWriter : public ArraySink {
     std::size_t head_ = 0, tail_ = 0;   // rows shown from the start and from the end
     std::size_t block_rows_ = 0;        // rows per printed block (streaming), else all kept
     bool laid_out_ = false;             // title and header printed
-    std::vector<Notation> notation_;    // per value column
+    std::vector<Notation> notation_;    // per label field (those with numbers), then value column
     std::vector<std::size_t> width_;    // per label field, then per value column
     std::size_t left_ = 0, right_ = 0;  // value columns shown before and after "..."
     std::vector<std::size_t> kept_rows_;

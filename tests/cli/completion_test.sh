@@ -74,6 +74,10 @@ expect_completion "--show" bits --sh
 expect_completion "--help --version" --
 # attend's --show names, a comma list: the item after the last comma completes.
 expect_offers all scores weights context w_query -- attend --show ""
+# and attend --model's arrays, the summaries among them
+expect_offers hidden next head_stats offsets mean_weights rollout -- attend --show ""
+expect_completion "hidden" attend --show hi
+expect_completion "weights,next" attend --show weights,ne
 expect_completion "scores scaled_scores" attend --show sc
 expect_completion "scores,weights scores,w_query scores,w_key scores,w_value scores,w_out" \
     attend --show scores,w

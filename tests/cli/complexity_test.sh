@@ -46,7 +46,8 @@ expect_status 0 "$ATTN" complexity -n 4 -d 2 -k 1 --no-header
 expect_grep '^convolution,.*,4,2,1,2,16,1,inf,8$' "$OUT"
 expect_grep '^dilated_convolution,.*,4,2,1,2,16,1,inf,8$' "$OUT"
 expect_status 0 "$ATTN" complexity -n 4 -d 2 -k 1 -f json
-expect_grep '"path_length": \[null, null, 3, 1, 2\]' "$OUT"
+expect_grep '\["convolution", "O\(k n d\^2\)", "O\(1\)", "O\(n/k\)", 4, 2, 1, 2, 16, 1, null, 8\]' "$OUT"
+expect_grep '\["recurrent", "O\(n d\^2\)", "O\(n\)", "O\(n\)", 4, 2, 1, 2, 32, 4, 3, 8\]' "$OUT"
 # k >= n: one layer sees everything (path 1), every tap still counted (n k d^2 = 4*9*4).
 expect_status 0 "$ATTN" complexity -n 4 -d 2 -k 9 --no-header
 expect_grep '^convolution,.*,4,2,9,2,144,1,1,8$' "$OUT"
@@ -60,7 +61,7 @@ expect_grep '^self_attention,.*,4,2,3,10,64,1,1,24$' "$OUT"
 expect_status 0 "$ATTN" complexity -n 1000003 -d 9999 -k 7 -r 1000 --with-projections --no-header
 expect_grep '^self_attention,.*,1000003,9999,7,1000,20398041191939994,1,1,1050001149994$' "$OUT"
 expect_status 0 "$ATTN" complexity -n 1000003 -d 9999 --with-projections -f json
-expect_grep '"multiply_adds": \[[0-9, ]*20398041191939994' "$OUT"
+expect_grep '\["self_attention", [^]]*, 20398041191939994, 1, 1, 1050001149994\]' "$OUT"
 
 # A sweep: long form, one row per layer per size, in csv nothing else.
 expect_status 0 "$ATTN" complexity --sweep n=16:64:x2 -d 8
@@ -86,7 +87,9 @@ expect_grep '^recurrent +n > d +8 +3 +9$' "$OUT"
 expect_grep '^convolution +n > k d / 2 +8 +3 +13$' "$OUT"
 expect_grep '^per-layer counts over n \(3 sizes\)$' "$OUT"
 expect_status 0 "$ATTN" complexity -n 100 -d 512 -k 5 -f json
-expect_grep '"versus": \["recurrent", "convolution"\], "condition": \["n > d", "n > k d / 2"\], "d": \[512, 512\], "k": \[5, 5\], "crossover_n": \[513, 1281\]' "$OUT"
+expect_grep '"columns": \["versus", "condition", "d", "k", "crossover_n"\]' "$OUT"
+expect_grep '\[\["recurrent", "n > d", 512, 5, 513\],' "$OUT"
+expect_grep '\["convolution", "n > k d / 2", 512, 5, 1281\]\]' "$OUT"
 expect_status 0 "$ATTN" complexity -n 100 -d 512 -k 5 --with-projections -f md
 expect_grep '^\| recurrent \| every n \| 512 \| 5 \| 1 \|$' "$OUT"
 expect_grep '^\| convolution \| n > \(k - 4\) d / 2 \| 512 \| 5 \| 257 \|$' "$OUT"
@@ -106,15 +109,18 @@ expect_status 0 "$ATTN" complexity -f table -n 5 -d 3 -k 2 -r 3
 expect_grep '^per-layer counts, n = 5, d = 3, k = 2, r = 3$' "$OUT"
 expect_grep '^restricted_self_attention +O\(r n d\) +O\(1\) +O\(n/r\) +5 +3 +2 +3 +96 +1 +2 +31$' "$OUT"
 expect_status 0 "$ATTN" complexity -f json
-expect_grep '"layer": \["convolution", "dilated_convolution", "recurrent", "self_attention", "restricted_self_attention"\]' "$OUT"
+expect_grep '"columns": \["layer", "complexity", "sequential_operations", "maximum_path_length"\]' "$OUT"
+expect_grep '\["self_attention", "O\(n\^2 d\)", "O\(1\)", "O\(1\)"\],' "$OUT"
 if /usr/bin/python3 -c 'import json' 2>/dev/null; then
     "$ATTN" complexity -n 5 -d 3 -k 2 -r 3 -f json | /usr/bin/python3 -c '
 import json, sys
 j = json.load(sys.stdin)
-lab = j["complexity"]["labels"]
-assert lab["multiply_adds"] == [90, 90, 90, 150, 96], lab["multiply_adds"]
-assert lab["layer"][4] == "restricted_self_attention"
-assert j["crossovers"]["labels"]["crossover_n"] == [4, 4]
+def column(t, name):  # a table as pandas orient="split": columns, then rows of data
+    return [row[t["columns"].index(name)] for row in t["data"]]
+t = j["complexity"]
+assert column(t, "multiply_adds") == [90, 90, 90, 150, 96], column(t, "multiply_adds")
+assert column(t, "layer")[4] == "restricted_self_attention"
+assert column(j["crossovers"], "crossover_n") == [4, 4]
 ' || fail "json does not parse or holds the wrong counts"
     checks=$((checks + 1))
 fi

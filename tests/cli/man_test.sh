@@ -27,4 +27,12 @@ for cmd in $commands; do
         grep -qF -- "$opt" <<<"$rendered" || fail "man page does not mention $cmd $opt"
     done
 done
+# head_stats counts query 0, which a causal model forces onto itself (first and self about 1/n
+# higher): the man page's description and the README's figures say so.
+checks=$((checks + 1))
+tr -s ' \n' ' ' <"$MAN" | grep -qF 'every query counts, query 0 included, which a causal model forces onto itself' ||
+    fail "the man page's head_stats does not say that it counts query 0"
+checks=$((checks + 1))
+tr -s ' \n' ' ' <"$ATTN_SOURCE_DIR/README.md" | grep -qF 'query 0 included, which a causal model forces onto itself' ||
+    fail "the README's head_stats figures do not say that they count query 0"
 finish

@@ -25,6 +25,9 @@ expect_usage_error --measure "$ATTN" complexity --mesure
 expect_stderr "did you mean '--measure'?"
 expect_usage_error --output "$ATTN" bits --output=x.csv --ouptut=y.csv
 expect_stderr "unknown option '--ouptut'; did you mean '--output'?"
+# Two adjacent letters swapped are one edit (as git counts): --shwo is --show, not --wo.
+expect_usage_error --show "$ATTN" attend "a b" --shwo weights
+expect_stderr "unknown option '--shwo'; did you mean '--show'?"
 # Nothing close: the options are in the help.
 expect_status 2 "$ATTN" encode --frobnicate
 expect_stderr "unknown option '--frobnicate'"
@@ -90,4 +93,11 @@ expect_status 1 "$ATTN" encode --add "$WORK/missing.npy"
 checks=$((checks + 1))
 [ "$(wc -l <"$ERR")" -eq 1 ] || fail "a runtime failure printed more than one line: $(cat "$ERR")"
 
+# attend --help shows --model: an example, and its arrays in the --show list and help.
+expect_status 0 "$ATTN" attend --help
+expect_grep '^  attn attend --model ' "$OUT"
+expect_grep '^ +--show LIST .*; with --model: .*hidden.*next, head_stats, offsets, mean_weights, rollout' \
+    "$OUT"
+expect_grep '^With --model, arrays \(--show\):' "$OUT"
+expect_grep '^  hidden \(layers \+ 1, n, d\): ' "$OUT"
 finish
