@@ -25,6 +25,7 @@
 #include "cli/enum_option.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_code.hpp"
+#include "io/format_columns.hpp"
 #include "io/matrix_stream.hpp"
 
 namespace attn::cli {
@@ -134,7 +135,7 @@ int run_typed(const AttendOptions& opt, Sequences& in, bool indexed, TorchGenera
             attend_sequence(seqs[k], p, weights, setup.scheme, setup.masks[k], o);
         if (!p.empty()) seqs[k] = permuted(seqs[k], p);  // labels and X as attended
     }
-    const bool binary = spec.format == io::Format::npy || spec.format == io::Format::npz;
+    const bool binary = io::format_columns(spec.format).numpy;
     auto arrays = [&](std::size_t k, Show item) {
         const SentenceArrays<T> a{seqs[k],  runs[k],         setup.par, layer, setup.query,
                                   in.title, setup.mask_text, progress,  binary};
@@ -171,15 +172,15 @@ int run_attend(const AttendOptions& opt) {
     if (opt.out_proj || !opt.wo.empty()) have |= need::out_proj;
     if (opt.pos.scheme != positions::Scheme::none) have |= need::scheme;
     if (opt.permute) have |= need::permute;
-    if (spec.format == io::Format::npy || spec.format == io::Format::npz) have |= need::binary;
-    const bool html = spec.format == io::Format::html;
+    if (io::format_columns(spec.format).numpy) have |= need::binary;
+    const bool html = io::format_columns(spec.format).page;
     const std::vector<Show> show = parse_show(!opt.show.empty()  ? opt.show
                                               : html             ? "weights"
                                               : spec.to_terminal ? "all"
                                                                  : "context",
                                               have);
     if (html) check_html(opt, show, indexed);
-    if (indexed && spec.format == io::Format::npy && !spec.directory)
+    if (indexed && io::format_columns(spec.format).numpy && !spec.holds_several_arrays())
         throw UsageError(
             "--format npy: one array cannot carry the sentence index of sentences read "
             "from standard input; use csv, tsv, npz, json or -o DIR/");

@@ -12,6 +12,7 @@
 #include "cli/attend_model.hpp"
 #include "cli/errors.hpp"
 #include "cli/show_table.hpp"
+#include "io/format_columns.hpp"
 #include "io/id_column.hpp"
 #include "io/matrix_stack.hpp"
 
@@ -374,8 +375,8 @@ std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::Mo
                                             const std::vector<std::int64_t>& ids,
                                             const std::vector<std::string>& tokens,
                                             const Spelling& spell, const io::OutputSpec& spec) {
-    const bool binary = spec.format == io::Format::npy || spec.format == io::Format::npz;
-    const bool picture = spec.format == io::Format::svg || spec.format == io::Format::png;
+    const bool binary = io::format_columns(spec.format).numpy;
+    const bool picture = io::format_columns(spec.format).picture;
     const ModelSources<T> sources{run, NextTop<T>(run), ids, tokens, spell, binary, picture};
     std::vector<io::MatrixStream> out;
     for (const ModelShow item : arrays.shown) {
