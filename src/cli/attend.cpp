@@ -49,8 +49,11 @@ CLI::Option* add_width(CLI::App& g, const char* name, std::int64_t& width, const
 }
 
 // --permute: "reverse" or a comma list of indices (cli/arguments' grammar).
+enum class PermuteWord { reverse };
+const NameTable<PermuteWord> kPermuteWords{{"reverse", PermuteWord::reverse}};
+
 Permute parse_permute(const std::string& text) {
-    if (text == "reverse") return {true, {}};
+    if (lookup_name(kPermuteWords, text)) return {true, {}};
     return {false, parse_indices(text, "an index; give reverse or a permutation of 0..n-1")};
 }
 
