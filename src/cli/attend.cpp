@@ -279,12 +279,12 @@ Command add_attend(CLI::App& root) {
 
     auto* g_show = sub->add_option_group("What to print");
     std::vector<std::string> show_words;
-    for (const auto& e : attend_show_table<float>()) show_words.push_back(e.name);
+    for (const AttendArray& a : attend_arrays()) show_words.push_back(a.name);
     const CLI::Option* show_option =
         g_show
             ->add_option("--show", opt->show,
                          fmt::format("Comma list of {}, or all (default: all on a terminal, else "
-                                     "context)",
+                                     "context; --model: weights)",
                                      fmt::join(show_words, ", ")))
             ->type_name("LIST");
     show_words.insert(show_words.begin(), "all");
@@ -311,7 +311,7 @@ Command add_attend(CLI::App& root) {
         "  printf 'a b c\\nd e\\n' | attn attend --show weights -f csv    one sentence per line\n"
         "  attn attend \"Life is short, eat dessert first\" --scheme sinusoidal --permute reverse "
         "--show equivariance\n" +
-        show_help(attend_show_table<float>()));
+        attend_show_help());
     return {sub,
             [opt, model, sub] {
                 if (model->given())
