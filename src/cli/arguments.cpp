@@ -5,7 +5,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <iterator>
+#include <string_view>
 #include <system_error>
+#include <utility>
 
 namespace attn::cli {
 
@@ -340,18 +343,17 @@ std::uint64_t parse_size(std::string_view text) {
     } catch (const std::exception&) {
         pos = 0;
     }
-    double scale = 1;
-    const std::string_view suffix = text.substr(pos);
-    if (suffix == "K" || suffix == "k")
-        scale = 1024.0;
-    else if (suffix == "M")
-        scale = 1024.0 * 1024;
-    else if (suffix == "G")
-        scale = 1024.0 * 1024 * 1024;
-    else if (suffix == "T")
-        scale = 1024.0 * 1024 * 1024 * 1024;
-    else if (!suffix.empty())
-        pos = 0;
+    // the unit suffixes and their bytes; none: bytes
+    constexpr std::pair<std::string_view, double> kUnits[]{{"", 1.0},
+                                                           {"K", 1024.0},
+                                                           {"k", 1024.0},
+                                                           {"M", 1024.0 * 1024},
+                                                           {"G", 1024.0 * 1024 * 1024},
+                                                           {"T", 1024.0 * 1024 * 1024 * 1024}};
+    const auto unit = std::find_if(std::begin(kUnits), std::end(kUnits),
+                                   [&](const auto& u) { return u.first == text.substr(pos); });
+    const double scale = unit == std::end(kUnits) ? 1 : unit->second;
+    if (unit == std::end(kUnits)) pos = 0;
     if (pos == 0 || !(value * scale >= 1) || value * scale > 1.8e19)
         throw std::invalid_argument(
             "'" + whole + "' is not a size; use bytes or a number with K, M, G or T (e.g. 4G)");

@@ -26,6 +26,7 @@
 #include "cli/enum_option.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_code.hpp"
+#include "io/format_columns.hpp"
 #include "io/matrix_stream.hpp"
 
 namespace attn::cli {
@@ -49,8 +50,11 @@ CLI::Option* add_width(CLI::App& g, const char* name, std::int64_t& width, const
 }
 
 // --permute: "reverse" or a comma list of indices (cli/arguments' grammar).
+enum class PermuteWord { reverse };
+const NameTable<PermuteWord> kPermuteWords{{"reverse", PermuteWord::reverse}};
+
 Permute parse_permute(const std::string& text) {
-    if (text == "reverse") return {true, {}};
+    if (lookup_name(kPermuteWords, text)) return {true, {}};
     return {false, parse_indices(text, "an index; give reverse or a permutation of 0..n-1")};
 }
 
@@ -135,7 +139,7 @@ int run_typed(const AttendOptions& opt, Sequences& in, bool indexed, TorchGenera
             attend_sequence(seqs[k], p, weights, setup.scheme, setup.masks[k], o);
         if (!p.empty()) seqs[k] = permuted(seqs[k], p);  // labels and X as attended
     }
-    const bool binary = spec.format == io::Format::npy || spec.format == io::Format::npz;
+    const bool binary = io::format_columns(spec.format).numpy;
     auto arrays = [&](std::size_t k, Show item) {
         const SentenceArrays<T> a{seqs[k],  runs[k],         setup.par, layer, setup.query,
                                   in.title, setup.mask_text, progress,  binary};
@@ -172,15 +176,15 @@ int run_attend(const AttendOptions& opt) {
     if (opt.out_proj || !opt.wo.empty()) have |= need::out_proj;
     if (opt.pos.scheme != positions::Scheme::none) have |= need::scheme;
     if (opt.permute) have |= need::permute;
-    if (spec.format == io::Format::npy || spec.format == io::Format::npz) have |= need::binary;
-    const bool html = spec.format == io::Format::html;
+    if (io::format_columns(spec.format).numpy) have |= need::binary;
+    const bool html = io::format_columns(spec.format).page;
     const std::vector<Show> show = parse_show(!opt.show.empty()  ? opt.show
                                               : html             ? "weights"
                                               : spec.to_terminal ? "all"
                                                                  : "context",
                                               have);
     if (html) check_html(opt, show, indexed);
-    if (indexed && spec.format == io::Format::npy && !spec.directory)
+    if (indexed && io::format_columns(spec.format).numpy && !spec.holds_several_arrays())
         throw UsageError(
             "--format npy: one array cannot carry the sentence index of sentences read "
             "from standard input; use csv, tsv, npz, json or -o DIR/");
@@ -276,19 +280,15 @@ Command add_attend(CLI::App& root) {
 
     auto* g_show = sub->add_option_group("What to print");
     std::vector<std::string> show_words;
-    for (const auto& e : attend_show_table<float>()) show_words.push_back(e.name);
+    for (const AttendArray& a : attend_arrays()) show_words.push_back(a.name);
     const CLI::Option* show_option =
         g_show
-            ->add_option(
-                "--show", opt->show,
-                fmt::format("Comma list of {}, or all (default: all on a terminal, else "
-                            "context); with --model: {} (default weights)",
-                            fmt::join(show_words, ", "), fmt::join(model_show_names(), ", ")))
+            ->add_option("--show", opt->show,
+                         fmt::format("Comma list of {}, or all (default: all on a terminal, else "
+                                     "context; --model: weights)",
+                                     fmt::join(show_words, ", ")))
             ->type_name("LIST");
     show_words.insert(show_words.begin(), "all");
-    for (const std::string& name : model_show_names())  // --model's arrays complete too
-        if (std::find(show_words.begin(), show_words.end(), name) == show_words.end())
-            show_words.push_back(name);
     complete_values(show_option, show_words, true);
     g_show->add_option("--query", opt->query, "Only the rows of query position I")
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
@@ -313,9 +313,8 @@ Command add_attend(CLI::App& root) {
         "  attn attend \"Life is short, eat dessert first\" --scheme sinusoidal --permute reverse "
         "--show equivariance\n"
         "  attn attend --model openai-community/gpt2 \"Life is short, eat dessert first\" --layer "
-        "5 "
-        "--show weights,head_stats,next -o gpt2.npz\n" +
-        show_help(attend_show_table<float>()) + model_show_help());
+        "5 --show weights,head_stats,next -o gpt2.npz\n" +
+        attend_show_help());
     return {sub,
             [opt, model, sub] {
                 if (model->given())

@@ -3,7 +3,8 @@
 // sequence -> the --show table -> the writer); attend_inputs.cpp reads the sequences and the
 // --wq ... files, draws W and reserves the run's memory, the option named in the library's
 // messages (EmbeddingError, WeightShapeError); attend_arrays.cpp is the --show table over the
-// layer's results. The scheme's options are cli/position_options' AttentionPositions.
+// layer's results, its rows attend_show.cpp's. The scheme's options are cli/position_options'
+// AttentionPositions.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -26,6 +27,7 @@
 #include "attn/model/summaries.hpp"
 #include "attn/positions/scheme.hpp"
 #include "attn/torch_random.hpp"
+#include "cli/attend_show.hpp"
 #include "cli/common_options.hpp"
 #include "cli/position_options.hpp"
 #include "cli/show_table.hpp"
@@ -119,31 +121,6 @@ template <class T>
 AttendSetup<T> setup_attention(const AttendOptions& opt, const Sequences& in, unsigned asks,
                                TorchGenerator& gen);
 
-enum class Show {
-    vocabulary,
-    tokens,
-    ids,
-    embeddings,
-    queries,
-    keys,
-    values,
-    positions,
-    scores,
-    scaled_scores,
-    masked_scores,
-    weights,
-    context,
-    equivariance,
-    w_query,
-    w_key,
-    w_value,
-    w_out,
-    head_stats,  // the summaries (model::AttentionSummaries)
-    offsets,
-    mean_weights,
-    rollout
-};
-
 /// Everything computed for one sequence (a sentence, or the --input rows), per batch element.
 template <class T>
 struct SequenceRun : SequenceResult<T> {  // scale: nullopt, omega / sqrt(d_k); 1 with --no-scale
@@ -165,26 +142,9 @@ struct SentenceArrays {
     bool binary = false;                     // npy or npz: tokens as text, ids 1-D
 };
 
+/// The random model's --show table: the rows of attend_arrays() it shows, with its producers.
 template <class T>
 const ShowTable<Show, SentenceArrays<T>>& attend_show_table();
-
-/// What arrays of the --show table need of the run (ShowEntry::needs), one bit each.
-namespace need {
-constexpr unsigned tokens = 1;        // a sentence, not --input rows
-constexpr unsigned out_proj = 2;      // an output projection: --out-proj or --wo
-constexpr unsigned scheme = 4;        // a position scheme
-constexpr unsigned permute = 8;       // --permute
-constexpr unsigned projections = 16;  // W_q, W_k, W_v: not --no-projection
-constexpr unsigned binary = 32;       // npy or npz, where tokens are text without their ids
-}  // namespace need
-
-/// What arrays of the --show table ask the run to make or keep (ShowEntry::asks), one bit each.
-namespace ask {
-constexpr unsigned rows = 1;       // rows n wide, made a block at a time as they are written
-constexpr unsigned summaries = 2;  // the heads' summaries (model::AttentionSummaries)
-constexpr unsigned masked = 4;     // the masked scores (LayerOptions::keep_masked)
-constexpr unsigned unrotated = 8;  // q and k before RoPE (LayerOptions::keep_unrotated)
-}  // namespace ask
 
 /// A --show list ("all", "scores,weights", ...) as items in order, without repeats, for a run
 /// that has the needs `have` (parse_show_list over attend_show_table).

@@ -1,7 +1,8 @@
-// attn attend's --show table: every array it can print, written once (name, shape, help,
-// producer, needs) over the layer's results (attn::LayerResult), the --show list against it,
-// with the summaries of the layer's heads (model::summarise_each; their arrays are --model's,
-// head_stats_stream and summary_array_stream). Stacks of matrices are io::matrix_stack.
+// attn attend's arrays of the random model: a producer per row of attend_arrays() it shows
+// (attend_show.cpp: names, shapes, help, needs) over the layer's results (attn::LayerResult),
+// the --show list against them, with the summaries of the layer's heads (model::summarise_each;
+// their arrays are --model's, head_stats_stream and summary_array_stream). Stacks of matrices
+// are io::matrix_stack.
 #include "cli/attend.hpp"
 
 #include <fmt/format.h>
@@ -290,60 +291,31 @@ io::MatrixStream summary_stream(const SentenceArrays<T>& a, SummaryArray which) 
 template <class T>
 const ShowTable<Show, SentenceArrays<T>>& attend_show_table() {
     using A = const SentenceArrays<T>&;
-    using namespace need;
-    static const ShowTable<Show, SentenceArrays<T>> table{
-        {Show::vocabulary, "vocabulary", "(V, 1)", "sorted unique tokens and their ids",
-         [](A a) { return vocabulary_stream(a); }, tokens},
-        {Show::tokens, "tokens", "(n, 1)",
-         "the sentence's tokens and their ids (npy, npz: the tokens, numpy strings)",
-         [](A a) { return ids_stream(a, true); }, tokens},
-        {Show::ids, "ids", "(n,)", "the token ids, int64 (sentence_int)",
-         [](A a) { return ids_stream(a, false); }, tokens, true, binary},
-        {Show::embeddings, "embeddings", "([b,] n, d_in)", "the rows attended over, X",
-         [](A a) { return embeddings_stream(a); }},
-        {Show::queries, "queries", "([b,] [H,] n, d_q)", "Q = X W_query",
-         [](A a) { return projected_stream(a, 0); }, 0, true, 0, ask::unrotated},
-        {Show::keys, "keys", "([b,] [H,] n, d_k)", "K = X W_key",
-         [](A a) { return projected_stream(a, 1); }, 0, true, 0, ask::unrotated},
-        {Show::values, "values", "([b,] [H,] n, d_v)", "V = X W_value",
-         [](A a) { return projected_stream(a, 2); }},
-        {Show::positions, "positions", "(n, d) or ([H,] n, n)",
-         "--scheme's P, rope's angles (n, d_k/2), or alibi/t5 bias",
-         [](A a) { return positions_stream(a); }, scheme, true, 0, ask::rows},
-        {Show::scores, "scores", "([b,] [H,] n, n)", "omega = Q K^T (rope: rotated q, k)",
-         [](A a) { return attention_stream(a, false); }, 0, true, 0, ask::rows},
-        {Show::scaled_scores, "scaled_scores", "([b,] [H,] n, n)",
-         "omega / sqrt(d_k) + position bias, before masks",
-         [](A a) { return scaled_stream(a, false); }, 0, true, scheme, ask::rows},
-        {Show::masked_scores, "masked_scores", "([b,] [H,] n, n)",
-         "scaled scores after masks (-inf or --mask-value)",
-         [](A a) { return scaled_stream(a, true); }, 0, true, scheme, ask::rows | ask::masked},
-        {Show::weights, "weights", "([b,] [H,] n, n)", "softmax(omega / sqrt(d_k)), masked",
-         [](A a) { return attention_stream(a, true); }, 0, true, 0, ask::rows},
-        {Show::context, "context", "([b,] n, H d_v or d_out)", "weights V, heads side by side",
-         [](A a) { return context_stream(a); }},
-        {Show::equivariance, "equivariance", "([b,] n, d_out)",
-         "context(X[p]) - context(X)[p] (--permute p)", [](A a) { return equivariance_stream(a); },
-         permute},
-        {Show::w_query, "w_query", "([H,] d_in, d_q)", "W_query of each head",
-         [](A a) { return weight_stream(a, 0); }, projections, false},
-        {Show::w_key, "w_key", "([H,] d_in, d_k)", "W_key of each head",
-         [](A a) { return weight_stream(a, 1); }, projections, false},
-        {Show::w_value, "w_value", "([H,] d_in, d_v)", "W_value of each head",
-         [](A a) { return weight_stream(a, 2); }, projections, false},
-        {Show::w_out, "w_out", "(H d_v, d_out)", "W_o (--out-proj or --wo)",
-         [](A a) { return out_weight_stream(a); }, out_proj, false},
-        {Show::head_stats, "head_stats", "([b] H, 7)",
-         "per head: entropy, mean distance, weight on the first, previous and own position",
-         [](A a) { return head_stats_stream(a); }, 0, false, 0, ask::summaries},
-        {Show::offsets, "offsets", "([b,] H, 2n-1)", "mean weight at each offset j - i",
-         [](A a) { return summary_stream(a, SummaryArray::offsets); }, 0, false, 0, ask::summaries},
-        {Show::mean_weights, "mean_weights", "([b,] n, n)", "weights, mean over the heads",
-         [](A a) { return summary_stream(a, SummaryArray::mean_weights); }, 0, false, 0,
-         ask::summaries},
-        {Show::rollout, "rollout", "([b,] n, n)", "rows of 0.5 mean_weights + 0.5 I, normalised",
-         [](A a) { return summary_stream(a, SummaryArray::rollout); }, 0, false, 0, ask::summaries},
-    };
+    using S = Show;
+    static const ShowTable<Show, SentenceArrays<T>> table = run_show_table<SentenceArrays<T>>(
+        AttendRun::random,
+        {{S::vocabulary, [](A a) { return vocabulary_stream(a); }},
+         {S::tokens, [](A a) { return ids_stream(a, true); }},
+         {S::ids, [](A a) { return ids_stream(a, false); }},
+         {S::embeddings, [](A a) { return embeddings_stream(a); }},
+         {S::queries, [](A a) { return projected_stream(a, 0); }},
+         {S::keys, [](A a) { return projected_stream(a, 1); }},
+         {S::values, [](A a) { return projected_stream(a, 2); }},
+         {S::positions, [](A a) { return positions_stream(a); }},
+         {S::scores, [](A a) { return attention_stream(a, false); }},
+         {S::scaled_scores, [](A a) { return scaled_stream(a, false); }},
+         {S::masked_scores, [](A a) { return scaled_stream(a, true); }},
+         {S::weights, [](A a) { return attention_stream(a, true); }},
+         {S::context, [](A a) { return context_stream(a); }},
+         {S::equivariance, [](A a) { return equivariance_stream(a); }},
+         {S::w_query, [](A a) { return weight_stream(a, 0); }},
+         {S::w_key, [](A a) { return weight_stream(a, 1); }},
+         {S::w_value, [](A a) { return weight_stream(a, 2); }},
+         {S::w_out, [](A a) { return out_weight_stream(a); }},
+         {S::head_stats, [](A a) { return head_stats_stream(a); }},
+         {S::offsets, [](A a) { return summary_stream(a, SummaryArray::offsets); }},
+         {S::mean_weights, [](A a) { return summary_stream(a, SummaryArray::mean_weights); }},
+         {S::rollout, [](A a) { return summary_stream(a, SummaryArray::rollout); }}});
     return table;
 }
 

@@ -1,7 +1,8 @@
 // attn attend --model M: a Hugging Face checkpoint's forward, its attention per layer and head.
 // The options live here and attend.cpp calls run_attend_model when --model is given; the
-// arrays (--show) are described in attend_model_arrays.cpp, with the summaries' arrays that
-// attend's random model shows too (head_stats_stream, summary_array_stream).
+// arrays (--show) are rows of attend's one table (attend_show.cpp), made by the producers of
+// attend_model_arrays.cpp, with the summaries' arrays that attend's random model shows too
+// (head_stats_stream, summary_array_stream).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "attn/model/run.hpp"
+#include "cli/attend_show.hpp"
 #include "cli/common_options.hpp"
 #include "io/matrix_stack.hpp"
 #include "io/matrix_stream.hpp"
@@ -47,21 +49,8 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
 std::vector<std::size_t> parse_index_list(const std::string& text, std::size_t length,
                                           const std::string& option);
 
-/// The arrays of attend --model's --show, in the order of its table (attend_model_arrays.cpp).
-enum class ModelShow {
-    tokens,
-    ids,
-    scores,
-    weights,
-    context,
-    hidden,
-    positions,
-    next,
-    head_stats,
-    offsets,
-    mean_weights,
-    rollout
-};
+/// attend's one enum of arrays (attend_show.hpp), under the name --model's code reads.
+using ModelShow = Show;
 
 /// The arrays of `show` for a run over the model, parsed once by parse_model_show.
 struct ModelArrays {
@@ -74,10 +63,6 @@ struct ModelArrays {
                summaries.rollout;
     }
 };
-/// The names of attend --model's arrays, in the order of its table; its "Arrays (--show):"
-/// help, one line per array, for attend's --help.
-std::vector<std::string> model_show_names();
-std::string model_show_help();
 /// UsageError naming --show for a name that is not an array and for `next` without an LM head.
 ModelArrays parse_model_show(const std::string& show, const model::ModelConfig& c);
 /// A token id as the tokenizer spells it ("Ġis", "▁is", "##ing"), or the id in digits.

@@ -1,9 +1,10 @@
-// The arrays of attend --model (--show): tokens, ids, scores, weights, context, hidden,
-// positions, next, and the summaries. The per-layer arrays are 4-D (layers x heads x n x n, ...),
-// io::matrix_stack over the selected layers and heads with `layer`, `head` and `query` label
-// fields; their rows are made when the writer asks for them, one layer of the forward at a time
-// (model::ModelRun), so no layers x heads x n x n array is held. head_stats_stream and
-// summary_array_stream are attend's too: the random model's summaries are the same arrays.
+// The producers of attend --model's arrays (--show; their rows are attend_show.cpp's): tokens,
+// ids, scores, weights, context, hidden, positions, next, and the summaries. The per-layer
+// arrays are 4-D (layers x heads x n x n, ...), io::matrix_stack over the selected layers and
+// heads with `layer`, `head` and `query` label fields; their rows are made when the writer asks
+// for them, one layer of the forward at a time (model::ModelRun), so no layers x heads x n x n
+// array is held. head_stats_stream and summary_array_stream are attend's too: the random
+// model's summaries are the same arrays.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,15 +14,13 @@
 #include "cli/attend_model.hpp"
 #include "cli/errors.hpp"
 #include "cli/show_table.hpp"
+#include "io/format_columns.hpp"
 #include "io/id_column.hpp"
 #include "io/matrix_stack.hpp"
 
 namespace attn::cli {
 
 namespace {
-
-/// needs bit: the model ends in a next-token (LM) head.
-constexpr unsigned kLmHead = 1;
 
 /// layers x heads x n x columns: the selected layers and heads as label values, rows by query,
 /// a panel per (layer, head) (the model view: one row of head panels per layer).
@@ -253,24 +252,24 @@ namespace {
 /// rollout (n x n): model::AttentionSummaries, reduced during the first pass. head_stats'
 /// numbers are values in binary formats and pictures (its scatter).
 template <class T>
-io::MatrixStream summary_stream(const ModelSources<T>& r, ModelShow item) {
+io::MatrixStream summary_stream(const ModelSources<T>& r, Show item) {
     model::ModelRun<T>& run = r.run;
     const std::size_t n = run.n(), L = run.layers().size(), H = run.heads().size();
     const SummaryAt at = [&run](std::size_t k) {
         run.finish();
         return std::pair{run.summaries(), k};
     };
-    if (item == ModelShow::head_stats)
+    if (item == Show::head_stats)
         return head_stats_stream(
             L * H, [at](std::size_t r) { return at(0).first->head_stats()[r]; }, 0,
             "per layer and head: entropy (nats), mean distance, weight on the first, previous "
             "and own position",
             r.binary || r.picture);
-    if (item == ModelShow::offsets)
+    if (item == Show::offsets)
         return summary_array_stream(
             SummaryArray::offsets, "mean weight by offset j - i, from -(n-1) to n-1",
             io::value_axis("layer", run.layers()), io::value_label("head", run.heads()), H, n, at);
-    if (item == ModelShow::rollout)
+    if (item == Show::rollout)
         return summary_array_stream(SummaryArray::rollout,
                                     "attention rollout over the selected layers", {},
                                     io::index_label("query", true), H, n, at);
@@ -281,45 +280,27 @@ io::MatrixStream summary_stream(const ModelSources<T>& r, ModelShow item) {
     return s;
 }
 
-/// attend --model's arrays: names, which `all` holds, what each needs, how each is made.
+/// attend --model's producers, in the order `all` gives them; the rows are attend_arrays()'.
 template <class T>
-using ModelShowTable = ShowTable<ModelShow, ModelSources<T>>;
+using ModelTable = ShowTable<Show, ModelSources<T>>;
 template <class T>
-const ModelShowTable<T>& model_show_table() {
-    using S = ModelShow;
+const ModelTable<T>& model_show_table() {
+    using S = Show;
     using R = const ModelSources<T>&;
-    static const ModelShowTable<T> table{
-        {S::tokens, "tokens", "(n)", "the tokens of the rows",
-         [](R r) { return id_stream(r.ids, r.tokens, true, r.binary); }},
-        {S::ids, "ids", "(n)", "the token ids",
-         [](R r) { return id_stream(r.ids, r.tokens, false, r.binary); }},
-        {S::scores, "scores", "(layers, heads, n, n)",
-         "scaled q.k plus the position bias, before masks",
-         [](R r) { return square_stream(r.run, false, r.tokens, r.query); }},
-        {S::weights, "weights", "(layers, heads, n, n)", "softmax of the scores",
-         [](R r) { return square_stream(r.run, true, r.tokens, r.query); }},
-        {S::context, "context", "(layers, heads, n, head_dim)",
-         "weights v per head, before the output projection",
-         [](R r) { return context_stream(r.run, r.query); }},
-        {S::hidden, "hidden", "(layers + 1, n, d)",
-         "the residual stream before the first selected layer, then after each",
-         [](R r) { return hidden_stream(r.run); }},
-        {S::positions, "positions", "(n, d) or (heads, n, n)",
-         "what the scheme adds: learned rows, RoPE angles, ALiBi or T5 bias",
-         [](R r) { return positions_stream(r.run); }},
-        {S::next, "next", "(10, 4)",
-         "the 10 likeliest next tokens: rank, id, token, probability (causal LMs)",
-         [](R r) { return next_stream(r.next, r.binary, r.spell); }, kLmHead},
-        {S::head_stats, "head_stats", "(layers x heads, 7)",
-         "layer, head, entropy, distance, first, previous, self (means over queries)",
-         [](R r) { return summary_stream(r, S::head_stats); }},
-        {S::offsets, "offsets", "(layers, heads, 2n-1)", "mean weight by offset",
-         [](R r) { return summary_stream(r, S::offsets); }},
-        {S::mean_weights, "mean_weights", "(layers, n, n)", "weights, mean over heads",
-         [](R r) { return summary_stream(r, S::mean_weights); }},
-        {S::rollout, "rollout", "(n, n)", "attention rollout",
-         [](R r) { return summary_stream(r, S::rollout); }},
-    };
+    static const ModelTable<T> table = run_show_table<ModelSources<T>>(
+        AttendRun::model,
+        {{S::tokens, [](R r) { return id_stream(r.ids, r.tokens, true, r.binary); }},
+         {S::ids, [](R r) { return id_stream(r.ids, r.tokens, false, r.binary); }},
+         {S::scores, [](R r) { return square_stream(r.run, false, r.tokens, r.query); }},
+         {S::weights, [](R r) { return square_stream(r.run, true, r.tokens, r.query); }},
+         {S::context, [](R r) { return context_stream(r.run, r.query); }},
+         {S::hidden, [](R r) { return hidden_stream(r.run); }},
+         {S::positions, [](R r) { return positions_stream(r.run); }},
+         {S::next, [](R r) { return next_stream(r.next, r.binary, r.spell); }},
+         {S::head_stats, [](R r) { return summary_stream(r, S::head_stats); }},
+         {S::offsets, [](R r) { return summary_stream(r, S::offsets); }},
+         {S::mean_weights, [](R r) { return summary_stream(r, S::mean_weights); }},
+         {S::rollout, [](R r) { return summary_stream(r, S::rollout); }}});
     return table;
 }
 
@@ -353,39 +334,30 @@ io::MatrixStream summary_array_stream(SummaryArray which, std::string title, io:
     return s;
 }
 
-std::vector<std::string> model_show_names() {
-    std::vector<std::string> names;
-    for (const auto& e : model_show_table<float>()) names.push_back(e.name);
-    return names;
-}
-
-std::string model_show_help() {
-    std::string text = show_help(model_show_table<float>());
-    return "With --model, a" + text.substr(1);
-}
-
-bool ModelArrays::has(ModelShow item) const {
+bool ModelArrays::has(Show item) const {
     return std::find(shown.begin(), shown.end(), item) != shown.end();
 }
 
 ModelArrays parse_model_show(const std::string& show, const model::ModelConfig& c) {
-    const ModelShowTable<float>& table = model_show_table<float>();
+    const ModelTable<float>& table = model_show_table<float>();
     const bool lm = c.family != model::Family::bert && c.family != model::Family::t5;
     const std::vector<ShowNeed> needs{
-        {kLmHead, fmt::format("{} has no next-token head (causal LMs: gpt2, llama, mistral, "
-                              "qwen2, bloom)",
-                              model::family_name(c.family))}};
+        {need::lm_head, fmt::format("{} has no next-token head (causal LMs: gpt2, llama, mistral, "
+                                    "qwen2, bloom)",
+                                    model::family_name(c.family))}};
     const auto unknown = [&table](const std::string& name) {
         std::string names;
         for (const auto& e : table) names += (names.empty() ? "" : ", ") + e.name;
         return fmt::format("--show: '{}' is not an array of attend --model ({})", name, names);
     };
     ModelArrays a;
-    a.shown = parse_show_list(table, show, lm ? kLmHead : 0, needs, unknown);
-    a.summaries.head_stats = a.has(ModelShow::head_stats);
-    a.summaries.offsets = a.has(ModelShow::offsets);
-    a.summaries.mean_weights = a.has(ModelShow::mean_weights);
-    a.summaries.rollout = a.has(ModelShow::rollout);
+    // a model's tokens carry no ids (need::binary) and it always has positions
+    const unsigned have = need::tokens | need::scheme | need::binary | need::layers;
+    a.shown = parse_show_list(table, show, have | (lm ? need::lm_head : 0), needs, unknown);
+    a.summaries.head_stats = a.has(Show::head_stats);
+    a.summaries.offsets = a.has(Show::offsets);
+    a.summaries.mean_weights = a.has(Show::mean_weights);
+    a.summaries.rollout = a.has(Show::rollout);
     return a;
 }
 
@@ -394,18 +366,17 @@ std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::Mo
                                             const std::vector<std::int64_t>& ids,
                                             const std::vector<std::string>& tokens,
                                             const Spelling& spell, const io::OutputSpec& spec) {
-    const bool binary = spec.format == io::Format::npy || spec.format == io::Format::npz;
-    const bool picture = spec.format == io::Format::svg || spec.format == io::Format::png;
+    const bool binary = io::format_columns(spec.format).numpy;
+    const bool picture = io::format_columns(spec.format).picture;
     const ModelSources<T> sources{run,   NextTop<T>(run), ids,     tokens,
                                   spell, binary,          picture, arrays.query};
     std::vector<io::MatrixStream> out;
-    for (const ModelShow item : arrays.shown) {
+    for (const Show item : arrays.shown) {
         io::MatrixStream s = show_entry(model_show_table<T>(), item).stream(sources);
-        if (s.info.dtype != io::Dtype::int64 && item != ModelShow::next &&
-            item != ModelShow::head_stats)
+        if (s.info.dtype != io::Dtype::int64 && item != Show::next && item != Show::head_stats)
             s.info.dtype = spec.dtype;
         out.push_back(std::move(s));
-        if (item == ModelShow::next && binary && spec.holds_several_arrays())
+        if (item == Show::next && binary && spec.holds_several_arrays())
             out.push_back(next_tokens_stream(sources.next, spell));
     }
     return out;

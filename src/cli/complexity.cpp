@@ -23,6 +23,7 @@
 #include "cli/common_options.hpp"
 #include "cli/complexity_arrays.hpp"
 #include "cli/exit_code.hpp"
+#include "io/format_columns.hpp"
 #include "io/matrix_stream.hpp"
 #include "io/progress.hpp"
 #include "runtime/memory_budget.hpp"
@@ -160,7 +161,7 @@ int run_complexity(const ComplexityOptions& opt, const Given& given) {
                             !opt.sweep.empty() || opt.measure || opt.with_projections;
     io::OutputSpec spec = resolve_output(opt.out);
     // An svg draws curves over a sweep: by default n = 16 ... 65536 at d = 512.
-    const bool picture = spec.format == io::Format::svg || spec.format == io::Format::png;
+    const bool picture = io::format_columns(spec.format).picture;
     ComplexityOptions drawn = opt;
     if (picture) {
         if (opt.measure)

@@ -18,7 +18,7 @@
 #include "attn/complexity.hpp"
 #include "attn/complexity_timing.hpp"
 #include "cli/arguments.hpp"
-#include "io/format.hpp"
+#include "io/format_columns.hpp"
 #include "io/matrix_stream.hpp"
 
 namespace attn::cli {
@@ -32,7 +32,7 @@ class RealFormat {
     RealFormat(io::Format format, int precision) {
         if (precision > 0)
             digits_ = precision;
-        else if (format == io::Format::table)
+        else if (io::format_columns(format).aligned)
             digits_ = 4;
     }
     std::string operator()(double v) const {

@@ -89,10 +89,7 @@ io::MatrixStream p_stream(const PRun& run, Angles angles, bool progress_bar) {
     // --angles float32: the book's float32 recipe, each step correctly rounded.
     std::shared_ptr<const positions::Float32AngleEncoder> book;  // base must fit float32
     if (angles == Angles::float32)
-        book = std::make_shared<const positions::Float32AngleEncoder>(
-            d, opt.base,
-            opt.layout == positions::Layout::split ? positions::SineColumns::split
-                                                   : positions::SineColumns::interleaved);
+        book = std::make_shared<const positions::Float32AngleEncoder>(d, opt.base, opt.layout);
     auto encoder = std::make_shared<const positions::PositionalEncoder>(
         d, opt.base, opt.layout, std::max<std::size_t>(n, 1),
         run.dtype == io::Dtype::float64 ? positions::Combine::extended : positions::Combine::fast);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -46,6 +47,19 @@ struct ShowNeed {
 template <class Item, class Run>
 using ShowTable = std::vector<ShowEntry<Item, Run>>;
 
+/// The value table names `name` exactly (a word within a value's grammar, as --permute's
+/// "reverse"), nullopt if none.
+template <class E>
+std::optional<E> lookup_name(const NameTable<E>& table, std::string_view name) {
+    for (const auto& [n, value] : table)
+        if (n == name) return value;
+    return std::nullopt;
+}
+
+/// The words of a --show list besides the arrays' names.
+enum class ShowWord { all };
+inline const NameTable<ShowWord> kShowWords{{"all", ShowWord::all}};
+
 /// The accepted names, plus extra ones (e.g. {"all", Item::all}).
 template <class Item, class Run>
 NameTable<Item> show_names(const ShowTable<Item, Run>& table, NameTable<Item> extra = {}) {
@@ -78,7 +92,7 @@ std::vector<Item> parse_show_list(
         if (std::find(show.begin(), show.end(), item) == show.end()) show.push_back(item);
     };
     for (const std::string& name : split_list(list)) {
-        if (name == "all") {
+        if (lookup_name(kShowWords, name)) {
             for (const auto& e : table)
                 if (e.in_all && met(e.needs | e.all_needs)) add(e.item);
             continue;

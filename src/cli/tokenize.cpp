@@ -1,7 +1,7 @@
 // attn tokenize: the ids a model's own tokenizer gives a text, one row per token
 // (position,id,token), or {"ids": [...], "tokens": [...]} with -f json. Without TEXT, each
 // line of standard input is a text (split on \n only; a \r stays part of the text), or with
-// -z each NUL-terminated stretch.
+// -z each NUL-terminated stretch. Each text is written as it is read, by io/token_rows.
 #include <fmt/format.h>
 
 #include <iostream>
@@ -15,11 +15,10 @@
 #include "cli/common_options.hpp"
 #include "cli/exit_code.hpp"
 #include "cli/tokenizer_files.hpp"
-#include "io/csv.hpp"
-#include "io/json.hpp"
-#include "io/labels.hpp"
+#include "io/format.hpp"
 #include "io/model_locator.hpp"
 #include "io/output_file.hpp"
+#include "io/token_rows.hpp"
 
 namespace attn::cli {
 
@@ -33,65 +32,14 @@ struct TokenizeOptions {
     OutputOptions out;
 };
 
-// The rows of one text in the chosen format; `line`: the text's line on standard input
-// (a leading "text" column), nullopt for TEXT.
-std::string format_rows(io::Format format, const text::Encoding& e, std::optional<std::size_t> line,
-                        bool header) {
-    std::string out;
-    if (format == io::Format::json) {
-        out = "{\"ids\": [";
-        for (std::size_t i = 0; i < e.ids.size(); ++i)
-            out += (i ? ", " : "") + std::to_string(e.ids[i]);
-        out += "], \"tokens\": [";
-        for (std::size_t i = 0; i < e.tokens.size(); ++i)
-            out += (i ? ", " : "") + io::json_string(e.tokens[i]);
-        return out + "]}\n";
-    }
-    std::vector<std::vector<std::string>> rows;
-    if (header || format == io::Format::table)
-        rows.push_back(line ? std::vector<std::string>{"text", "position", "id", "token"}
-                            : std::vector<std::string>{"position", "id", "token"});
-    for (std::size_t i = 0; i < e.ids.size(); ++i) {
-        std::vector<std::string> row{std::to_string(i), std::to_string(e.ids[i]), e.tokens[i]};
-        if (line) row.insert(row.begin(), std::to_string(*line));
-        rows.push_back(std::move(row));
-    }
-    if (format == io::Format::table) {
-        // Numbers right-aligned, tokens left-aligned, two spaces between columns.
-        std::vector<std::size_t> width(rows.front().size(), 0);
-        for (auto& row : rows) {
-            row.back() = escape_control(row.back());
-            for (std::size_t c = 0; c < row.size(); ++c)
-                width[c] = std::max(width[c], io::display_width(row[c]));
-        }
-        if (line && *line > 0) out += "\n";
-        for (const auto& row : rows) {
-            for (std::size_t c = 0; c + 1 < row.size(); ++c)
-                out += std::string(width[c] - io::display_width(row[c]), ' ') + row[c] + "  ";
-            out += row.back() + "\n";
-        }
-        return out;
-    }
-    const char separator = format == io::Format::csv ? ',' : '\t';
-    for (const auto& row : rows) {
-        for (std::size_t c = 0; c < row.size(); ++c) {
-            if (c > 0) out += separator;
-            out += format == io::Format::csv ? io::csv_field(row[c]) : io::tsv_field(row[c]);
-        }
-        out += "\n";
-    }
-    return out;
-}
-
 int run_tokenize(const TokenizeOptions& opt) {
     const io::OutputSpec spec = resolve_output(opt.out);
-    const io::Format format = spec.format;
-    if (spec.directory || (format != io::Format::csv && format != io::Format::tsv &&
-                           format != io::Format::table && format != io::Format::json))
+    const auto format_rows = io::token_rows_writer(spec.format);
+    if (spec.directory || !format_rows)
         throw UsageError(
             fmt::format("-f: tokenize writes csv, tsv, table or json to a file or "
                         "standard output, not {}",
-                        spec.directory ? "a directory" : io::format_name(format)));
+                        spec.directory ? "a directory" : io::format_name(spec.format)));
     const std::filesystem::path folder = io::locate_model(opt.model, opt.revision);
     const text::Tokenizer tokenizer =
         naming_option("--model", [&] { return load_tokenizer(folder); });
@@ -99,7 +47,7 @@ int run_tokenize(const TokenizeOptions& opt) {
     if (opt.text) {
         const text::Encoding e = naming_option("TEXT", [&] { return tokenizer.encode(*opt.text); });
         io::OutputFile file(spec.path);
-        file.write(format_rows(format, e, std::nullopt, spec.style.header));
+        file.write(format_rows({e.ids, e.tokens, std::nullopt, spec.style.header, escape_control}));
         file.commit();
         return kOk;
     }
@@ -110,7 +58,8 @@ int run_tokenize(const TokenizeOptions& opt) {
     for (std::size_t line = 0; std::getline(std::cin, text, end); ++line) {
         const text::Encoding e = naming_option(fmt::format("standard input, text {}", line + 1),
                                                [&] { return tokenizer.encode(text); });
-        file.write(format_rows(format, e, line, spec.style.header && line == 0));
+        file.write(
+            format_rows({e.ids, e.tokens, line, spec.style.header && line == 0, escape_control}));
         if (interactive) file.flush();  // each answer as its line is typed
     }
     if (std::cin.bad()) throw InputError("standard input: read error");

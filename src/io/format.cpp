@@ -5,6 +5,7 @@
 #include <string>
 
 #include "io/csv.hpp"
+#include "io/format_columns.hpp"
 #include "io/heatmap.hpp"
 #include "io/html.hpp"
 #include "io/json.hpp"
@@ -19,20 +20,36 @@ namespace attn::io {
 
 namespace {
 
+// A format's row: its name, its files' extension, and what it is (format_columns.hpp).
 struct FormatEntry {
     Format format;
     std::string_view name;
     std::string_view extension;
+    FormatColumns is;
 };
 
+// clang-format off
 constexpr std::array kFormats{
-    FormatEntry{Format::csv, "csv", ".csv"},         FormatEntry{Format::tsv, "tsv", ".tsv"},
-    FormatEntry{Format::table, "table", ".txt"},     FormatEntry{Format::npy, "npy", ".npy"},
-    FormatEntry{Format::npz, "npz", ".npz"},         FormatEntry{Format::json, "json", ".json"},
-    FormatEntry{Format::svg, "svg", ".svg"},         FormatEntry{Format::png, "png", ".png"},
-    FormatEntry{Format::heatmap, "heatmap", ".txt"}, FormatEntry{Format::md, "md", ".md"},
-    FormatEntry{Format::html, "html", ".html"},
+    //          format            name       extension binary several picture numpy  page   aligned
+    FormatEntry{Format::csv,     "csv",     ".csv",   {false, false,  false,  false, false, false}},
+    FormatEntry{Format::tsv,     "tsv",     ".tsv",   {false, false,  false,  false, false, false}},
+    FormatEntry{Format::table,   "table",   ".txt",   {false, true,   false,  false, false, true}},
+    FormatEntry{Format::npy,     "npy",     ".npy",   {true,  false,  false,  true,  false, false}},
+    FormatEntry{Format::npz,     "npz",     ".npz",   {true,  true,   false,  true,  false, false}},
+    FormatEntry{Format::json,    "json",    ".json",  {false, true,   false,  false, false, false}},
+    FormatEntry{Format::svg,     "svg",     ".svg",   {false, false,  true,   false, false, false}},
+    FormatEntry{Format::png,     "png",     ".png",   {true,  false,  true,   false, false, false}},
+    FormatEntry{Format::heatmap, "heatmap", ".txt",   {false, true,   false,  false, false, false}},
+    FormatEntry{Format::md,      "md",      ".md",    {false, true,   false,  false, false, false}},
+    FormatEntry{Format::html,    "html",    ".html",  {false, false,  false,  false, true,  false}},
 };
+// clang-format on
+
+const FormatEntry& entry(Format f) {
+    for (const auto& e : kFormats)
+        if (e.format == f) return e;
+    throw std::invalid_argument("format without a row in kFormats");
+}
 
 }  // namespace
 
@@ -43,9 +60,7 @@ std::optional<Format> parse_format(std::string_view name) {
 }
 
 std::string_view format_name(Format f) {
-    for (const auto& e : kFormats)
-        if (e.format == f) return e.name;
-    return "?";
+    return entry(f).name;
 }
 
 std::vector<std::string> format_name_list() {
@@ -77,22 +92,23 @@ std::optional<Format> format_from_extension(std::string_view path) {
 }
 
 std::string_view format_extension(Format f) {
-    for (const auto& e : kFormats)
-        if (e.format == f) return e.extension;
-    return "";
+    return entry(f).extension;
+}
+
+const FormatColumns& format_columns(Format f) {
+    return entry(f).is;
 }
 
 bool is_binary(Format f) {
-    return f == Format::npy || f == Format::npz || f == Format::png;
+    return entry(f).is.binary;
 }
 
 bool is_plain_text(Format f) {
-    return !is_binary(f) && f != Format::svg;
+    return !entry(f).is.binary && !entry(f).is.picture;
 }
 
 bool holds_several_arrays(Format f) {
-    return f == Format::npz || f == Format::json || f == Format::table || f == Format::heatmap ||
-           f == Format::md;
+    return entry(f).is.several;
 }
 
 std::unique_ptr<ArraySink> make_writer(Format f, OutputFile& out, const TextStyle& style) {

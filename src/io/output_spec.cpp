@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "io/directory_sink.hpp"
+#include "io/format_columns.hpp"
 
 namespace attn::io {
 
@@ -129,8 +130,7 @@ OutputSpec resolve_output(const OutputRequest& request, const Surroundings& arou
     style.threads = request.threads;
     style.picture.cmap = request.cmap;
     style.picture.plot = request.plot;
-    if (style.picture.plot == Plot::lines && spec.format != Format::svg &&
-        spec.format != Format::png)
+    if (style.picture.plot == Plot::lines && !format_columns(spec.format).picture)
         throw OutputError(OutputError::Kind::lines_needs_svg, spec.path, spec.format, 0);
     style.picture.color = color_mode(spec.to_terminal, around);
     if (request.color) {  // --color always|never: neither the terminal nor NO_COLOR decides

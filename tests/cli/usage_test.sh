@@ -96,8 +96,7 @@ checks=$((checks + 1))
 # attend --help shows --model: an example, and its arrays in the --show list and help.
 expect_status 0 "$ATTN" attend --help
 expect_grep '^  attn attend --model ' "$OUT"
-expect_grep '^ +--show LIST .*; with --model: .*hidden.*next, head_stats, offsets, mean_weights, rollout' \
-    "$OUT"
-expect_grep '^With --model, arrays \(--show\):' "$OUT"
-expect_grep '^  hidden \(layers \+ 1, n, d\): ' "$OUT"
+expect_grep '^ +--show LIST .*hidden.*next.*head_stats.*offsets.*mean_weights.*rollout' "$OUT"
+expect_grep "^Arrays \(--show; the random model's shape, then --model's\):" "$OUT"
+expect_grep '^  hidden --model only \(layers \+ 1, n, d\): ' "$OUT"
 finish

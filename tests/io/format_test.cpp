@@ -1,6 +1,7 @@
 #include "io/format.hpp"
 
 #include <doctest/doctest.h>
+#include "io/format_columns.hpp"
 
 #include <string>
 
@@ -42,7 +43,7 @@ TEST_CASE("format: from the file name's extension") {
     CHECK(attn::io::format_from_extension("P.Npy") == attn::io::Format::npy);
 }
 
-TEST_CASE("format: extensions in a directory, binary formats, formats holding several arrays") {
+TEST_CASE("format: the table's columns: extension, binary, several arrays, picture, numpy, page") {
     CHECK(attn::io::format_extension(Format::heatmap) == ".txt");
     CHECK(attn::io::format_extension(Format::md) == ".md");
     for (const std::string& name : attn::io::format_name_list()) {
@@ -53,5 +54,12 @@ TEST_CASE("format: extensions in a directory, binary formats, formats holding se
         const bool several =
             name == "npz" || name == "json" || name == "table" || name == "heatmap" || name == "md";
         CHECK(attn::io::holds_several_arrays(f) == several);
+        const attn::io::FormatColumns& is = attn::io::format_columns(f);
+        CHECK(is.binary == attn::io::is_binary(f));
+        CHECK(is.several == several);
+        CHECK(is.picture == (name == "svg" || name == "png"));
+        CHECK(is.numpy == (name == "npy" || name == "npz"));
+        CHECK(is.page == (name == "html"));
+        CHECK(is.aligned == (name == "table"));
     }
 }

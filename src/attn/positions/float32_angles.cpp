@@ -34,7 +34,7 @@ void sincos_float(float a, float& sine, float& cosine) {
     cosine = to_float(v.cos);
 }
 
-Float32AngleEncoder::Float32AngleEncoder(std::size_t d, double base, SineColumns columns)
+Float32AngleEncoder::Float32AngleEncoder(std::size_t d, double base, Layout columns)
     : d_(d), pairs_((d + 1) / 2), columns_(columns) {
     if (d < 1) throw std::invalid_argument("d must be at least 1");
     if (!(base > 1.0) || !std::isfinite(base) || !std::isfinite(static_cast<float>(base)))
@@ -52,7 +52,7 @@ float Float32AngleEncoder::angle(std::int64_t i, std::size_t j) const {
 }
 
 void Float32AngleEncoder::fill(std::int64_t first, std::size_t count, double* out) const {
-    const bool interleaved = columns_ == SineColumns::interleaved;
+    const bool interleaved = columns_ == Layout::interleaved;
     for (std::size_t k = 0; k < count; ++k) {
         double* row = out + k * d_;
         const std::int64_t i = first + static_cast<std::int64_t>(k);

@@ -13,18 +13,16 @@
 #include <cstdint>
 #include <vector>
 
-namespace attn::positions {
+#include "attn/positions/layout.hpp"
 
-/// Column order, as the sinusoidal P: interleaved [s0 c0 s1 c1 ...] (the book) or split
-/// [s0 s1 ... c0 c1 ...]; with odd d the last column is a sine.
-enum class SineColumns { interleaved, split };
+namespace attn::positions {
 
 class Float32AngleEncoder {
   public:
     /// d >= 1, base > 1 and finite (rounded to float32 first, as torch does); throws
     /// std::invalid_argument naming "d" or "base" otherwise.
     explicit Float32AngleEncoder(std::size_t d, double base = 10000.0,
-                                 SineColumns columns = SineColumns::interleaved);
+                                 Layout columns = Layout::interleaved);
 
     std::size_t dim() const { return d_; }
     /// p_j = fl32(base ^ fl32(2j/d)), j < ceil(d/2).
@@ -38,7 +36,7 @@ class Float32AngleEncoder {
 
   private:
     std::size_t d_, pairs_;
-    SineColumns columns_;
+    Layout columns_;  // interleaved [s0 c0 s1 c1 ...] (the book) or split; odd d: a last sine
     std::vector<float> power_;  // p_j, (pairs,)
 };
 

@@ -69,7 +69,7 @@ TEST_CASE("float32_angles: allclose to the book's PyTorch P (60 x 32 and 1000 x 
 
 TEST_CASE("float32_angles: the columns, the powers and bad parameters") {
     const attn::positions::Float32AngleEncoder inter(5),
-        split(5, 10000.0, attn::positions::SineColumns::split);
+        split(5, 10000.0, attn::positions::Layout::split);
     std::vector<double> a(3 * 5), b(3 * 5);
     inter.fill(10, 3, a.data());
     split.fill(10, 3, b.data());
