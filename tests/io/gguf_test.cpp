@@ -136,7 +136,7 @@ TEST_CASE("gguf: a truncated file names the first tensor in file order past the 
     CHECK(error_of(good.substr(0, good.size() - 1)).name == "b");
 }
 
-TEST_CASE("gguf: version 2 is read; 1, big-endian and later versions are refused") {
+TEST_CASE("gguf: version 2 is read, versions 1, 4 and big-endian files are refused") {
     std::string v2 = sample().s;
     v2[4] = 2;
     const std::string path = attn::test::tmp_path("v2.gguf");
