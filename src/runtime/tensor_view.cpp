@@ -1,8 +1,13 @@
 #include "runtime/tensor_view.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+
+#include "runtime/dequantize.hpp"
 
 namespace attn::runtime {
 
@@ -14,6 +19,22 @@ std::string_view dtype_name(DType t) {
             return "F16";
         case DType::BF16:
             return "BF16";
+        case DType::Q8_0:
+            return "Q8_0";
+        case DType::Q4_0:
+            return "Q4_0";
+        case DType::Q4_1:
+            return "Q4_1";
+        case DType::Q5_0:
+            return "Q5_0";
+        case DType::Q5_1:
+            return "Q5_1";
+        case DType::Q4_K:
+            return "Q4_K";
+        case DType::Q5_K:
+            return "Q5_K";
+        case DType::Q6_K:
+            return "Q6_K";
     }
     return "?";
 }
@@ -65,12 +86,45 @@ std::span<const float> TensorView::f32() const {
 
 namespace {
 
+// Quantized elements [first, first + out.size()): the blocks covering them widened 16 at a
+// time into a buffer of 16 blocks, or straight into out when T is float and the blocks lie
+// wholly inside the range.
+template <class T>
+void widen_blocks(const TensorView& t, std::span<T> out, std::uint64_t first) {
+    const std::size_t B = dtype_block(t.dtype), S = dtype_size(t.dtype);
+    if (t.numel() % B != 0 || t.bytes.size() != t.numel() / B * S)
+        throw std::logic_error(std::to_string(t.bytes.size()) + " bytes for " +
+                               std::to_string(t.numel()) + " elements of " +
+                               std::string(dtype_name(t.dtype)));
+    std::array<float, 16 * 256> buffer;
+    std::uint64_t i = first;
+    const std::uint64_t end = first + out.size();
+    while (i < end) {
+        const std::uint64_t block = i / B, skip = i - block * B;
+        const std::uint64_t want = std::min<std::uint64_t>(end - i, 16 * B - skip);
+        const std::uint64_t blocks = (skip + want + B - 1) / B;
+        const auto bytes = t.bytes.subspan(block * S, blocks * S);
+        T* dst = out.data() + (i - first);
+        if constexpr (std::is_same_v<T, float>) {
+            if (skip == 0 && want == blocks * B) {
+                dequantize(t.dtype, bytes, {dst, want});
+                i += want;
+                continue;
+            }
+        }
+        dequantize(t.dtype, bytes, {buffer.data(), blocks * B});
+        for (std::uint64_t k = 0; k < want; ++k) dst[k] = static_cast<T>(buffer[skip + k]);
+        i += want;
+    }
+}
+
 template <class T>
 void widen(const TensorView& t, std::span<T> out, std::uint64_t first) {
     if (first > t.numel() || out.size() > t.numel() - first)
         throw std::out_of_range("elements " + std::to_string(first) + ".." +
                                 std::to_string(first + out.size()) + " of a tensor of " +
                                 std::to_string(t.numel()));
+    if (dtype_block(t.dtype) > 1) return widen_blocks(t, out, first);
     const std::byte* p = t.bytes.data() + first * dtype_size(t.dtype);
     switch (t.dtype) {
         case DType::F32:
@@ -94,6 +148,8 @@ void widen(const TensorView& t, std::span<T> out, std::uint64_t first) {
                 out[i] = static_cast<T>(bfloat16_to_float(b));
             }
             return;
+        default:
+            return;  // the block types: widen_blocks
     }
 }
 

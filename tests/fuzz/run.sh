@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of attn's readers with clang (cmake --preset fuzz) and runs
-# them one after the other: 10 million inputs for the safetensors header reader, 2 million for
-# each of the others (config.json, .npy, word vectors), each process capped at 2 GiB resident
-# and 256 MiB per allocation. Seeds are tests/fuzz/corpus/<target>/; what the fuzzer finds goes
+# them one after the other: 10 million inputs for the safetensors and GGUF header readers, 2
+# million for each of the others (config.json, .npy, word vectors), each process capped at
+# 2 GiB resident and 256 MiB per allocation. Seeds are tests/fuzz/corpus/<target>/; what the fuzzer finds goes
 # to build/fuzz/corpus/<target>/, crashes to build/fuzz/artifacts/. Not part of the test suite
 # (it takes a while): run it by hand after changing a reader.
 #
@@ -13,12 +13,13 @@ cd "$(dirname "$0")/../.."
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(safetensors_header_fuzz config_fuzz npy_fuzz word_vectors_fuzz)
+[ ${#targets[@]} -gt 0 ] ||
+    targets=(safetensors_header_fuzz gguf_fuzz config_fuzz npy_fuzz word_vectors_fuzz)
 mkdir -p build/fuzz/artifacts
 status=0
 for target in "${targets[@]}"; do
     runs=${RUNS:-2000000}
-    [ "$target" = safetensors_header_fuzz ] && runs=${RUNS:-10000000}
+    case $target in safetensors_header_fuzz | gguf_fuzz) runs=${RUNS:-10000000} ;; esac
     seeds=tests/fuzz/corpus/${target%_fuzz}
     corpus=build/fuzz/corpus/${target%_fuzz}
     mkdir -p "$corpus"
