@@ -42,6 +42,7 @@ struct HeadsOptions {
     std::size_t probe_count = 8;
     std::optional<std::size_t> probe_length;
     std::string probe_ids;
+    std::vector<const CLI::Option*> probe_opts;  // --probe-count, --probe-length, ...
     std::uint64_t seed = 0;
     bool partial = false;
     std::string show = "scores";
@@ -90,6 +91,12 @@ HeadsSetup setup_heads(const HeadsOptions& opt, const io::OutputSpec& spec) {
     const int given = (opt.text ? 1 : 0) + (opt.ids ? 1 : 0) + (file ? 1 : 0);
     if (given > 1)
         throw UsageError("--ids: give one of a TEXT, --ids or --prompts FILE, not several");
+    if (given > 0)
+        for (const CLI::Option* o : opt.probe_opts)
+            if (o->count() > 0)
+                throw UsageError(fmt::format(
+                    "{}: sets the probe, which runs only without a TEXT, --ids or --prompts",
+                    o->get_name()));
     HeadsSetup s;
     ModelOptions mo = opt.model;
     mo.revision_given = opt.revision_opt && opt.revision_opt->count() > 0;
@@ -212,6 +219,7 @@ int run_heads(const HeadsOptions& opt) {
     const HeadsShow show = parse_heads_show(opt.show);
     if (opt.partial && spec.format != io::Format::npz)
         throw UsageError("--partial: writes the sums as npz; give -o PART.npz or -f npz");
+    if (!opt.partial) check_heads_output(spec);
     HeadsSetup s = setup_heads(opt, spec);
     const bool progress = !opt.out.quiet && !spec.to_terminal;
     if (spec.dtype == io::Dtype::float64)
@@ -263,20 +271,22 @@ Command add_heads(CLI::App& root) {
     sub->add_flag("--exclude-self", opt->exclude_self,
                   "Leave each query's own key out of the pattern scores "
                   "(exclude_current_token)");
-    sub->add_option("--probe-count", opt->probe_count, "The probe's prompts")
-        ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))
-        ->capture_default_str();
-    sub->add_option_function<std::size_t>(
-           "--probe-length", [opt](std::size_t n) { opt->probe_length = n; },
-           "N, the probe's repeated tokens: [BOS] r_1..r_N r_1..r_N (default 50, at most "
-           "(context - 1) / 2)")
-        ->type_name("N");
-    sub->add_option("--probe-ids", opt->probe_ids,
-                    "A:B: the probe draws ids A .. B - 1 (without special tokens); default all")
-        ->type_name("A:B");
-    sub->add_option("--seed", opt->seed, "The probe's torch.Generator seed")
-        ->transform(torch_seed())
-        ->capture_default_str();
+    opt->probe_opts = {
+        sub->add_option("--probe-count", opt->probe_count, "The probe's prompts")
+            ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))
+            ->capture_default_str(),
+        sub->add_option_function<std::size_t>(
+               "--probe-length", [opt](std::size_t n) { opt->probe_length = n; },
+               "N, the probe's repeated tokens: [BOS] r_1..r_N r_1..r_N (default 50, at most "
+               "(context - 1) / 2)")
+            ->type_name("N"),
+        sub->add_option("--probe-ids", opt->probe_ids,
+                        "A:B: the probe draws ids A .. B - 1 (without special tokens); default "
+                        "all")
+            ->type_name("A:B"),
+        sub->add_option("--seed", opt->seed, "The probe's torch.Generator seed")
+            ->transform(torch_seed())
+            ->capture_default_str()};
     sub->add_flag("--partial", opt->partial,
                   "Write the sums and counts as npz, for attn merge (shards of a data set)");
     sub->add_option("--show", opt->show, "scores, prompts (the ids run), or both")

@@ -209,8 +209,7 @@ std::vector<io::MatrixStream> npz_arrays(const Table& t, const HeadsRun& run, bo
 
 }  // namespace
 
-void write_heads(const HeadsRun& run, const HeadsShow& show, const io::OutputSpec& spec) {
-    const Table t = table_of(run);
+void check_heads_output(const io::OutputSpec& spec) {
     switch (spec.format) {
         case io::Format::json:
         case io::Format::svg:
@@ -218,8 +217,7 @@ void write_heads(const HeadsRun& run, const HeadsShow& show, const io::OutputSpe
             if (spec.directory)
                 throw UsageError(fmt::format("-o: heads writes {} to one file, not a directory",
                                              io::format_name(spec.format)));
-            if (spec.format == io::Format::json) return write_json(t, run, spec);
-            return write_picture(t, run, spec);
+            break;
         case io::Format::heatmap:
         case io::Format::html:
         case io::Format::npy:
@@ -229,6 +227,14 @@ void write_heads(const HeadsRun& run, const HeadsShow& show, const io::OutputSpe
         default:
             break;
     }
+}
+
+void write_heads(const HeadsRun& run, const HeadsShow& show, const io::OutputSpec& spec) {
+    check_heads_output(spec);
+    const Table t = table_of(run);
+    if (spec.format == io::Format::json) return write_json(t, run, spec);
+    if (spec.format == io::Format::svg || spec.format == io::Format::png)
+        return write_picture(t, run, spec);
     std::vector<io::MatrixStream> streams;
     if (spec.format == io::Format::npz) {
         streams = npz_arrays(t, run, true);

@@ -77,5 +77,5 @@ head -n "$SINGLE" "$WORK/prompts.jsonl" | while read -r line; do
     "$ATTN" heads --model "$WORK" --ids "$ids" --threads "$THREADS" -f csv >/dev/null
 done
 end=$(seconds)
-"$PY" -c "print(f'one process per prompt: {$SINGLE} prompts in {$end - $start:.2f} s: {$SINGLE / ($end - $start):.1f} prompts/s (each also starts, maps and tokenizes nothing more)')"
+"$PY" -c "print(f'one process per prompt: {$SINGLE} prompts in {$end - $start:.2f} s: {$SINGLE / ($end - $start):.1f} prompts/s (each process starts and maps the checkpoint again)')"
 uptime

@@ -120,6 +120,7 @@ checks=$((checks + 1))
     awk '$1 >= 26 && $1 != 53 { bad = 1 } END { exit !bad }' || fail "--probe-ids 0:26: $(cat "$OUT")"
 expect_usage_error "--probe-length" "$ATTN" heads --model "$I" --probe-length 12
 expect_usage_error "--probe-ids" "$ATTN" heads --model "$I" --probe-ids 30:20
+expect_usage_error "--seed" "$ATTN" heads --model "$I" --ids 1,2 --seed 3
 
 # formats: table with the sink rate, npz columns, svg grid, png
 expect_status 0 "$ATTN" heads --model "$I" --prompts "$WORK/task.txt" -f table
@@ -150,7 +151,7 @@ PY
 expect_status 0 "$ATTN" heads --model "$I" --ids 53,1,2,3,1,2,3 -o "$WORK/h.png"
 checks=$((checks + 1))
 [ "$(head -c 4 "$WORK/h.png" | od -An -c | tr -d ' ')" = "211PNG" ] || fail "png magic"
-expect_usage_error "-f" "$ATTN" heads --model "$I" --ids 1,2 -f heatmap
+expect_usage_error "not heatmap" "$ATTN" heads --model "$I" --ids 1,2 -f heatmap
 expect_usage_error "--measure" "$ATTN" heads --model "$I" --ids 1,2 --measure max
 expect_usage_error "--ids" "$ATTN" heads --model "$I" --ids 1,99
 expect_usage_error "--show" "$ATTN" heads --model "$I" --ids 1,2 --show weights
