@@ -360,4 +360,13 @@ template xt::xtensor<double, 2> torch_embedding<double>(TorchGenerator&, std::si
 template TorchLinear<float> torch_linear<float>(TorchGenerator&, std::size_t, std::size_t, bool);
 template TorchLinear<double> torch_linear<double>(TorchGenerator&, std::size_t, std::size_t, bool);
 
+std::vector<std::int64_t> torch_randint(TorchGenerator& gen, std::uint64_t high,
+                                        std::size_t count) {
+    if (high == 0) throw std::invalid_argument("randint: high = 0 (at least 1)");
+    std::vector<std::int64_t> out(count);
+    const bool wide = high >= (std::uint64_t{1} << 32);
+    for (auto& v : out) v = static_cast<std::int64_t>((wide ? gen.u64() : gen.u32()) % high);
+    return out;
+}
+
 }  // namespace attn

@@ -6,6 +6,7 @@
 #include <optional>
 #include <random>
 #include <span>
+#include <vector>
 
 #include <xtensor/xtensor.hpp>
 
@@ -89,6 +90,12 @@ class TorchGenerator {
     std::optional<double> normal_cache_;
     TorchKernel kernel_ = TorchKernel::avx2;
 };
+
+/// torch.randint(high, shape, generator=gen) on the CPU (int64, `count` elements, row-major):
+/// each element is u32() % high when high < 2^32, else u64() % high (torch 1.13's
+/// uniform_int_from_to_distribution; later versions take u64() from 2^28). high >= 1, else
+/// std::invalid_argument.
+std::vector<std::int64_t> torch_randint(TorchGenerator& gen, std::uint64_t high, std::size_t count);
 
 /// torch.rand(rows, cols) (float32) or torch.rand(rows, cols, dtype=torch.float64).
 /// Returns (rows, cols), filled row-major.

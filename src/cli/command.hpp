@@ -22,5 +22,7 @@ Command add_attend(CLI::App& root);
 Command add_complexity(CLI::App& root);
 Command add_rotate(CLI::App& root);
 Command add_tokenize(CLI::App& root);
+Command add_heads(CLI::App& root);
+Command add_merge(CLI::App& root);
 
 }  // namespace attn::cli

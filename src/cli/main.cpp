@@ -61,7 +61,8 @@ int main(int argc, char** argv) {
         "See man attn for every option, format and exit status.\n");
 
     const std::vector<Command> commands{add_encode(app),     add_attend(app), add_rotate(app),
-                                        add_complexity(app), add_bits(app),   add_tokenize(app)};
+                                        add_complexity(app), add_bits(app),   add_tokenize(app),
+                                        add_heads(app),      add_merge(app)};
     Shell shell = Shell::bash;
     const CLI::App* completion = add_completion(app, shell);
     add_value_checks(app);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace attn::io {
@@ -13,6 +14,14 @@ namespace attn::io {
 /// The bytes of the .npy file of `values` (UTF-8), shape (n,): numpy 1.24's header for
 /// '<U{w}', then the data. std::invalid_argument for text that is not valid UTF-8.
 std::string npy_string_array(const std::vector<std::string>& values);
+
+/// The strings of a 1-D '<U{w}' .npy file held in `npy` (what npy_string_array writes, and
+/// numpy.save of a 1-D str array), as UTF-8. std::invalid_argument "<name>: <problem>" for
+/// anything else (another dtype or shape, a short file, a code point outside Unicode).
+std::vector<std::string> read_npy_strings(std::string_view npy, const std::string& name);
+
+/// Whether the .npy file held in `npy` stores text ('<U' descr).
+bool is_npy_strings(std::string_view npy);
 
 /// The code points of UTF-8 text. std::invalid_argument for malformed, overlong or surrogate
 /// sequences.

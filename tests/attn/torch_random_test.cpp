@@ -10,6 +10,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -80,6 +81,7 @@ TEST_CASE("torch_random: every reference file in torch-vectors has a test below"
         "randn_seed123_n37.csv",
         "randn_seed123_n37_capdefault.csv",
         "randn_seed123_n5.csv",
+        "randint_cases.csv",
     };
     std::set<std::string> present;
     for (const auto& entry :
@@ -354,4 +356,22 @@ TEST_CASE("torch_random: invalid parameters throw std::invalid_argument") {
     CHECK_THROWS_AS(gen.normal_(std::span<float>(v), 0.0, -1.0), std::invalid_argument);
     CHECK_THROWS_AS(gen.normal_(std::span<float>(v), NAN, 1.0), std::invalid_argument);
     CHECK_THROWS_AS(attn::torch_linear(gen, 0, 3), std::invalid_argument);
+}
+
+TEST_CASE("torch_random: randint draws u32 % high, and u64 % high from 2^32 (torch 1.13)") {
+    const auto table = vectors("randint_cases.csv");
+    std::set<std::pair<std::string, std::string>> cases;
+    for (const auto& row : table.rows) cases.insert({row.at(0), row.at(1)});
+    REQUIRE(cases.size() == 5);
+    for (const auto& [seed, high] : cases) {
+        std::vector<std::string> want;
+        for (const auto& row : table.rows)
+            if (row.at(0) == seed && row.at(1) == high) want.push_back(row.at(3));
+        TorchGenerator gen(parse_seed(seed));
+        const auto got = attn::torch_randint(gen, std::stoull(high), want.size());
+        for (std::size_t i = 0; i < want.size(); ++i)
+            CHECK_MESSAGE(got[i] == std::stoll(want[i]), "seed ", seed, " high ", high, " #", i);
+    }
+    TorchGenerator gen(0);
+    CHECK_THROWS_AS(attn::torch_randint(gen, 0, 1), std::invalid_argument);
 }

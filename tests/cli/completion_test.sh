@@ -53,7 +53,7 @@ checks=$((checks + 1))
 complete -p attn 2>/dev/null | grep -q -- '-F _attn attn' || fail "no 'complete -F _attn attn'"
 expect_completion "encode" en
 expect_completion "bits" b
-expect_completion "encode attend rotate complexity bits tokenize completion" ""
+expect_completion "encode attend rotate complexity bits tokenize heads merge completion" ""
 # attn completion's own argument: the shells.
 expect_completion "bash zsh" completion ""
 expect_completion "zsh" completion z

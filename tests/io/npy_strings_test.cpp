@@ -71,3 +71,26 @@ TEST_CASE("npy_strings: an array with ArrayInfo::strings is written as '<U' by n
     info.shape = {3};  // three elements, two strings
     CHECK_THROWS_AS(attn::io::NpyEncoder{info}, std::invalid_argument);
 }
+
+TEST_CASE("npy_strings: read back, and numpy's own bytes read") {
+    const std::vector<std::string> text{"a", "héllo", "€𝄞", ""};
+    CHECK(attn::io::read_npy_strings(npy_string_array(text), "t") == text);
+    CHECK(attn::io::is_npy_strings(npy_string_array(text)));
+    CHECK(attn::io::read_npy_strings(npy_string_array({}), "t").empty());
+    // np.save(f, np.array(['a', 'héllo', '€𝄞', ''])) with numpy 1.24
+    const std::string hex =
+        "934e554d5059010076007b276465736372273a20273c5535272c2027666f727472616e5f6f7264657227"
+        "3a2046616c73652c20277368617065273a2028342c292c207d2020202020202020202020202020202020"
+        "202020202020202020202020202020202020202020202020202020202020202020202020202020202020"
+        "200a610000000000000000000000000000000000000068000000e90000006c0000006c0000006f000000"
+        "ac2000001ed101000000000000000000000000000000000000000000000000000000000000000000";
+    std::string bytes;
+    for (std::size_t k = 0; k + 1 < hex.size(); k += 2)
+        bytes += static_cast<char>(std::stoi(hex.substr(k, 2), nullptr, 16));
+    CHECK(attn::io::read_npy_strings(bytes, "numpy") == text);
+    // a float array is not text; a short one is refused naming the sizes
+    CHECK_FALSE(attn::io::is_npy_strings("not npy"));
+    CHECK_THROWS_WITH_AS(attn::io::read_npy_strings(bytes.substr(0, bytes.size() - 4), "cut"),
+                         doctest::Contains("cut: 4 strings of 5 code points need 80 bytes"),
+                         std::invalid_argument);
+}

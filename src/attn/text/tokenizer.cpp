@@ -1,5 +1,7 @@
 #include "attn/text/tokenizer.hpp"
 
+#include <algorithm>
+
 #include "attn/text/unicode.hpp"
 
 namespace attn::text {
@@ -50,6 +52,12 @@ std::optional<std::string> Tokenizer::token(TokenId id) const {
 std::optional<TokenId> Tokenizer::id(std::string_view token) const {
     if (const AddedToken* t = parts_.added.find(token)) return t->id;
     return parts_.model->vocabulary().id(token);
+}
+
+std::size_t Tokenizer::size() const {
+    std::size_t n = parts_.model->vocabulary().size();
+    for (const AddedToken& t : parts_.added.tokens()) n = std::max<std::size_t>(n, t.id + 1);
+    return n;
 }
 
 }  // namespace attn::text

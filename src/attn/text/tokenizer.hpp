@@ -47,6 +47,10 @@ class Tokenizer {
     /// The id of a token string, if the vocabulary or the added tokens have it.
     std::optional<TokenId> id(std::string_view token) const;
     const std::string& kind() const { return parts_.kind; }
+    /// The added tokens, special or not (special tokens, <|endoftext|>, [CLS] ...).
+    const std::vector<AddedToken>& added_tokens() const { return parts_.added.tokens(); }
+    /// Ids 0 .. size() - 1: 1 + the largest id of the vocabulary and the added tokens.
+    std::size_t size() const;
 
   private:
     Parts parts_;

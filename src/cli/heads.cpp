@@ -1,0 +1,306 @@
+// attn heads: options, the model and tokenizer opened once (setup_heads), then each prompt's
+// forward with every selected head's weights streamed in row blocks into its HeadSums.
+#include "cli/heads.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "attn/model/head_probe.hpp"
+#include "attn/model/run.hpp"
+#include "cli/attend_model.hpp"
+#include "cli/command.hpp"
+#include "cli/enum_option.hpp"
+#include "cli/exit_code.hpp"
+#include "cli/model_files.hpp"
+#include "cli/tokenizer_files.hpp"
+#include "io/progress.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+const NameTable<model::Measure> kMeasures{
+    {"rows", model::Measure::rows}, {"mul", model::Measure::mul}, {"abs", model::Measure::abs}};
+
+struct HeadsOptions {
+    ModelOptions model;
+    CLI::Option* revision_opt = nullptr;
+    std::optional<std::string> text;
+    std::optional<std::string> ids;
+    std::string prompts;  // --prompts FILE
+    CLI::Option* prompts_opt = nullptr;
+    std::string layer, head;
+    model::Measure measure = model::Measure::rows;
+    bool exclude_bos = false, exclude_self = false;
+    std::size_t probe_count = 8;
+    std::optional<std::size_t> probe_length;
+    std::string probe_ids;
+    std::vector<const CLI::Option*> probe_opts;  // --probe-count, --probe-length, ...
+    std::uint64_t seed = 0;
+    bool partial = false;
+    std::string show = "scores";
+    OutputOptions out;
+};
+
+/// The checkpoint as the family code reads it.
+class CheckpointSource final : public model::TensorSource {
+  public:
+    explicit CheckpointSource(const io::Checkpoint& c) : c_(c) {}
+    runtime::TensorView tensor(const model::TensorSpec& s) const override {
+        return c_.expect(s.names, s.shape);
+    }
+    void release(const model::TensorSpec& s) const override {
+        for (const auto& name : s.names)
+            if (const io::CheckpointTensor* t = c_.find(name)) return c_.release(*t);
+    }
+
+  private:
+    const io::Checkpoint& c_;
+};
+
+/// What setup_heads opens and decides once, before any forward.
+struct HeadsSetup {
+    OpenModel m;
+    HeadsRun run;
+    RunIdentity identity;
+    model::Exclusions exclusions;
+};
+
+std::optional<std::int64_t> config_id(const nlohmann::json& j, const char* key) {
+    const auto it = j.find(key);
+    if (it == j.end() || !it->is_number_integer()) return std::nullopt;
+    return it->get<std::int64_t>();
+}
+
+nlohmann::json config_json(const std::filesystem::path& folder) {
+    std::ifstream in(folder / "config.json", std::ios::binary);
+    return nlohmann::json::parse(in, nullptr, false);  // read_model_config has checked it
+}
+
+/// The model opened (model_files), the prompts made or read (the tokenizer built once), the
+/// weights mapped for the longest prompt: everything the per-prompt loop needs.
+HeadsSetup setup_heads(const HeadsOptions& opt, const io::OutputSpec& spec) {
+    const bool file = opt.prompts_opt->count() > 0;
+    const int given = (opt.text ? 1 : 0) + (opt.ids ? 1 : 0) + (file ? 1 : 0);
+    if (given > 1)
+        throw UsageError("--ids: give one of a TEXT, --ids or --prompts FILE, not several");
+    if (given > 0)
+        for (const CLI::Option* o : opt.probe_opts)
+            if (o->count() > 0)
+                throw UsageError(fmt::format(
+                    "{}: sets the probe, which runs only without a TEXT, --ids or --prompts",
+                    o->get_name()));
+    HeadsSetup s;
+    ModelOptions mo = opt.model;
+    mo.revision_given = opt.revision_opt && opt.revision_opt->count() > 0;
+    s.m.folder = model_folder(mo);
+    s.m.config = read_model_config(s.m.folder);
+    s.m.config.compute_dtype = io::reduced_format(spec.dtype);
+    const model::ModelConfig& c = s.m.config;
+    const nlohmann::json config = config_json(s.m.folder);
+    std::optional<text::Tokenizer> tokenizer;  // built once; texts need it, the probe uses it
+    if (tokenizer_files(s.m.folder) != TokenizerFiles::none ||
+        (opt.text || (file && !opt.prompts.ends_with(".jsonl"))))
+        tokenizer = naming_option("--model", [&] { return load_tokenizer(s.m.folder); });
+    std::vector<std::string> probe_line;
+    if (opt.text) {
+        const auto e = naming_option("TEXT", [&] { return tokenizer->encode(*opt.text); });
+        s.run.prompts.emplace_back(e.ids.begin(), e.ids.end());
+        if (s.run.prompts.back().empty()) throw UsageError("TEXT: the text gives no tokens");
+    } else if (opt.ids) {
+        s.run.prompts.push_back(parse_id_list(*opt.ids, c.vocab_size, "--ids"));
+    } else if (file) {
+        s.run.prompts = read_prompts(opt.prompts, tokenizer ? &*tokenizer : nullptr, c.vocab_size);
+    } else {  // the probe
+        std::size_t context = 0;
+        for (const char* key : {"n_positions", "max_position_embeddings", "n_ctx"})
+            if (const auto v = config_id(config, key); v && *v > 0 && context == 0)
+                context = static_cast<std::size_t>(*v);
+        const std::size_t most = context ? (context - 1) / 2 : 50;
+        if (opt.probe_length && (*opt.probe_length == 0 || *opt.probe_length > most))
+            throw UsageError(fmt::format(
+                "--probe-length: {} tokens; the model's context of {} holds at most {} (1 + 2 N "
+                "tokens)",
+                *opt.probe_length, context, most));
+        const std::size_t length = opt.probe_length.value_or(std::min<std::size_t>(50, most));
+        std::vector<std::int64_t> allowed;
+        if (tokenizer) {
+            allowed = allowed_probe_ids(*tokenizer, c.vocab_size, opt.probe_ids);
+        } else {  // no tokenizer files: the config's vocabulary without its special ids
+            std::vector<std::int64_t> special;
+            for (const char* key : {"bos_token_id", "eos_token_id", "pad_token_id"})
+                if (const auto v = config_id(config, key)) special.push_back(*v);
+            allowed = naming_option(
+                "--probe-ids", [&] { return allowed_range(opt.probe_ids, c.vocab_size, special); });
+        }
+        const auto bos = config_id(config, "bos_token_id");
+        s.run.prompts = model::repeat_probe(allowed, bos, opt.probe_count, length, opt.seed);
+        probe_line = {fmt::format("--probe-count={}", opt.probe_count),
+                      fmt::format("--probe-length={}", length),
+                      fmt::format("--probe-ids={}", opt.probe_ids),
+                      fmt::format("--seed={}", opt.seed)};
+    }
+    s.run.layers = parse_index_list(opt.layer, c.num_layers, "--layer");
+    s.run.heads = parse_index_list(opt.head, c.num_heads, "--head");
+    s.run.measure = opt.measure;
+    s.run.sums.resize(s.run.layers.size() * s.run.heads.size());
+    s.exclusions = {opt.exclude_bos, opt.exclude_self};
+    std::size_t longest = 0;
+    for (const auto& p : s.run.prompts) longest = std::max(longest, p.size());
+    const bool wide = spec.dtype == io::Dtype::float64;
+    open_weights(s.m, longest, wide ? 8 : 4);
+    // the identity a partial carries: the model's, then the options that change numbers
+    std::string config_line = "config=";
+    config_line += config.dump();
+    s.identity.model.push_back(std::move(config_line));
+    for (std::size_t k = 0; k < s.m.specs.size(); ++k) {
+        std::string shape;
+        for (const auto d : s.m.tensors[k].shape) {
+            if (!shape.empty()) shape += ',';
+            shape += std::to_string(d);
+        }
+        s.identity.model.push_back(
+            fmt::format("tensor {} ({})", s.m.specs[k].names.front(), shape));
+    }
+    s.identity.options = {fmt::format("--dtype={}", io::dtype_name(spec.dtype)),
+                          fmt::format("--measure={}", name_of(kMeasures, opt.measure)),
+                          fmt::format("--exclude-bos={}", opt.exclude_bos),
+                          fmt::format("--exclude-self={}", opt.exclude_self),
+                          fmt::format("--layer={}", fmt::join(s.run.layers, ",")),
+                          fmt::format("--head={}", fmt::join(s.run.heads, ","))};
+    for (const auto& line : probe_line) s.identity.options.push_back(line);
+    return s;
+}
+
+/// Each prompt's forward, every selected head's rows streamed into its sums.
+template <class T>
+void run_prompts(HeadsSetup& s, bool progress) {
+    const CheckpointSource source(s.m.checkpoint);
+    HeadsRun& run = s.run;
+    io::Progress bar("heads", run.prompts.size(), progress);
+    for (std::size_t p = 0; p < run.prompts.size(); ++p) {
+        const std::vector<std::int64_t>& ids = run.prompts[p];
+        const std::size_t n = ids.size();
+        model::ModelRun<T> forward = naming_option(fmt::format("prompt {}", p + 1), [&] {
+            return model::ModelRun<T>(s.m.config, source, ids, run.layers, run.heads, model::Keep{},
+                                      false);
+        });
+        forward.record(false, false);
+        const std::size_t block = std::clamp<std::size_t>((1 << 16) / n, 1, n);
+        std::vector<T> rows(block * n);  // (block, n): a block of one head's weight rows
+        model::PromptHeadScorer scorer(ids, s.m.config.causal, s.exclusions);
+        for (std::size_t k = 0; k < run.layers.size(); ++k) {
+            const LayerResult<T>& layer = forward.layer(k);
+            for (std::size_t h = 0; h < run.heads.size(); ++h) {
+                for (std::size_t r = 0; r < n; r += block) {
+                    const std::size_t count = std::min(block, n - r);
+                    ScoreRows<T> out;
+                    out.weights = rows.data();
+                    out.stride = n;
+                    layer.rows->rows(run.heads[h], r, count, out);
+                    scorer.add_rows(r, count, rows.data(), n);
+                }
+                scorer.finish(run.sums[k * run.heads.size() + h]);
+            }
+        }
+        bar.advance(1);
+    }
+}
+
+int run_heads(const HeadsOptions& opt) {
+    const io::OutputSpec spec = resolve_output(opt.out);
+    const HeadsShow show = parse_heads_show(opt.show);
+    if (opt.partial && spec.format != io::Format::npz)
+        throw UsageError("--partial: writes the sums as npz; give -o PART.npz or -f npz");
+    if (!opt.partial) check_heads_output(spec);
+    HeadsSetup s = setup_heads(opt, spec);
+    const bool progress = !opt.out.quiet && !spec.to_terminal;
+    if (spec.dtype == io::Dtype::float64)
+        run_prompts<double>(s, progress);
+    else
+        run_prompts<float>(s, progress);
+    if (opt.partial)
+        write_partial(s.run, s.identity, spec);
+    else
+        write_heads(s.run, show, spec);
+    return kOk;
+}
+
+}  // namespace
+
+Command add_heads(CLI::App& root) {
+    auto opt = std::make_shared<HeadsOptions>();
+    CLI::App* sub = root.add_subcommand(
+        "heads",
+        "What each head does: previous-token, duplicate, induction, sink, self and positional "
+        "scores over a prompt, the probe or a file of prompts");
+    sub->add_option("--model", opt->model.model,
+                    "A Hugging Face model: a folder with config.json, or ORG/NAME in the local "
+                    "cache (never the network)")
+        ->type_name("M")
+        ->required();
+    opt->revision_opt =
+        sub->add_option("--revision", opt->model.revision, "With --model ORG/NAME: a ref or commit")
+            ->type_name("R");
+    sub->add_option_function<std::string>(
+        "text", [opt](const std::string& t) { opt->text = t; },
+        "The prompt (absent, with no --ids or --prompts: the repeat probe)");
+    sub->add_option_function<std::string>(
+           "--ids", [opt](const std::string& t) { opt->ids = t; },
+           "The prompt's token ids, comma-separated")
+        ->type_name("LIST");
+    opt->prompts_opt = add_file_option(
+        *sub, "--prompts", opt->prompts,
+        "One prompt a line (- for standard input), or a .jsonl file of {\"text\": ...} or "
+        "{\"ids\": [...]} objects; the scores are over all of them");
+    sub->add_option("--layer", opt->layer, "Layers, e.g. 3, 2,5, 3:6, -1 (the last); default all")
+        ->type_name("LIST");
+    sub->add_option("--head", opt->head, "Query heads, as --layer; default all")->type_name("LIST");
+    add_enum_option(*sub, "--measure", opt->measure, kMeasures,
+                    "previous, duplicate, induction as: rows (the mean pattern weight of the "
+                    "queries that have one), TransformerLens's mul or abs");
+    sub->add_flag("--exclude-bos", opt->exclude_bos,
+                  "Leave key 0 out of the pattern scores (TransformerLens's exclude_bos)");
+    sub->add_flag("--exclude-self", opt->exclude_self,
+                  "Leave each query's own key out of the pattern scores "
+                  "(exclude_current_token)");
+    opt->probe_opts = {
+        sub->add_option("--probe-count", opt->probe_count, "The probe's prompts")
+            ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))
+            ->capture_default_str(),
+        sub->add_option_function<std::size_t>(
+               "--probe-length", [opt](std::size_t n) { opt->probe_length = n; },
+               "N, the probe's repeated tokens: [BOS] r_1..r_N r_1..r_N (default 50, at most "
+               "(context - 1) / 2)")
+            ->type_name("N"),
+        sub->add_option("--probe-ids", opt->probe_ids,
+                        "A:B: the probe draws ids A .. B - 1 (without special tokens); default "
+                        "all")
+            ->type_name("A:B"),
+        sub->add_option("--seed", opt->seed, "The probe's torch.Generator seed")
+            ->transform(torch_seed())
+            ->capture_default_str()};
+    sub->add_flag("--partial", opt->partial,
+                  "Write the sums and counts as npz, for attn merge (shards of a data set)");
+    sub->add_option("--show", opt->show, "scores, prompts (the ids run), or both")
+        ->type_name("LIST")
+        ->capture_default_str();
+    add_output_options(*sub, opt->out, true);
+    sub->footer(
+        "Examples:\n"
+        "  attn heads --model gpt2\n"
+        "  attn heads --model tests/data/models/induction --probe-ids 0:26 -o heads.svg\n"
+        "  attn heads --model gpt2 --prompts texts.txt --measure mul --exclude-bos -f json\n"
+        "  attn heads --model gpt2 --prompts part1.txt --partial -o part1.npz; "
+        "attn merge part*.npz\n");
+    return {sub, [opt] { return run_heads(*opt); }, &opt->out};
+}
+
+}  // namespace attn::cli

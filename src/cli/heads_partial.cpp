@@ -1,0 +1,305 @@
+// attn heads --partial and attn merge. A partial is an npz of:
+//   format   <U (1)          "attn heads partial 1"
+//   model    <U (k)          "config=<config.json, keys sorted>", "tensor NAME (SHAPE)" ...
+//   options  <U (m)          "--measure=rows", "--exclude-bos=false", ... (what changes numbers)
+//   layers   (L), heads (H)  the selected layers and heads
+//   sums     (L H, 23)       per (layer, head): rows[3], rows_queries[3], plain[3],
+//                            plain_queries[3], mul[3], abs[3], prompts, sink, self, entropy,
+//                            queries (counts exact: below 2^53)
+//   argmax   (L H, 2 R + 1)  argmax offset counts, o = -R .. R
+//   prompt_lengths (P), prompt_ids (sum of the lengths)
+// Merging adds sums and argmax and concatenates the prompts, in the order of the parts.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "cli/command.hpp"
+#include "cli/errors.hpp"
+#include "cli/exit_code.hpp"
+#include "cli/heads.hpp"
+#include "io/input_file.hpp"
+#include "io/matrix_stream.hpp"
+#include "io/npy.hpp"
+#include "io/npy_strings.hpp"
+#include "io/zip.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+constexpr const char* kFormat = "attn heads partial 1";
+constexpr std::size_t kSums = 23;
+
+std::array<double, kSums> pack(const model::HeadSums& s) {
+    std::array<double, kSums> v{};
+    for (std::size_t p = 0; p < model::kPatterns; ++p) {
+        v[p] = s.rows[p];
+        v[3 + p] = static_cast<double>(s.rows_queries[p]);
+        v[6 + p] = s.plain[p];
+        v[9 + p] = static_cast<double>(s.plain_queries[p]);
+        v[12 + p] = s.mul[p];
+        v[15 + p] = s.abs[p];
+    }
+    v[18] = static_cast<double>(s.prompts);
+    v[19] = s.sink;
+    v[20] = s.self;
+    v[21] = s.entropy;
+    v[22] = static_cast<double>(s.queries);
+    return v;
+}
+
+model::HeadSums unpack(const double* v, const double* argmax, std::size_t width) {
+    model::HeadSums s;
+    const auto count = [](double x) { return static_cast<std::uint64_t>(x); };
+    for (std::size_t p = 0; p < model::kPatterns; ++p) {
+        s.rows[p] = v[p];
+        s.rows_queries[p] = count(v[3 + p]);
+        s.plain[p] = v[6 + p];
+        s.plain_queries[p] = count(v[9 + p]);
+        s.mul[p] = v[12 + p];
+        s.abs[p] = v[15 + p];
+    }
+    s.prompts = count(v[18]);
+    s.sink = v[19];
+    s.self = v[20];
+    s.entropy = v[21];
+    s.queries = count(v[22]);
+    for (std::size_t k = 0; k < width; ++k) s.argmax.push_back(count(argmax[k]));
+    return s;
+}
+
+io::MatrixStream numbers(std::string name, std::vector<std::size_t> shape,
+                         std::vector<double> values) {
+    io::MatrixStream s;
+    s.info.name = std::move(name);
+    s.info.title = s.info.name;
+    s.info.shape = std::move(shape);
+    s.info.dtype = io::Dtype::float64;
+    const std::size_t cols = s.info.shape.back();
+    auto data = std::make_shared<std::vector<double>>(std::move(values));
+    s.produce = [data, cols](std::size_t first, std::size_t rows, double* out) {
+        std::copy_n(data->begin() + static_cast<std::ptrdiff_t>(first * cols), rows * cols, out);
+    };
+    return s;
+}
+
+io::MatrixStream strings(std::string name, std::vector<std::string> values) {
+    const std::size_t count = values.size();
+    io::MatrixStream s = numbers(std::move(name), {count}, std::vector<double>(count));
+    auto data = std::make_shared<std::vector<std::string>>(std::move(values));
+    s.info.strings = [data] { return *data; };
+    return s;
+}
+
+struct Part {
+    std::map<std::string, io::NpyArray> arrays;
+    std::map<std::string, std::vector<std::string>> text;
+};
+
+Part read_part(const std::string& path) {
+    io::InputFile input(path, true);
+    std::ostringstream bytes;
+    bytes << input.stream().rdbuf();
+    const std::string archive = bytes.str();
+    Part part;
+    try {
+        for (const io::ZipEntry& e : io::read_stored_zip(archive, path)) {
+            const std::string key =
+                e.name.substr(0, e.name.size() - std::min<std::size_t>(4, e.name.size()));
+            if (io::is_npy_strings(e.data)) {
+                part.text[key] = io::read_npy_strings(e.data, path + ": " + e.name);
+            } else {
+                std::istringstream member{std::string(e.data)};
+                part.arrays[key] = io::read_npy(member, path + ": " + e.name);
+            }
+        }
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    }
+    const auto it = part.text.find("format");
+    if (it == part.text.end() || it->second != std::vector<std::string>{kFormat})
+        throw UsageError(
+            fmt::format("{}: not a partial of attn heads (made by attn heads "
+                        "--partial)",
+                        path));
+    for (const char* name : {"layers", "heads", "sums", "argmax", "prompt_lengths", "prompt_ids"})
+        if (!part.arrays.count(name))
+            throw UsageError(fmt::format("{}: the partial has no array {}", path, name));
+    for (const char* name : {"model", "options"})
+        if (!part.text.count(name))
+            throw UsageError(fmt::format("{}: the partial has no {}", path, name));
+    return part;
+}
+
+/// The first difference between two model identities, in words.
+std::string model_difference(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+    for (std::size_t k = 0; k < std::max(a.size(), b.size()); ++k) {
+        const std::string x = k < a.size() ? a[k] : "(nothing)",
+                          y = k < b.size() ? b[k] : "(nothing)";
+        if (x == y) continue;
+        if (x.starts_with("config=") && y.starts_with("config=")) {
+            const auto ja = nlohmann::json::parse(x.substr(7), nullptr, false);
+            const auto jb = nlohmann::json::parse(y.substr(7), nullptr, false);
+            std::set<std::string> keys;
+            for (const auto& [key, v] : ja.items()) keys.insert(key);
+            for (const auto& [key, v] : jb.items()) keys.insert(key);
+            for (const auto& key : keys) {
+                const std::string va = ja.contains(key) ? ja[key].dump() : "(absent)";
+                const std::string vb = jb.contains(key) ? jb[key].dump() : "(absent)";
+                if (va != vb) return fmt::format("config.json's {}: {} against {}", key, vb, va);
+            }
+        }
+        return fmt::format("{} against {}", y, x);
+    }
+    return "";
+}
+
+}  // namespace
+
+void write_partial(const HeadsRun& run, const RunIdentity& identity, const io::OutputSpec& spec) {
+    const std::size_t heads = run.sums.size();
+    std::size_t reach = 0;
+    for (const auto& s : run.sums) reach = std::max(reach, s.reach());
+    std::vector<double> sums, argmax, lengths, ids;
+    for (model::HeadSums s : run.sums) {
+        const auto v = pack(s);
+        sums.insert(sums.end(), v.begin(), v.end());
+        s.widen(reach);
+        for (const auto c : s.argmax) argmax.push_back(static_cast<double>(c));
+    }
+    for (const auto& p : run.prompts) {
+        lengths.push_back(static_cast<double>(p.size()));
+        for (const auto id : p) ids.push_back(static_cast<double>(id));
+    }
+    std::vector<io::MatrixStream> streams;
+    streams.push_back(strings("format", {kFormat}));
+    streams.push_back(strings("model", identity.model));
+    streams.push_back(strings("options", identity.options));
+    streams.push_back(numbers("layers", {run.layers.size()},
+                              std::vector<double>(run.layers.begin(), run.layers.end())));
+    streams.push_back(numbers("heads", {run.heads.size()},
+                              std::vector<double>(run.heads.begin(), run.heads.end())));
+    // shapes first: an argument's move may happen before a size() beside it is read
+    const std::size_t widths = 2 * reach + 1, prompts = lengths.size(), total = ids.size();
+    streams.push_back(numbers("sums", {heads, kSums}, std::move(sums)));
+    streams.push_back(numbers("argmax", {heads, widths}, std::move(argmax)));
+    streams.push_back(numbers("prompt_lengths", {prompts}, std::move(lengths)));
+    streams.push_back(numbers("prompt_ids", {total}, std::move(ids)));
+    io::OutputSpec wide = spec;
+    wide.dtype = io::Dtype::float64;  // sums and counts exactly
+    io::Output output(wide, streams.size());
+    io::drive(output.sink(), streams);
+    output.commit();
+}
+
+HeadsRun merge_partials(const std::vector<std::string>& paths, RunIdentity* identity) {
+    HeadsRun run;
+    std::vector<std::string> model, options;
+    for (std::size_t k = 0; k < paths.size(); ++k) {
+        const Part part = read_part(paths[k]);
+        const auto& text = part.text;
+        if (k == 0) {
+            model = text.at("model");
+            options = text.at("options");
+            for (const double v : part.arrays.at("layers").values)
+                run.layers.push_back(static_cast<std::size_t>(v));
+            for (const double v : part.arrays.at("heads").values)
+                run.heads.push_back(static_cast<std::size_t>(v));
+            run.sums.resize(run.layers.size() * run.heads.size());
+            for (const std::string& o : options) {
+                if (o == "--measure=mul") run.measure = model::Measure::mul;
+                if (o == "--measure=abs") run.measure = model::Measure::abs;
+            }
+        } else {
+            if (text.at("model") != model)
+                throw UsageError(fmt::format("{}: a partial of another model than {}: {}", paths[k],
+                                             paths[0], model_difference(model, text.at("model"))));
+            const auto& o = text.at("options");
+            for (std::size_t j = 0; j < std::max(o.size(), options.size()); ++j) {
+                const std::string a = j < options.size() ? options[j] : "(none)";
+                const std::string b = j < o.size() ? o[j] : "(none)";
+                if (a != b)
+                    throw UsageError(
+                        fmt::format("{}: made with other options than {}: {} against {}", paths[k],
+                                    paths[0], b, a));
+            }
+        }
+        const io::NpyArray& sums = part.arrays.at("sums");
+        const io::NpyArray& argmax = part.arrays.at("argmax");
+        if (sums.shape != std::vector<std::size_t>{run.sums.size(), kSums} ||
+            argmax.shape.size() != 2 || argmax.shape[0] != run.sums.size() ||
+            argmax.shape[1] % 2 != 1)
+            throw UsageError(fmt::format("{}: sums or argmax of the wrong shape", paths[k]));
+        const std::size_t width = argmax.shape[1];
+        for (std::size_t h = 0; h < run.sums.size(); ++h)
+            run.sums[h] += unpack(&sums.values[h * kSums], &argmax.values[h * width], width);
+        const auto& lengths = part.arrays.at("prompt_lengths").values;
+        const auto& ids = part.arrays.at("prompt_ids").values;
+        std::size_t at = 0;
+        for (const double len : lengths) {
+            const auto n = static_cast<std::size_t>(len);
+            if (at + n > ids.size())
+                throw UsageError(fmt::format("{}: prompt_ids shorter than its lengths", paths[k]));
+            run.prompts.emplace_back(ids.begin() + static_cast<std::ptrdiff_t>(at),
+                                     ids.begin() + static_cast<std::ptrdiff_t>(at + n));
+            at += n;
+        }
+    }
+    if (identity) *identity = {model, options};
+    return run;
+}
+
+namespace {
+
+struct MergeOptions {
+    std::vector<std::string> parts;
+    bool partial = false;
+    std::string show = "scores";
+    OutputOptions out;
+};
+
+int run_merge(const MergeOptions& opt) {
+    const io::OutputSpec spec = resolve_output(opt.out);
+    const HeadsShow show = parse_heads_show(opt.show);
+    if (opt.partial && spec.format != io::Format::npz)
+        throw UsageError("--partial: writes the sums as npz; give -o PART.npz or -f npz");
+    if (!opt.partial) check_heads_output(spec);
+    RunIdentity identity;
+    const HeadsRun run = merge_partials(opt.parts, &identity);
+    if (opt.partial)
+        write_partial(run, identity, spec);
+    else
+        write_heads(run, show, spec);
+    return kOk;
+}
+
+}  // namespace
+
+Command add_merge(CLI::App& root) {
+    auto opt = std::make_shared<MergeOptions>();
+    CLI::App* sub = root.add_subcommand(
+        "merge",
+        "Add up the partials of attn heads --partial (shards of a data set) into the scores one "
+        "run over all their prompts gives");
+    sub->add_option("parts", opt->parts, "The partials (npz), in order")
+        ->required()
+        ->type_name("PART.npz");
+    sub->add_flag("--partial", opt->partial, "Write the merged sums as a partial again");
+    sub->add_option("--show", opt->show, "scores, prompts (the ids run), or both")
+        ->type_name("LIST")
+        ->capture_default_str();
+    add_output_options(*sub, opt->out);
+    sub->footer(
+        "Examples:\n"
+        "  attn merge part1.npz part2.npz part3.npz -o heads.csv\n"
+        "  attn merge part*.npz -o heads.svg\n");
+    return {sub, [opt] { return run_merge(*opt); }, &opt->out};
+}
+
+}  // namespace attn::cli
