@@ -58,9 +58,9 @@ OpenModel open_model(const ModelOptions& opt, std::uint64_t n, std::uint64_t val
 void open_weights(OpenModel& m, std::uint64_t n, std::uint64_t value_bytes) {
     // Sizes from config.json against --max-memory before anything is mapped or allocated.
     const std::uint64_t bytes = model::forward_bytes(m.config, n, value_bytes);
-    runtime::reserve(bytes, fmt::format("--model: {}: a forward of {} over {} tokens",
-                                        (m.folder / "config.json").string(),
-                                        model::family_name(m.config.family), n));
+    runtime::reserve(bytes,
+                     fmt::format("--model: {}: a forward of {} over {} tokens",
+                                 (m.folder / "config.json").string(), m.config.model_type(), n));
     m.checkpoint = io::Checkpoint::open_folder(m.folder);
     m.specs = model::model_tensors(m.config);
     m.tensors.reserve(m.specs.size());

@@ -7,6 +7,7 @@
 #include <optional>
 #include <system_error>
 
+#include "attn/model/families.hpp"
 #include "attn/text/tokenizer_json.hpp"
 #include "attn/text/vocab_files.hpp"
 #include "runtime/memory_budget.hpp"
@@ -115,19 +116,20 @@ text::Tokenizer load_tokenizer(const fs::path& folder) {
     const auto bos = flag(config, "add_bos_token"), eos = flag(config, "add_eos_token");
     if (!bos && !eos) {
         const nlohmann::json model_config = optional_json(folder / "config.json");
-        const bool t5 = model_config.is_object() && model_config.contains("model_type") &&
-                        model_config["model_type"] == "t5";
-        o = {!t5, t5};
+        const auto type =
+            model_config.is_object() ? model_config.find("model_type") : model_config.end();
+        const model::Family* family = type != model_config.end() && type->is_string()
+                                          ? model::find_family(type->get<std::string>())
+                                          : nullptr;
+        o = family
+                ? text::SentencePieceOptions{family->sentencepiece_bos, family->sentencepiece_eos}
+                : text::SentencePieceOptions{true, false};
     } else {
         o = {bos.value_or(false), eos.value_or(false)};
     }
     const fs::path p = sentencepiece_file(folder);
     const std::string bytes = read_file(p);
     return naming_file(p.string(), [&] { return text::tokenizer_from_sentencepiece(bytes, o); });
-}
-
-text::Encoding tokenize_for_model(const fs::path& folder, std::string_view text) {
-    return load_tokenizer(folder).encode(text);
 }
 
 }  // namespace attn::cli

@@ -24,8 +24,4 @@ enum class TokenizerFiles { none, tokenizer_json, vocab_json_merges, vocab_txt, 
 /// Which files load_tokenizer reads in `folder` (none when it has none of them).
 TokenizerFiles tokenizer_files(const std::filesystem::path& folder);
 
-/// The ids and tokens of `text` as the model in `folder` sees them, special tokens included:
-/// what `attn attend --model` puts on its rows.
-text::Encoding tokenize_for_model(const std::filesystem::path& folder, std::string_view text);
-
 }  // namespace attn::cli

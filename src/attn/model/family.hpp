@@ -1,7 +1,8 @@
 // A model family's forward, split where attn looks inside it: the embedding (hidden[0]), one
 // block at a time (its attention layer's result kept for the caller), and the LM head's
 // logits after the last position. One file per family (gpt2.cpp, bert.cpp, llama.cpp for
-// llama, mistral and qwen2, bloom.cpp, t5.cpp) implements it as a list of named steps.
+// llama, mistral and qwen2, bloom.cpp, t5.cpp) implements it as a list of named steps over
+// the handles of its tensor table (tensors.hpp), and describes itself (families.hpp).
 //
 // Shapes: n tokens, d = hidden_size, H query heads, G key/value heads, hd = head_dim,
 // V = vocab_size.
@@ -17,6 +18,7 @@
 
 #include "attn/attention/layer.hpp"
 #include "attn/model/config.hpp"
+#include "attn/model/families.hpp"
 #include "attn/model/ops.hpp"
 #include "attn/model/weights.hpp"
 #include "attn/positions/scheme.hpp"
@@ -49,6 +51,9 @@ class FamilyForward {
     /// The scheme inside attention (none for the learned tables of gpt2 and bert).
     const positions::PositionScheme<T>& scheme() const { return scheme_; }
 
+    /// The family's tensor table (declared by the derived class's constructor).
+    const TensorTable& table() const { return table_; }
+
     /// hidden[0] (n, d): what the first block receives.
     virtual Matrix<T> embed(std::span<const std::int64_t> ids) = 0;
     /// Block `layer`: h (n, d) becomes the block's output; returns its attention layer. The
@@ -74,6 +79,9 @@ class FamilyForward {
     // rms_norm as Llama's and T5's norms, fl(w fl(x / rms(x))). Without one, ops.hpp's as is.
     Matrix<T> layer_norm(const Matrix<T>& x, const T* w, const T* b, double eps) const;
     Matrix<T> rms_norm(const Matrix<T>& x, const T* w, double eps) const;
+    /// The same with the norm's tensors and the config's eps.
+    Matrix<T> layer_norm(const Matrix<T>& x, const NormWeights& n);
+    Matrix<T> rms_norm(const Matrix<T>& x, const NormWeights& n);
     Matrix<T> linear(const Matrix<T>& x, const Projection<T>& p) const;
     void activate(Matrix<T>& x, Activation act) const;
     void gate(Matrix<T>& a, const Matrix<T>& b, Activation act) const;
@@ -102,22 +110,20 @@ class FamilyForward {
     /// (W_o applied here, not inside forward).
     LayerResult<T> attention(const QkvHeads<T>& heads, const Projection<T>& output, Keep keep,
                              Matrix<T>& h);
-    /// The (rows, cols) matrix `name`.weight stored as layout, with `name`.bias when the
-    /// family reads one (Qwen2's q/k/v; none in T5).
-    Projection<T> projection(const std::string& name, std::size_t rows, std::size_t cols,
-                             WeightLayout layout);
+    /// The weight matrix with its bias when the config has one, as a view.
+    Projection<T> projection(const Linear& l);
     /// Rows of table (a 2-D tensor) at ids, widened: the embedding lookup (n, d).
-    Matrix<T> gather(std::string_view table, std::span<const std::int64_t> ids);
+    Matrix<T> gather(Tensor table, std::span<const std::int64_t> ids);
     /// Rows 0..n-1 of a learned position table (n, d); std::invalid_argument naming the
     /// config's key when the model has fewer than n positions.
-    Matrix<T> position_rows(std::string_view table, std::string_view key);
+    Matrix<T> position_rows(Tensor table, std::string_view key);
     /// logits[v] = norm(h[n-1]) . E[v] for every row v of table (V, d), streamed in blocks
-    /// of rows: the last position's next token (norm_b null for RMSNorm).
-    std::vector<T> lm_head(const Matrix<T>& h, const T* norm_w, const T* norm_b,
-                           std::string_view table);
+    /// of rows: the last position's next token (the config's norm; no bias for RMSNorm).
+    std::vector<T> lm_head(const Matrix<T>& h, const NormWeights& norm, Tensor table);
 
     ModelConfig c_;
     std::size_t n_;
+    TensorTable table_;  // declared by the family before the first read
     Weights<T> w_;
     positions::PositionScheme<T> scheme_;
 };
@@ -128,27 +134,11 @@ template <class T>
 std::unique_ptr<FamilyForward<T>> make_forward(const ModelConfig& c, const TensorSource& source,
                                                std::size_t n);
 
-// Defines make_<family> for the family class F<T> and instantiates it for float and double.
-#define ATTN_MODEL_FAMILY(make, F)                                                                \
-    template <class T>                                                                            \
-    std::unique_ptr<FamilyForward<T>> make(const ModelConfig& c, const TensorSource& s,           \
-                                           std::size_t n) {                                       \
-        return std::make_unique<F<T>>(c, s, n);                                                   \
-    }                                                                                             \
-    template std::unique_ptr<FamilyForward<float>> make(const ModelConfig&, const TensorSource&,  \
-                                                        std::size_t);                             \
-    template std::unique_ptr<FamilyForward<double>> make(const ModelConfig&, const TensorSource&, \
-                                                         std::size_t);
-
-template <class T>
-std::unique_ptr<FamilyForward<T>> make_gpt2(const ModelConfig&, const TensorSource&, std::size_t);
-template <class T>
-std::unique_ptr<FamilyForward<T>> make_bert(const ModelConfig&, const TensorSource&, std::size_t);
-template <class T>
-std::unique_ptr<FamilyForward<T>> make_llama(const ModelConfig&, const TensorSource&, std::size_t);
-template <class T>
-std::unique_ptr<FamilyForward<T>> make_bloom(const ModelConfig&, const TensorSource&, std::size_t);
-template <class T>
-std::unique_ptr<FamilyForward<T>> make_t5(const ModelConfig&, const TensorSource&, std::size_t);
+/// A family's Family::forward_float / forward_double: its class F<T> over (c, source, n).
+template <template <class> class F, class T>
+std::unique_ptr<FamilyForward<T>> construct(const ModelConfig& c, const TensorSource& source,
+                                            std::size_t n) {
+    return std::make_unique<F<T>>(c, source, n);
+}
 
 }  // namespace attn::model
