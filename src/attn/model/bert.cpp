@@ -110,7 +110,7 @@ class Bert final : public FamilyForward<T> {
         const Matrix<T> k = linear(h, projection(b.key));
         const Matrix<T> v = linear(h, projection(b.value));
         LayerResult<T> r = this->attention(
-            {this->heads(q, H, 0, hd), this->heads(k, H, 0, hd), this->heads(v, H, 0, hd)},
+            layer, {this->heads(q, H, 0, hd), this->heads(k, H, 0, hd), this->heads(v, H, 0, hd)},
             projection(b.output), keep, h);
         // h = LayerNorm(h + dense(attention))                            (n, d)
         h = layer_norm(h, b.attention_norm);

@@ -92,7 +92,8 @@ class Bloom final : public FamilyForward<T> {
         const Matrix<T> qkv = linear(x, projection(b.query_key_value));
         // scores_h = q_h k_h^T / sqrt(hd) + m_h j, causal; h = h + concat dense^T   (n, d)
         LayerResult<T> r =
-            this->attention({this->heads(qkv, H, 0, 3 * hd), this->heads(qkv, H, hd, 3 * hd),
+            this->attention(layer,
+                            {this->heads(qkv, H, 0, 3 * hd), this->heads(qkv, H, hd, 3 * hd),
                              this->heads(qkv, H, 2 * hd, 3 * hd)},
                             projection(b.dense), keep, h);
         // h = h + dense_4h_to_h(gelu_tanh(dense_h_to_4h(LayerNorm(h))))  (n, I) -> (n, d)

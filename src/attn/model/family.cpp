@@ -42,11 +42,23 @@ FamilyForward<T>::FamilyForward(const ModelConfig& c, const TensorSource& source
 }
 
 template <class T>
-LayerOptions FamilyForward<T>::options(Keep keep) const {
+LayerAttention<T> FamilyForward<T>::layer_options(std::size_t) const {
+    LayerAttention<T> a;
+    a.causal = c_.causal;
+    a.sliding_window = c_.sliding_window;
+    if (!c_.scale_scores) a.scale = 1.0;
+    a.scheme = &scheme_;
+    return a;
+}
+
+template <class T>
+LayerOptions FamilyForward<T>::options(std::size_t layer, Keep keep) const {
+    const LayerAttention<T> a = layer_options(layer);
     LayerOptions o;
-    o.mask.causal = c_.causal;
-    o.mask.sliding_window = c_.sliding_window;
-    if (!c_.scale_scores) o.scale = 1.0;
+    o.mask.causal = a.causal;
+    o.mask.sliding_window = a.sliding_window;
+    o.scale = a.scale;
+    o.softcap = a.softcap;
     // the fused kernel when no n x n array is kept, but a compute dtype is the direct path's
     const bool direct = keep.scores || keep.weights || c_.compute_dtype;
     o.path = direct ? AttentionPath::direct : AttentionPath::tiled;
@@ -165,13 +177,14 @@ std::vector<MatrixRef<T>> FamilyForward<T>::heads(const Matrix<T>& y, std::size_
 }
 
 template <class T>
-LayerResult<T> FamilyForward<T>::attention(const QkvHeads<T>& heads, const Projection<T>& output,
-                                           Keep keep, Matrix<T>& h) {
+LayerResult<T> FamilyForward<T>::attention(std::size_t layer, const QkvHeads<T>& heads,
+                                           const Projection<T>& output, Keep keep, Matrix<T>& h) {
     LayerInput<T> in;  // q, k, v given: no projection inside forward()
     in.q = heads.q;
     in.k = heads.k;
     in.v = heads.v;
-    LayerResult<T> r = forward(in, LayerWeights<T>{}, scheme_, options(keep));
+    const LayerOptions o = options(layer, keep);
+    LayerResult<T> r = forward(in, LayerWeights<T>{}, *layer_options(layer).scheme, o);
     add_linear(h, r.output, output);  // concat (n, H hd) -> (n, d)
     return r;
 }

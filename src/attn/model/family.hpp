@@ -40,6 +40,21 @@ struct QkvHeads {
     std::vector<MatrixRef<T>> q, k, v;
 };
 
+/// One layer's attention as its family configures it: what may change from layer to layer
+/// (Gemma 2's alternating sliding windows and soft-cap, Gemma 3's RoPE base per layer) and what
+/// a family fixes (NeoX's partial rotary: RoPE on the scheme's first rope.d dimensions of each
+/// head). The score itself is score.hpp's, the same on every attention path.
+template <class T>
+struct LayerAttention {
+    bool causal = true;                         // key j hidden from query i when j > i
+    std::optional<std::size_t> sliding_window;  // keys i - W < j <= i kept
+    std::optional<double> softcap;              // s = cap tanh(s / cap), before the masks
+    std::optional<double> scale;                // nullopt: 1/sqrt(head_dim); 1: unscaled (T5)
+    /// The positions inside attention: RoPE (base, rotary dimension), ALiBi or T5's bias;
+    /// the scheme "none" for learned tables. Valid while the forward lives.
+    const positions::PositionScheme<T>* scheme = nullptr;
+};
+
 template <class T>
 class FamilyForward {
   public:
@@ -48,8 +63,11 @@ class FamilyForward {
 
     const ModelConfig& config() const { return c_; }
     std::size_t n() const { return n_; }
-    /// The scheme inside attention (none for the learned tables of gpt2 and bert).
-    const positions::PositionScheme<T>& scheme() const { return scheme_; }
+    /// The scheme inside attention of layer 0 (none for the learned tables of gpt2 and bert).
+    const positions::PositionScheme<T>& scheme() const { return *layer_options(0).scheme; }
+    /// Layer `layer`'s attention; by default the config's (causal, its sliding window, T5's
+    /// unscaled scores), the same for every layer, with scheme_.
+    virtual LayerAttention<T> layer_options(std::size_t layer) const;
 
     /// The family's tensor table (declared by the derived class's constructor).
     const TensorTable& table() const { return table_; }
@@ -99,17 +117,19 @@ class FamilyForward {
 
     /// The family's block: its named steps (see block()).
     virtual LayerResult<T> steps(std::size_t layer, Matrix<T>& h, Keep keep) = 0;
-    /// The attention layer's options for this family and what the caller keeps.
-    LayerOptions options(Keep keep) const;
+    /// The attention layer's options for layer `layer` (layer_options) and what the caller
+    /// keeps.
+    LayerOptions options(std::size_t layer, Keep keep) const;
     /// Views (n, hd) of y's columns [first + i step, first + i step + hd) for i < count: the
     /// heads of a projection y (n, *) computed for all of them at once.
     std::vector<MatrixRef<T>> heads(const Matrix<T>& y, std::size_t count, std::size_t first,
                                     std::size_t step) const;
-    /// The attention of the heads (the family's mask, scale and positions), then the residual
+    /// The attention of the heads (layer_options(layer): masks, scale, soft-cap and
+    /// positions), then the residual
     /// connection h = h + concat (n, H hd) W_o + b_o (n, d); the result's output is the concat
     /// (W_o applied here, not inside forward).
-    LayerResult<T> attention(const QkvHeads<T>& heads, const Projection<T>& output, Keep keep,
-                             Matrix<T>& h);
+    LayerResult<T> attention(std::size_t layer, const QkvHeads<T>& heads,
+                             const Projection<T>& output, Keep keep, Matrix<T>& h);
     /// The weight matrix with its bias when the config has one, as a view.
     Projection<T> projection(const Linear& l);
     /// Rows of table (a 2-D tensor) at ids, widened: the embedding lookup (n, d).

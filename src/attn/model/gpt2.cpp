@@ -89,7 +89,8 @@ class Gpt2 final : public FamilyForward<T> {
         const Matrix<T> x = layer_norm(h, b.ln_1);
         const Matrix<T> qkv = linear(x, projection(b.c_attn));
         // h = h + concat_i(softmax(q_i k_i^T / sqrt(hd) + causal) v_i) c_proj + b     (n, d)
-        LayerResult<T> r = this->attention({this->heads(qkv, H, 0, hd), this->heads(qkv, H, d, hd),
+        LayerResult<T> r = this->attention(layer,
+                                           {this->heads(qkv, H, 0, hd), this->heads(qkv, H, d, hd),
                                             this->heads(qkv, H, 2 * d, hd)},
                                            projection(b.c_proj), keep, h);
         // h = h + c_proj(gelu_new(c_fc(ln_2(h))))                        (n, 4d) -> (n, d)

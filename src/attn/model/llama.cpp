@@ -126,7 +126,7 @@ class Llama final : public FamilyForward<T> {
         // scores_h = rope(q_h) rope(k_{h / (H/G)})^T / sqrt(hd), causal (and the window);
         // h = h + concat_h(softmax(scores_h) v_{h / (H/G)}) o_proj^T                (n, d)
         LayerResult<T> r = this->attention(
-            {this->heads(q, H, 0, hd), this->heads(k, G, 0, hd), this->heads(v, G, 0, hd)},
+            layer, {this->heads(q, H, 0, hd), this->heads(k, G, 0, hd), this->heads(v, G, 0, hd)},
             projection(b.o), keep, h);
         // h = h + down(silu(gate(x2)) * up(x2)),  x2 = RMSNorm(h)        (n, I) -> (n, d)
         const Matrix<T> x2 = rms_norm(h, b.post_attention_norm);

@@ -140,7 +140,7 @@ class T5 final : public FamilyForward<T> {
         const Matrix<T> v = linear(x, projection(b.v));
         // scores_h = q_h k_h^T + table[bucket(j - i), h]  (unscaled); h = h + concat o^T
         LayerResult<T> r = this->attention(
-            {this->heads(q, H, 0, hd), this->heads(k, H, 0, hd), this->heads(v, H, 0, hd)},
+            layer, {this->heads(q, H, 0, hd), this->heads(k, H, 0, hd), this->heads(v, H, 0, hd)},
             projection(b.o), keep, h);
         // h = h + wo(relu(wi x2)) or wo(gelu_tanh(wi_0 x2) * wi_1 x2), x2 = RMS(h) w
         const Matrix<T> x2 = rms_norm(h, b.mlp_norm);
