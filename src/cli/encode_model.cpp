@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "attn/model/tensors.hpp"
 #include "attn/positions/t5.hpp"
 #include "cli/encode_arrays.hpp"
 #include "cli/encode_options.hpp"
@@ -52,7 +53,7 @@ std::vector<std::string> indices(std::size_t n) {
 /// The stored table of the checkpoint (model::position_table), mapped.
 runtime::TensorView table_of_model(const OpenModel& m) {
     const model::TensorSpec table = model::position_table(m.config);
-    return m.checkpoint.expect(table.names, table.shape);
+    return m.weights().tensor(table.names, table.shape);
 }
 
 // P: rows start .. start+n-1 of the learned table (max_positions x d), widened exactly.
@@ -201,14 +202,9 @@ int run_learned(const OpenModel& m, const EncodeOptions& opt, std::size_t n) {
 
 void add_model_options(CLI::App& sub, EncodeOptions& opt) {
     const std::string group = "A real checkpoint (Hugging Face safetensors, never the network)";
-    sub.add_option("--model", opt.model.model,
-                   "A model folder, or ORG/NAME in the local Hugging Face cache: its own positions")
-        ->type_name("M")
-        ->group(group);
-    sub.add_option("--revision", opt.model.revision,
-                   "With ORG/NAME: a ref name (main) or a commit of the cache")
-        ->type_name("R")
-        ->group(group);
+    add_model_options(sub, opt.model);
+    opt.model.model_opt->group(group);
+    opt.model.revision_opt->group(group);
 }
 
 int run_encode_model(const EncodeOptions& opt) {
@@ -218,12 +214,10 @@ int run_encode_model(const EncodeOptions& opt) {
         if (opt.typed(option))
             throw UsageError(fmt::format(
                 "{}: the model's config.json fixes the positions; not used with --model", option));
-    ModelOptions model = opt.model;
-    model.revision_given = opt.typed("--revision");
     const auto n = static_cast<std::size_t>(opt.positions);
     if (n == 0) throw UsageError("--positions: 0; a model's positions need n >= 1");
     const std::uint64_t value_bytes = opt.out.dtype == io::Dtype::float64 ? 8 : 4;
-    const OpenModel m = open_model(model, n, value_bytes);
+    const OpenModel m = open_model(opt.model, n, value_bytes);
     const model::ModelConfig& c = m.config;
     if (!opt.apply.empty() && c.positions != Positions::rope)
         throw UsageError(

@@ -19,7 +19,6 @@
 namespace attn::model {
 
 class ConfigKeys;
-class TensorSource;
 struct ModelConfig;
 template <class T>
 class FamilyForward;

@@ -18,10 +18,15 @@
 #include <vector>
 
 #include "attn/attention/layer.hpp"
+#include "runtime/tensor_store.hpp"
 
 namespace attn::model {
 
 struct ModelConfig;
+
+/// Where a forward reads its tensors: by name, checked against dtype and shape (io::Checkpoint
+/// for safetensors).
+using TensorSource = runtime::TensorStore;
 
 struct TensorSpec {
     std::vector<std::string> names;    // accepted spellings, the usual one first

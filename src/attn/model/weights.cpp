@@ -11,13 +11,14 @@ Weights<T>::Weights(const TensorTable& table, const TensorSource& source,
 
 template <class T>
 runtime::TensorView Weights<T>::view(Tensor t) const {
-    return source_.tensor(table_.spec(t));
+    return source_.tensor(table_.spec(t).names, table_.spec(t).shape);
 }
 
 template <class T>
 const T* Weights<T>::get(Tensor t) {
     if (const auto it = held_.find(t.index); it != held_.end()) return it->second.data();
-    const runtime::TensorView v = source_.tensor(table_.spec(t));
+    const TensorSpec& s = table_.spec(t);
+    const runtime::TensorView v = source_.tensor(s.names, s.shape);
     if constexpr (std::is_same_v<T, float>) {
         if (v.is_f32_in_place() && !dtype_) return v.f32().data();
     }
@@ -33,7 +34,8 @@ const T* Weights<T>::get(Tensor t) {
 
 template <class T>
 void Weights<T>::rows(Tensor t, std::size_t row0, std::size_t count, T* out) const {
-    const runtime::TensorView v = source_.tensor(table_.spec(t));
+    const TensorSpec& s = table_.spec(t);
+    const runtime::TensorView v = source_.tensor(s.names, s.shape);
     const std::size_t cols = v.shape.size() == 2 ? v.shape[1] : 1;
     if constexpr (std::is_same_v<T, float>)
         v.to_float(std::span<float>(out, count * cols), row0 * cols);
@@ -48,7 +50,7 @@ void Weights<T>::end_layer(std::size_t layer) {
     for (std::size_t i = 0; i < specs.size(); ++i) {
         if (specs[i].layer != static_cast<int>(layer)) continue;
         held_.erase(i);
-        source_.release(specs[i]);
+        source_.release(specs[i].names);
     }
 }
 

@@ -23,16 +23,6 @@
 
 namespace attn::model {
 
-/// Where tensors come from (the checkpoint reader implements it): a tensor checked against
-/// its spec (present under one of its names, of its shape, of a dtype attn computes with),
-/// and the handing back of its pages once its layer is done.
-class TensorSource {
-  public:
-    virtual ~TensorSource() = default;
-    virtual runtime::TensorView tensor(const TensorSpec& spec) const = 0;
-    virtual void release(const TensorSpec& spec) const = 0;
-};
-
 template <class T>
 class Weights {
   public:
