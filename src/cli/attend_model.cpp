@@ -10,7 +10,6 @@
 #include <set>
 
 #include "attn/model/config.hpp"
-#include "attn/model/tensors.hpp"
 #include "cli/arguments.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_code.hpp"
@@ -20,22 +19,6 @@
 namespace attn::cli {
 
 namespace {
-
-/// The checkpoint as the family code reads it.
-class CheckpointSource final : public model::TensorSource {
-  public:
-    explicit CheckpointSource(const io::Checkpoint& c) : c_(c) {}
-    runtime::TensorView tensor(const model::TensorSpec& s) const override {
-        return c_.expect(s.names, s.shape);
-    }
-    void release(const model::TensorSpec& s) const override {
-        for (const auto& name : s.names)
-            if (const io::CheckpointTensor* t = c_.find(name)) return c_.release(*t);
-    }
-
-  private:
-    const io::Checkpoint& c_;
-};
 
 std::vector<std::int64_t> parse_ids(const std::string& text, std::size_t vocab) {
     std::vector<std::int64_t> ids;
@@ -100,11 +83,10 @@ std::optional<std::size_t> query_row(const CLI::App& attend, std::size_t n,
 }
 
 template <class T>
-int run_typed(const model::ModelConfig& c, const io::Checkpoint& checkpoint,
+int run_typed(const model::ModelConfig& c, const runtime::TensorStore& source,
               const std::vector<std::int64_t>& ids, const std::vector<std::string>& tokens,
               const Spelling& spell, const AttendModelOptions& opt, const ModelArrays& arrays,
               const io::OutputSpec& spec) {
-    const CheckpointSource source(checkpoint);
     const auto layers = parse_index_list(opt.layer, c.num_layers, "--layer");
     const auto heads = parse_index_list(opt.head, c.num_heads, "--head");
     model::Keep keep{arrays.has(ModelShow::scores), arrays.has(ModelShow::weights)};
@@ -145,13 +127,7 @@ std::vector<std::size_t> parse_index_list(const std::string& text, std::size_t l
 std::shared_ptr<AttendModelOptions> add_attend_model_options(CLI::App& attend) {
     auto opt = std::make_shared<AttendModelOptions>();
     auto* g = attend.add_option_group("Model");
-    opt->model_opt = g->add_option("--model", opt->model,
-                                   "A Hugging Face model: a folder with config.json, or ORG/NAME "
-                                   "in the local cache (never the network)")
-                         ->type_name("M");
-    opt->revision_opt =
-        g->add_option("--revision", opt->revision, "With --model ORG/NAME: a ref or a commit")
-            ->type_name("R");
+    add_model_options(*g, opt->model);
     opt->ids_opt =
         g->add_option("--ids", opt->ids, "With --model: the token ids, comma-separated (no text)")
             ->type_name("LIST");
@@ -171,17 +147,14 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
     if (text && opt.ids_opt->count())
         throw UsageError("--ids: gives the tokens; it cannot be combined with a text");
     const io::OutputSpec spec = resolve_output(out);
-    OpenModel m;  // the weights are opened once the tokens are known (open_weights)
-    m.folder = model_folder({opt.model, opt.revision, opt.revision_opt->count() > 0});
-    m.config = read_model_config(m.folder);
+    OpenModel m = open_model_config(opt.model);  // the weights once the tokens are known
     m.config.compute_dtype = io::reduced_format(spec.dtype);  // --dtype bfloat16|float16
     const model::ModelConfig& c = m.config;
-    const std::filesystem::path& folder = m.folder;
     std::vector<std::int64_t> ids;
     std::vector<std::string> tokens;  // as the vocabulary spells them; with --ids, the ids
     std::optional<text::Tokenizer> tokenizer;
     if (text) {  // the model's own tokenizer, special tokens included
-        tokenizer = load_tokenizer(folder);
+        tokenizer = load_tokenizer(m.source);
         const auto encoding = tokenizer->encode(*text);
         for (const auto id : encoding.ids) ids.push_back(static_cast<std::int64_t>(id));
         tokens.assign(encoding.tokens.begin(), encoding.tokens.end());
@@ -206,8 +179,8 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
     const bool wide = spec.dtype == io::Dtype::float64;
     // --max-memory, then every tensor present with its shape and dtype before a block runs
     open_weights(m, ids.size(), wide ? 8 : 4);
-    return wide ? run_typed<double>(c, m.checkpoint, ids, tokens, spell, opt, arrays, spec)
-                : run_typed<float>(c, m.checkpoint, ids, tokens, spell, opt, arrays, spec);
+    return wide ? run_typed<double>(c, m.weights(), ids, tokens, spell, opt, arrays, spec)
+                : run_typed<float>(c, m.weights(), ids, tokens, spell, opt, arrays, spec);
 }
 
 }  // namespace attn::cli

@@ -18,6 +18,7 @@
 #include "attn/model/run.hpp"
 #include "cli/attend_show.hpp"
 #include "cli/common_options.hpp"
+#include "cli/model_files.hpp"
 #include "io/matrix_stack.hpp"
 #include "io/matrix_stream.hpp"
 #include "io/safetensors.hpp"
@@ -25,15 +26,12 @@
 namespace attn::cli {
 
 struct AttendModelOptions {
-    std::string model;              // a folder or ORG/NAME in the Hugging Face cache
-    std::string revision = "main";  // a ref or a commit of the cache
-    std::string ids;                // "1,2,3": token ids instead of a text
-    std::string layer;              // list grammar: "3", "2,5", "3:6", "-1"; "" = all
+    ModelOptions model;  // --model, --revision (model_files.hpp)
+    std::string ids;     // "1,2,3": token ids instead of a text
+    std::string layer;   // list grammar: "3", "2,5", "3:6", "-1"; "" = all
     std::string head;
-    CLI::Option* model_opt = nullptr;
-    CLI::Option* revision_opt = nullptr;
     CLI::Option* ids_opt = nullptr;
-    bool given() const { return model_opt && model_opt->count() > 0; }
+    bool given() const { return model.given(); }
 };
 
 /// Adds --model, --revision, --ids, --layer, --head to attend (group "Model").

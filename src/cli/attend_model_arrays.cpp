@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 
+#include "attn/model/families.hpp"
 #include "cli/attend_model.hpp"
 #include "cli/errors.hpp"
 #include "cli/show_table.hpp"
@@ -340,11 +341,10 @@ bool ModelArrays::has(Show item) const {
 
 ModelArrays parse_model_show(const std::string& show, const model::ModelConfig& c) {
     const ModelTable<float>& table = model_show_table<float>();
-    const bool lm = c.family != model::Family::bert && c.family != model::Family::t5;
+    const bool lm = c.family->lm_head;
     const std::vector<ShowNeed> needs{
-        {need::lm_head, fmt::format("{} has no next-token head (causal LMs: gpt2, llama, mistral, "
-                                    "qwen2, bloom)",
-                                    model::family_name(c.family))}};
+        {need::lm_head, fmt::format("{} has no next-token head (causal LMs: {})", c.model_type(),
+                                    model::family_names(true))}};
     const auto unknown = [&table](const std::string& name) {
         std::string names;
         for (const auto& e : table) names += (names.empty() ? "" : ", ") + e.name;

@@ -1,13 +1,14 @@
-// attn encode --model M: the positions of a real checkpoint. gpt2/bert: P, rows of the learned
-// table; llama/mistral/qwen2: the RoPE arrays of --scheme rope with the config's head_dim,
-// rope_theta and rope_scaling; bloom: the ALiBi arrays with its heads; t5: buckets and bias
-// (H x n x n, layer 0's relative_attention_bias looked up by bucket). Options the config fixes
-// are refused.
+// attn encode --model M: the positions of a real checkpoint, by the kind its family has
+// (model::Positions): learned, P, rows of the family's position table; RoPE, the arrays of
+// --scheme rope with the config's head_dim, rope_theta and rope_scaling; ALiBi, the arrays of
+// --scheme alibi with its heads; relative buckets, buckets and bias (H x n x n, layer 0's table
+// looked up by bucket). Options the config fixes are refused.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <memory>
 
+#include "attn/model/tensors.hpp"
 #include "attn/positions/t5.hpp"
 #include "cli/encode_arrays.hpp"
 #include "cli/encode_options.hpp"
@@ -52,7 +53,7 @@ std::vector<std::string> indices(std::size_t n) {
 /// The stored table of the checkpoint (model::position_table), mapped.
 runtime::TensorView table_of_model(const OpenModel& m) {
     const model::TensorSpec table = model::position_table(m.config);
-    return m.checkpoint.expect(table.names, table.shape);
+    return m.weights().tensor(table.names, table.shape);
 }
 
 // P: rows start .. start+n-1 of the learned table (max_positions x d), widened exactly.
@@ -63,9 +64,8 @@ io::MatrixStream learned_stream(const OpenModel& m, const EncodeOptions& opt, st
     const auto start = static_cast<std::size_t>(opt.start);
     io::MatrixStream s;
     s.info.name = "P";
-    s.info.title =
-        fmt::format("{} learned positions, rows {}..{} of {}", model::family_name(m.config.family),
-                    start, start + n - 1, m.config.max_positions);
+    s.info.title = fmt::format("{} learned positions, rows {}..{} of {}", m.config.model_type(),
+                               start, start + n - 1, m.config.max_positions);
     s.info.shape = {n, d};
     s.info.dtype = dtype;
     s.info.column_labels = indices(d);
@@ -149,7 +149,7 @@ std::vector<EncodeArray> parse_model_show(const ModelTable& table, EncodeArray d
         names += e.name + (e.item == deflt && table.size() > 1 ? " (default)" : "") + ", ";
     const auto unknown = [&](const std::string& name) {
         return fmt::format("--show: '{}' is not an array of a {} model; it has {}all", name,
-                           model::family_name(m.config.family), names);
+                           m.config.model_type(), names);
     };
     return parse_show_list(table, opt.show, 0, {}, unknown);
 }
@@ -202,14 +202,9 @@ int run_learned(const OpenModel& m, const EncodeOptions& opt, std::size_t n) {
 
 void add_model_options(CLI::App& sub, EncodeOptions& opt) {
     const std::string group = "A real checkpoint (Hugging Face safetensors, never the network)";
-    sub.add_option("--model", opt.model.model,
-                   "A model folder, or ORG/NAME in the local Hugging Face cache: its own positions")
-        ->type_name("M")
-        ->group(group);
-    sub.add_option("--revision", opt.model.revision,
-                   "With ORG/NAME: a ref name (main) or a commit of the cache")
-        ->type_name("R")
-        ->group(group);
+    add_model_options(sub, opt.model);
+    opt.model.model_opt->group(group);
+    opt.model.revision_opt->group(group);
 }
 
 int run_encode_model(const EncodeOptions& opt) {
@@ -219,19 +214,17 @@ int run_encode_model(const EncodeOptions& opt) {
         if (opt.typed(option))
             throw UsageError(fmt::format(
                 "{}: the model's config.json fixes the positions; not used with --model", option));
-    ModelOptions model = opt.model;
-    model.revision_given = opt.typed("--revision");
     const auto n = static_cast<std::size_t>(opt.positions);
     if (n == 0) throw UsageError("--positions: 0; a model's positions need n >= 1");
     const std::uint64_t value_bytes = opt.out.dtype == io::Dtype::float64 ? 8 : 4;
-    const OpenModel m = open_model(model, n, value_bytes);
+    const OpenModel m = open_model(opt.model, n, value_bytes);
     const model::ModelConfig& c = m.config;
     if (!opt.apply.empty() && c.positions != Positions::rope)
-        throw UsageError(fmt::format("--apply: rotates by RoPE; a {} model has no rotation",
-                                     model::family_name(c.family)));
+        throw UsageError(
+            fmt::format("--apply: rotates by RoPE; a {} model has no rotation", c.model_type()));
     if (opt.typed("--start") && (c.positions == Positions::alibi || c.positions == Positions::t5))
-        throw UsageError(fmt::format("--start: a {} model's bias depends on i - j only",
-                                     model::family_name(c.family)));
+        throw UsageError(
+            fmt::format("--start: a {} model's bias depends on i - j only", c.model_type()));
     if (c.positions == Positions::learned) return run_learned(m, opt, n);
     if (c.positions == Positions::t5) return run_t5(m, opt, n);
     // rope and alibi: the arrays of --scheme rope|alibi with the config's parameters.

@@ -31,7 +31,6 @@ const NameTable<model::Measure> kMeasures{
 
 struct HeadsOptions {
     ModelOptions model;
-    CLI::Option* revision_opt = nullptr;
     std::optional<std::string> text;
     std::optional<std::string> ids;
     std::string prompts;  // --prompts FILE
@@ -49,22 +48,6 @@ struct HeadsOptions {
     OutputOptions out;
 };
 
-/// The checkpoint as the family code reads it.
-class CheckpointSource final : public model::TensorSource {
-  public:
-    explicit CheckpointSource(const io::Checkpoint& c) : c_(c) {}
-    runtime::TensorView tensor(const model::TensorSpec& s) const override {
-        return c_.expect(s.names, s.shape);
-    }
-    void release(const model::TensorSpec& s) const override {
-        for (const auto& name : s.names)
-            if (const io::CheckpointTensor* t = c_.find(name)) return c_.release(*t);
-    }
-
-  private:
-    const io::Checkpoint& c_;
-};
-
 /// What setup_heads opens and decides once, before any forward.
 struct HeadsSetup {
     OpenModel m;
@@ -79,9 +62,8 @@ std::optional<std::int64_t> config_id(const nlohmann::json& j, const char* key) 
     return it->get<std::int64_t>();
 }
 
-nlohmann::json config_json(const std::filesystem::path& folder) {
-    std::ifstream in(folder / "config.json", std::ios::binary);
-    return nlohmann::json::parse(in, nullptr, false);  // read_model_config has checked it
+nlohmann::json config_json(const io::ModelSource& source) {
+    return nlohmann::json::parse(source.config_json(), nullptr, false);  // parsed once before
 }
 
 /// The model opened (model_files), the prompts made or read (the tokenizer built once), the
@@ -97,18 +79,14 @@ HeadsSetup setup_heads(const HeadsOptions& opt, const io::OutputSpec& spec) {
                 throw UsageError(fmt::format(
                     "{}: sets the probe, which runs only without a TEXT, --ids or --prompts",
                     o->get_name()));
-    HeadsSetup s;
-    ModelOptions mo = opt.model;
-    mo.revision_given = opt.revision_opt && opt.revision_opt->count() > 0;
-    s.m.folder = model_folder(mo);
-    s.m.config = read_model_config(s.m.folder);
+    HeadsSetup s{open_model_config(opt.model), {}, {}, {}};
     s.m.config.compute_dtype = io::reduced_format(spec.dtype);
     const model::ModelConfig& c = s.m.config;
-    const nlohmann::json config = config_json(s.m.folder);
+    const nlohmann::json config = config_json(s.m.source);
     std::optional<text::Tokenizer> tokenizer;  // built once; texts need it, the probe uses it
-    if (tokenizer_files(s.m.folder) != TokenizerFiles::none ||
+    if (s.m.source.tokenizer_files() != io::TokenizerFiles::none ||
         (opt.text || (file && !opt.prompts.ends_with(".jsonl"))))
-        tokenizer = naming_option("--model", [&] { return load_tokenizer(s.m.folder); });
+        tokenizer = naming_option("--model", [&] { return load_tokenizer(s.m.source); });
     std::vector<std::string> probe_line;
     if (opt.text) {
         const auto e = naming_option("TEXT", [&] { return tokenizer->encode(*opt.text); });
@@ -160,15 +138,9 @@ HeadsSetup setup_heads(const HeadsOptions& opt, const io::OutputSpec& spec) {
     std::string config_line = "config=";
     config_line += config.dump();
     s.identity.model.push_back(std::move(config_line));
-    for (std::size_t k = 0; k < s.m.specs.size(); ++k) {
-        std::string shape;
-        for (const auto d : s.m.tensors[k].shape) {
-            if (!shape.empty()) shape += ',';
-            shape += std::to_string(d);
-        }
+    for (const model::TensorSpec& t : model::model_tensors(c))  // the shapes open_weights checked
         s.identity.model.push_back(
-            fmt::format("tensor {} ({})", s.m.specs[k].names.front(), shape));
-    }
+            fmt::format("tensor {} ({})", t.names.front(), fmt::join(t.shape, ",")));
     s.identity.options = {fmt::format("--dtype={}", io::dtype_name(spec.dtype)),
                           fmt::format("--measure={}", name_of(kMeasures, opt.measure)),
                           fmt::format("--exclude-bos={}", opt.exclude_bos),
@@ -182,7 +154,7 @@ HeadsSetup setup_heads(const HeadsOptions& opt, const io::OutputSpec& spec) {
 /// Each prompt's forward, every selected head's rows streamed into its sums.
 template <class T>
 void run_prompts(HeadsSetup& s, bool progress) {
-    const CheckpointSource source(s.m.checkpoint);
+    const runtime::TensorStore& source = s.m.weights();
     HeadsRun& run = s.run;
     io::Progress bar("heads", run.prompts.size(), progress);
     for (std::size_t p = 0; p < run.prompts.size(); ++p) {
@@ -241,14 +213,8 @@ Command add_heads(CLI::App& root) {
         "heads",
         "What each head does: previous-token, duplicate, induction, sink, self and positional "
         "scores over a prompt, the probe or a file of prompts");
-    sub->add_option("--model", opt->model.model,
-                    "A Hugging Face model: a folder with config.json, or ORG/NAME in the local "
-                    "cache (never the network)")
-        ->type_name("M")
-        ->required();
-    opt->revision_opt =
-        sub->add_option("--revision", opt->model.revision, "With --model ORG/NAME: a ref or commit")
-            ->type_name("R");
+    add_model_options(*sub, opt->model);  // --model, --revision
+    opt->model.model_opt->required();
     sub->add_option_function<std::string>(
         "text", [opt](const std::string& t) { opt->text = t; },
         "The prompt (absent, with no --ids or --prompts: the repeat probe)");

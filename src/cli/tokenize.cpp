@@ -14,9 +14,9 @@
 #include "cli/command.hpp"
 #include "cli/common_options.hpp"
 #include "cli/exit_code.hpp"
+#include "cli/model_files.hpp"
 #include "cli/tokenizer_files.hpp"
 #include "io/format.hpp"
-#include "io/model_locator.hpp"
 #include "io/output_file.hpp"
 #include "io/token_rows.hpp"
 
@@ -25,8 +25,7 @@ namespace attn::cli {
 namespace {
 
 struct TokenizeOptions {
-    std::string model;
-    std::string revision = "main";
+    ModelOptions model;               // --model, --revision (model_files.hpp)
     std::optional<std::string> text;  // nullopt: one text per line of standard input
     bool zero_terminated = false;     // texts on standard input end with NUL, not \n
     OutputOptions out;
@@ -40,9 +39,9 @@ int run_tokenize(const TokenizeOptions& opt) {
             fmt::format("-f: tokenize writes csv, tsv, table or json to a file or "
                         "standard output, not {}",
                         spec.directory ? "a directory" : io::format_name(spec.format)));
-    const std::filesystem::path folder = io::locate_model(opt.model, opt.revision);
+    const io::ModelSource source = open_source(opt.model);
     const text::Tokenizer tokenizer =
-        naming_option("--model", [&] { return load_tokenizer(folder); });
+        naming_option("--model", [&] { return load_tokenizer(source); });
 
     if (opt.text) {
         const text::Encoding e = naming_option("TEXT", [&] { return tokenizer.encode(*opt.text); });
@@ -74,12 +73,9 @@ Command add_tokenize(CLI::App& root) {
     CLI::App* sub = root.add_subcommand(
         "tokenize",
         "The ids a model's own tokenizer gives a text (GPT-2, BERT, Llama, Mistral, Qwen2 ...)");
-    sub->add_option("--model", opt->model,
-                    "A folder with the tokenizer's files, or ORG/NAME in the Hugging Face cache")
-        ->required();
-    sub->add_option("--revision", opt->revision,
-                    "With ORG/NAME: a branch or tag of refs/, or a commit")
-        ->capture_default_str();
+    add_model_options(*sub, opt->model);
+    opt->model.model_opt->required();
+    opt->model.revision_opt->capture_default_str();
     sub->add_option_function<std::string>(
         "text", [opt](const std::string& t) { opt->text = t; },
         "The text (absent: one text per line of standard input)");

@@ -1,10 +1,18 @@
 #include "io/model_locator.hpp"
 
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <string_view>
 #include <system_error>
+
+#include "io/model_source.hpp"
+#include "io/safetensors.hpp"
+#include "runtime/memory_budget.hpp"
 
 namespace attn::io {
 
@@ -154,6 +162,154 @@ std::filesystem::path locate_model(const std::string& spec, const std::string& r
     }
     looked_at.push_back(snapshot);
     not_found(spec, revision, looked_at, true);
+}
+
+// ModelSource (model_source.hpp): the folder locate_model finds, its files read.
+
+namespace {
+
+using Kind = ModelSourceError::Kind;
+
+// A tokenizer file, whole. Parsing takes about 16 bytes of memory per byte of JSON.
+std::string read_whole(const fs::path& p) {
+    std::error_code ec;
+    const std::uintmax_t size = fs::file_size(p, ec);
+    if (ec) throw std::system_error(ec, p.string());
+    runtime::reserve(runtime::checked_mul(size, 16, p.string()), p.string());
+    std::ifstream in(p, std::ios::binary);
+    if (!in) throw std::system_error(errno, std::generic_category(), p.string());
+    std::string bytes(size, '\0');
+    in.read(bytes.data(), static_cast<std::streamsize>(size));
+    if (static_cast<std::uintmax_t>(in.gcount()) != size)
+        throw std::system_error(EIO, std::generic_category(), p.string());
+    return bytes;
+}
+
+// tokenizer_config.json or config.json as JSON (null when absent).
+nlohmann::json optional_json(const fs::path& p) {
+    if (!is_file(p)) return nullptr;
+    auto j = nlohmann::json::parse(read_whole(p), nullptr, false);
+    if (j.is_discarded() || !j.is_object())
+        throw ModelSourceError(Kind::tokenizer_config, p, p.string() + ": not a JSON object");
+    return j;
+}
+
+std::optional<bool> flag(const nlohmann::json& config, const char* key) {
+    if (!config.is_object()) return std::nullopt;
+    const auto it = config.find(key);
+    if (it == config.end() || !it->is_boolean()) return std::nullopt;
+    return it->get<bool>();
+}
+
+fs::path sentencepiece_file(const fs::path& folder) {
+    for (const char* name : {"tokenizer.model", "spiece.model"})
+        if (is_file(folder / name)) return folder / name;
+    return {};
+}
+
+}  // namespace
+
+ModelSourceError::ModelSourceError(Kind k, fs::path p, const std::string& detail)
+    : std::invalid_argument(detail), kind(k), path(std::move(p)) {}
+
+ModelSource::ModelSource(fs::path folder) : folder_(std::move(folder)) {}
+ModelSource::ModelSource(ModelSource&&) noexcept = default;
+ModelSource& ModelSource::operator=(ModelSource&&) noexcept = default;
+ModelSource::~ModelSource() = default;
+
+ModelSource ModelSource::open(const ModelSpec& spec) {
+    std::error_code ec;
+    if (spec.revision_given && fs::is_directory(spec.model, ec))
+        throw ModelSourceError(Kind::revision_of_folder, spec.model,
+                               spec.model +
+                                   " is a folder; --revision picks a snapshot of ORG/NAME in the "
+                                   "Hugging Face cache");
+    if (spec.revision.empty())
+        throw ModelSourceError(Kind::empty_revision, spec.model,
+                               "empty; give a ref name or a commit");
+    return ModelSource(locate_model(spec.model, spec.revision));
+}
+
+std::string ModelSource::config_json() const {
+    const fs::path path = config_path();
+    std::error_code ec;
+    if (!fs::exists(path, ec))
+        throw ModelSourceError(Kind::no_config, folder_,
+                               folder_.string() +
+                                   " holds no config.json (a model folder holds config.json and "
+                                   "model.safetensors)");
+    // config.json files are a few kB; a large one is not a config.
+    const auto size = fs::file_size(path, ec);
+    if (!ec && size > (std::uintmax_t{16} << 20))
+        throw ModelSourceError(
+            Kind::config_too_large, path,
+            path.string() + ": " + std::to_string(size) + " bytes, too large for a config.json");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::system_error(errno, std::generic_category(), path.string());
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+TokenizerFiles ModelSource::tokenizer_files() const {
+    const fs::path& f = folder_;
+    if (is_file(f / "tokenizer.json")) return TokenizerFiles::tokenizer_json;
+    if (is_file(f / "vocab.json") && is_file(f / "merges.txt"))
+        return TokenizerFiles::vocab_json_merges;
+    if (is_file(f / "vocab.txt")) return TokenizerFiles::vocab_txt;
+    if (!sentencepiece_file(f).empty()) return TokenizerFiles::sentencepiece;
+    return TokenizerFiles::none;
+}
+
+TokenizerText ModelSource::tokenizer() const {
+    TokenizerText t;
+    t.files = tokenizer_files();
+    switch (t.files) {
+        case TokenizerFiles::none:
+            throw ModelSourceError(
+                Kind::no_tokenizer, folder_,
+                folder_.string() +
+                    ": no tokenizer (looked for tokenizer.json, vocab.json + merges.txt, "
+                    "vocab.txt, tokenizer.model, spiece.model)");
+        case TokenizerFiles::tokenizer_json:
+            t.path = folder_ / "tokenizer.json";
+            t.bytes = read_whole(t.path);
+            return t;
+        case TokenizerFiles::vocab_json_merges:
+            t.path = folder_ / "vocab.json";
+            t.bytes = read_whole(t.path);
+            t.merges = read_whole(folder_ / "merges.txt");
+            return t;
+        case TokenizerFiles::vocab_txt:
+        case TokenizerFiles::sentencepiece:
+            break;
+    }
+    const nlohmann::json config = optional_json(folder_ / "tokenizer_config.json");
+    t.do_lower_case = flag(config, "do_lower_case");
+    t.strip_accents = flag(config, "strip_accents");
+    t.tokenize_chinese_chars = flag(config, "tokenize_chinese_chars");
+    t.add_bos_token = flag(config, "add_bos_token");
+    t.add_eos_token = flag(config, "add_eos_token");
+    if (t.files == TokenizerFiles::vocab_txt) {
+        t.path = folder_ / "vocab.txt";
+    } else {
+        if (!t.add_bos_token && !t.add_eos_token) {
+            const nlohmann::json model = optional_json(config_path());
+            const auto type = model.is_object() ? model.find("model_type") : model.end();
+            if (type != model.end() && type->is_string()) t.model_type = type->get<std::string>();
+        }
+        t.path = sentencepiece_file(folder_);
+    }
+    t.bytes = read_whole(t.path);
+    return t;
+}
+
+void ModelSource::open_weights() {
+    if (!checkpoint_) checkpoint_ = std::make_unique<Checkpoint>(Checkpoint::open_folder(folder_));
+}
+
+const runtime::TensorStore& ModelSource::weights() const {
+    if (!checkpoint_)
+        throw std::logic_error("the weights of " + folder_.string() + " are not open");
+    return *checkpoint_;
 }
 
 }  // namespace attn::io

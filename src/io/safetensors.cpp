@@ -328,6 +328,11 @@ runtime::TensorView Checkpoint::expect(std::span<const std::string> names,
                                       : std::string()));
 }
 
+void Checkpoint::release(std::span<const std::string> names) const {
+    for (const auto& name : names)
+        if (const CheckpointTensor* t = find(name)) return release(*t);
+}
+
 void Checkpoint::release(const CheckpointTensor& t) const {
     files_[t.file].release(t.info.begin, t.info.end - t.info.begin);
 }

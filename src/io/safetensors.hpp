@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "runtime/mapped_file.hpp"
-#include "runtime/tensor_view.hpp"
+#include "runtime/tensor_store.hpp"
 
 namespace attn::io {
 
@@ -84,8 +84,9 @@ struct CheckpointTensor {
     std::size_t file = 0;  // index into Checkpoint::files()
 };
 
-/// The weights of one model: its safetensors files mapped, every header checked.
-class Checkpoint {
+/// The weights of one model: its safetensors files mapped, every header checked; the
+/// families read them as a runtime::TensorStore (tensor() is expect()).
+class Checkpoint final : public runtime::TensorStore {
   public:
     /// model.safetensors in folder, else the shards of model.safetensors.index.json. Only
     /// pickled weights (pytorch_model.bin, *.bin): CheckpointError pickle; nothing: no_weights.
@@ -107,6 +108,12 @@ class Checkpoint {
     runtime::TensorView view(const CheckpointTensor& t) const;
     /// Hands the tensor's pages back (runtime::MappedFile::release) once it is not needed.
     void release(const CheckpointTensor& t) const;
+    /// runtime::TensorStore: expect(names, shape), and the release of the first name present.
+    runtime::TensorView tensor(std::span<const std::string> names,
+                               std::span<const std::uint64_t> shape) const override {
+        return expect(names, shape);
+    }
+    void release(std::span<const std::string> names) const override;
     /// The file a tensor lies in.
     const std::filesystem::path& path_of(const CheckpointTensor& t) const;
     /// The first file's path (for messages about the checkpoint as a whole).

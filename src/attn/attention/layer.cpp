@@ -10,6 +10,7 @@
 
 #include "attn/attention/projection.hpp"
 #include "attn/attention/reduced.hpp"
+#include "attn/attention/score.hpp"
 
 namespace attn {
 
@@ -44,32 +45,26 @@ void check_permutation(const std::vector<std::size_t>& p, std::size_t n) {
     }
 }
 
-TiledOptions tiled_options(const LayerOptions& o) {
-    TiledOptions t;
-    t.scale = o.scale;
-    t.causal = o.mask.causal;
-    t.valid_len = o.mask.valid_len;
-    t.fill = o.mask.fill;
-    t.progress = o.progress;
-    return t;
+// Head h's score (score.hpp): the options' scale and soft-cap, the scheme's bias.
+template <class T>
+ScoreOptions<T> score_of(const positions::PositionScheme<T>& scheme, std::size_t h,
+                         const LayerOptions& o) {
+    ScoreOptions<T> score;
+    score.scale = o.scale;
+    score.softcap = o.softcap;
+    score.bias = scheme.bias(h);
+    return score;
 }
 
-// Head h's bias for the tiled kernel: the scheme's, and -inf outside a sliding window
-// (keys j <= i - W), which the kernel has no mask for.
+// The fused kernel's bias and options for head h (score.hpp's fused_bias, fused_options).
 template <class T>
 AttentionBias<T> tiled_bias(const positions::PositionScheme<T>& scheme, std::size_t h,
-                            const MaskOptions& mask) {
-    AttentionBias<T> b = scheme.bias(h);
-    if (!mask.sliding_window) return b;
-    b.add = [inner = b.add, w = *mask.sliding_window](std::size_t row0, std::size_t col0,
-                                                      std::size_t rows, std::size_t cols, T* tile,
-                                                      std::size_t stride) {
-        if (inner) inner(row0, col0, rows, cols, tile, stride);
-        for (std::size_t r = 0; r < rows; ++r)
-            for (std::size_t c = 0; c < cols && col0 + c + w <= row0 + r; ++c)
-                tile[r * stride + c] = -std::numeric_limits<T>::infinity();
-    };
-    return b;
+                            const LayerOptions& o) {
+    return fused_bias(score_of(scheme, h, o), o.mask);
+}
+
+TiledOptions tiled_options(const LayerOptions& o) {
+    return fused_options(ScoreOptions<float>{o.scale, o.softcap, {}}, o.mask, o.progress);
 }
 
 // Row blocks from the matrices the direct path holds (their buffers, which a move of the
@@ -120,7 +115,7 @@ class TiledRows : public LayerRows<T> {
             att_.reset();  // one packed K at a time
             att_ = std::make_unique<TiledAttention<T>>(q_[h], k_[h / group_], MatrixRef<T>{},
                                                        tiled_options(options_),
-                                                       tiled_bias(scheme_, h, options_.mask));
+                                                       tiled_bias(scheme_, h, options_));
             head_ = h;
         }
         att_->rows(row0, rows, out);
@@ -197,6 +192,9 @@ LayerResult<T> forward(const LayerInput<T>& input, const LayerWeights<T>& weight
         if (m.shape(0) != n || m.shape(1) != r.queries.front().shape(1) ||
             m.shape(1) != r.keys.front().shape(1))
             invalid("queries and keys of every head need the same rows and width d_k");
+    if (scheme.rotates() && scheme.config().rope.d > r.queries.front().shape(1))
+        invalid(fmt::format("a rotary dimension of {} for queries and keys of width {}",
+                            scheme.config().rope.d, r.queries.front().shape(1)));
     if (scheme.rotates()) {
         const auto rotated = [&](xt::xtensor<T, 2>& m) {
             const std::size_t d_k = m.shape(1);
@@ -226,9 +224,7 @@ LayerResult<T> forward(const LayerInput<T>& input, const LayerWeights<T>& weight
     if (options.path == AttentionPath::direct) {
         std::size_t col = 0;
         for (std::size_t h = 0; h < H; ++h) {
-            ScoreOptions<T> score;
-            score.scale = options.scale;
-            score.bias = scheme.bias(h);
+            const ScoreOptions<T> score = score_of(scheme, h, options);
             AttentionResult<T> a =
                 D ? reduced_attention(qs[h], ks[h / group], r.values[h / group], options.mask,
                                       score, *D)
@@ -260,16 +256,14 @@ LayerResult<T> forward(const LayerInput<T>& input, const LayerWeights<T>& weight
                 out.push_back(r.concat.data() + col[h]);
             }
             tiled_attention_group(q, view(ks[g]), view(r.values[g]), out, width,
-                                  tiled_options(options),
-                                  tiled_bias(scheme, g * group, options.mask));
+                                  tiled_options(options), tiled_bias(scheme, g * group, options));
         }
     } else {
         std::size_t col = 0;
         for (std::size_t h = 0; h < H; ++h) {
             const xt::xtensor<T, 2>& v = r.values[h / group];
             const TiledAttention<T> att(view(qs[h]), view(ks[h / group]), view(v),
-                                        tiled_options(options),
-                                        tiled_bias(scheme, h, options.mask));
+                                        tiled_options(options), tiled_bias(scheme, h, options));
             att.context(r.concat.data() + col, width);  // progress after each query tile
             col += v.shape(1);
         }

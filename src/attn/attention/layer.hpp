@@ -14,9 +14,11 @@
 //   x'        = x[p] (+ P for sinusoidal)                           (n, d_in)
 //   q_h       = x' W_q,h + b_q,h   k_g = x' W_k,g + b_k,g   v_g = x' W_v,g + b_v,g
 //               (identity weights: H = G = 1, q = k = v = x')
-//   q~_h, k~_g = rope(q_h), rope(k_g) (rows at positions start..) or q_h, k_g
+//   q~_h, k~_g = rope(q_h), rope(k_g) (rows at positions start..; the first rope.d columns
+//               only when the rotary dimension is partial) or q_h, k_g
 //   omega_h   = q~_h k~_g^T                                         (n, n)
-//   scaled_h  = scale omega_h + bias_h,  scale = 1/sqrt(d_k) unless given (1: T5)
+//   scaled_h  = scale omega_h + bias_h,  scale = 1/sqrt(d_k) unless given (1: T5), then
+//               cap tanh(scaled_h / cap) with a soft-cap (score.hpp, the same on every path)
 //   masked_h  = scaled_h with hidden keys = -inf (or the mask's fill)
 //   w_h       = softmax(masked_h) by rows;  context_h = w_h v_g      (n, d_v)
 //   output    = [context_0 | ... | context_{H-1}] W_o + b_o          (n, d_out)
@@ -85,10 +87,12 @@ struct LayerInput {
 enum class AttentionPath { direct, tiled };
 
 /// Masks, scale and path. mask: causal, valid length, sliding window (MaskOptions,
-/// reference.hpp), fill. scale: nullopt -> 1/sqrt(d_k); 1.0 -> unscaled (T5).
+/// score.hpp), fill. scale: nullopt -> 1/sqrt(d_k); 1.0 -> unscaled (T5). softcap: Gemma 2's
+/// cap tanh(s / cap) of the scaled scores, before the masks.
 struct LayerOptions {
     MaskOptions mask;
     std::optional<double> scale;
+    std::optional<double> softcap;
     AttentionPath path = AttentionPath::direct;
     /// bfloat16 or float16: the direct path as PyTorch computes it in that dtype, every op's
     /// result rounded to it (attention/reduced.hpp; x and the weights must hold its values);

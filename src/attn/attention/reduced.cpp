@@ -42,21 +42,21 @@ template <class T>
 void rotate_reduced(const positions::PositionScheme<T>& scheme, runtime::Reduced dtype, T* m,
                     std::size_t rows, std::size_t d) {
     if (!scheme.rotates()) return;
-    // Pair k is (first(k), second(k)): (k, k + d/2) split, (2k, 2k + 1) interleaved. Rotating
-    // the unit vector (1, 0) of every pair gives (cos, sin) in T, the scheme's own values.
-    // Partial rotary: only the first rope.d of the d columns turn.
+    // Pair k is (first(k), second(k)): (k, k + r/2) split, (2k, 2k + 1) interleaved, over the
+    // first r = rope.d columns (the rotary dimension). Rotating the unit vector (1, 0) of every
+    // pair gives (cos, sin) in T, the scheme's own values.
     const bool split = scheme.config().layout == positions::Layout::split;
-    const std::size_t half = std::min(scheme.config().rope.d, d) / 2;
+    const std::size_t rd = scheme.config().rope.d, half = rd / 2;
     const auto first = [&](std::size_t k) { return split ? k : 2 * k; };
     const auto second = [&](std::size_t k) { return split ? k + half : 2 * k + 1; };
-    std::vector<T> cs(rows * d, T(0));  // (rows, d): cos at first(k), sin at second(k)
+    std::vector<T> cs(rows * rd, T(0));  // (rows, r): cos at first(k), sin at second(k)
     for (std::size_t i = 0; i < rows; ++i)
-        for (std::size_t k = 0; k < half; ++k) cs[i * d + first(k)] = T(1);
-    scheme.rotate(cs.data(), 0, rows, d);
+        for (std::size_t k = 0; k < half; ++k) cs[i * rd + first(k)] = T(1);
+    scheme.rotate(cs.data(), 0, rows, rd);
     runtime::round_all(dtype, cs.data(), cs.size());
     for (std::size_t i = 0; i < rows; ++i) {
         T* r = m + i * d;
-        const T* e = cs.data() + i * d;
+        const T* e = cs.data() + i * rd;
         for (std::size_t k = 0; k < half; ++k) {
             const T c = e[first(k)], s = e[second(k)];
             const T a = r[first(k)], b = r[second(k)];
@@ -109,6 +109,14 @@ AttentionResult<T> reduced_attention(const xt::xtensor<T, 2>& Q, const xt::xtens
         round_matrix(dtype, bias);
         for (std::size_t e = 0; e < q * k; ++e)
             r.scaled.data()[e] = fl(dtype, r.scaled.data()[e] + bias.data()[e]);
+    }
+    if (score.softcap) {  // fl(fl(tanh(fl(scaled / fl(cap)))) fl(cap)), as three ops in D
+        check_softcap(*score.softcap);
+        const T cap = fl(dtype, static_cast<T>(*score.softcap));
+        for (std::size_t e = 0; e < q * k; ++e) {
+            const T t = fl(dtype, std::tanh(fl(dtype, r.scaled.data()[e] / cap)));
+            r.scaled.data()[e] = fl(dtype, t * cap);
+        }
     }
     // w = fl(softmax(masked scaled)), the softmax in T over D values
     const std::optional<T> fill =

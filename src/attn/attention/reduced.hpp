@@ -11,6 +11,7 @@
 //   omega     = fl_D(q k^T)
 //   scaled    = fl_D(omega / fl_D(sqrt d_k))   or   fl_D(omega fl_D(scale))
 //   scaled    = fl_D(scaled + fl_D(bias))      (alibi -m |i - j|, BLOOM's m j, T5's table)
+//   scaled    = fl_D(fl_D(tanh(fl_D(scaled / c))) c), c = fl_D(cap)      (a soft-cap)
 //   w         = fl_D(softmax(masked scaled))   (masked: fl_D(fill) or -inf)
 //   context   = fl_D(w v)
 #pragma once
@@ -28,8 +29,9 @@ template <class T>
 void add_positions_reduced(const positions::PositionScheme<T>& scheme, runtime::Reduced dtype, T* x,
                            std::size_t rows, std::size_t d);
 
-/// rope: m (rows, d) rotated in place at positions 0.. with every product and sum rounded to D,
-/// the pairs in the scheme's layout; other schemes: nothing.
+/// rope: the first rope.d columns of m (rows, d) rotated in place at positions 0.. (all of them
+/// unless the rotary dimension is partial) with every product and sum rounded to D, the pairs in
+/// the scheme's layout; other schemes: nothing.
 template <class T>
 void rotate_reduced(const positions::PositionScheme<T>& scheme, runtime::Reduced dtype, T* m,
                     std::size_t rows, std::size_t d);

@@ -49,11 +49,6 @@ void check_fill(std::optional<double> fill, const char* who) {
 
 }  // namespace
 
-void check_fill(double fill) {
-    if (std::isnan(fill) || fill == std::numeric_limits<double>::infinity())
-        throw std::invalid_argument(fmt::format("{} is not a number or -inf", fill));
-}
-
 xt::xtensor<bool, 2> causal_mask(std::size_t q, std::size_t k) {
     xt::xtensor<bool, 2> mask = xt::xtensor<bool, 2>::from_shape({q, k});
     for (std::size_t i = 0; i < q; ++i)
@@ -66,15 +61,6 @@ xt::xtensor<bool, 2> valid_length_mask(std::size_t q, std::size_t k, std::size_t
     for (std::size_t i = 0; i < q; ++i)
         for (std::size_t j = 0; j < k; ++j) mask(i, j) = j >= valid_len;
     return mask;
-}
-
-bool masked(const MaskOptions& options, std::size_t i, std::size_t j) {
-    return (options.causal && j > i) || (options.valid_len && j >= *options.valid_len) ||
-           (options.sliding_window && j + *options.sliding_window <= i);
-}
-
-bool masks_any(const MaskOptions& options) {
-    return options.causal || options.valid_len.has_value() || options.sliding_window.has_value();
 }
 
 xt::xtensor<bool, 2> attention_mask(std::size_t q, std::size_t k, const MaskOptions& options) {
@@ -129,11 +115,12 @@ AttentionResult<T> scaled_dot_product_attention(const xt::xtensor<T, 2>& Q,
     const std::size_t d_k = Q.shape(1);
 
     check_fill(mask.fill, "attention");
+    if (score.softcap) check_softcap(*score.softcap);
 
     AttentionResult<T> r;
     r.scores = xt::linalg::dot(Q, xt::transpose(K));  // (q, d_k) x (d_k, k) -> (q, k)
     // scaled = omega / sqrt(d_k) (or omega * scale) - slope |i - j| + relative[j - i], then the
-    // table's bias.
+    // table's bias, then the soft-cap.
     const T divisor = static_cast<T>(std::sqrt(static_cast<double>(d_k)));
     const T factor = static_cast<T>(score.scale.value_or(1.0));
     const T slope = static_cast<T>(score.bias.alibi_slope.value_or(0.0));
@@ -147,6 +134,7 @@ AttentionResult<T> scaled_dot_product_attention(const xt::xtensor<T, 2>& Q,
             r.scaled(i, j) = s;
         }
     if (score.bias.add) score.bias.add(0, 0, q, k, r.scaled.data(), k);
+    if (score.softcap) soft_cap_tile(r.scaled.data(), q, k, k, static_cast<T>(*score.softcap));
     // weights = masked_softmax(scaled), row by row, rows split over threads.
     r.weights = xt::xtensor<T, 2>::from_shape({q, k});  // (q, k)
     const std::optional<T> fill =

@@ -18,35 +18,10 @@
 
 #include <xtensor/xtensor.hpp>
 
+#include "attn/attention/score.hpp"
 #include "attn/attention/tiled.hpp"
 
 namespace attn {
-
-/// Which keys each query may not see. mask(i, j) == true means "key j is hidden from query i".
-///   causal:    j > i masked (a query sees itself and earlier keys).
-///   valid_len: j >= L masked for every query (d2l's valid_lens for one sequence).
-///   sliding_window: j <= i - W masked (Mistral's sliding_window: a query sees W keys).
-///   fill:      nullopt -> masked weights are exactly 0: softmax over the unmasked entries
-///              only, and a fully masked row is all zeros (never NaN).
-///              value   -> d2l's masked_softmax: masked *scaled* scores are replaced by the
-///              value (the book uses -1e6), then an ordinary softmax runs over the whole row.
-///              With a finite value a fully masked row is uniform, 1/k each, as in the book;
-///              with -inf it is all zeros. NaN and +inf are rejected.
-struct MaskOptions {
-    bool causal = false;
-    std::optional<std::size_t> valid_len;
-    std::optional<std::size_t> sliding_window;
-    std::optional<double> fill;
-};
-
-/// A fill (MaskOptions::fill) is a number or -inf, since NaN and +inf have no softmax; else
-/// std::invalid_argument "<fill> is not a number or -inf".
-void check_fill(double fill);
-
-/// Whether key j is hidden from query i: attention_mask's entry (i, j).
-bool masked(const MaskOptions& options, std::size_t i, std::size_t j);
-/// Whether `options` hides any key from any query (some mask asked for).
-bool masks_any(const MaskOptions& options);
 
 /// (q, k) mask, true where j > i.
 xt::xtensor<bool, 2> causal_mask(std::size_t q, std::size_t k);
@@ -110,28 +85,17 @@ inline std::size_t softmax_rows_per_thread(std::size_t k) {
     return std::max<std::size_t>(1, 65536 / std::max<std::size_t>(k, 1));
 }
 
-/// How omega = Q K^T becomes the scaled scores, before the masks (the formula of
-/// attention/tiled.hpp, so that both paths mean the same):
-///   scale nullopt: scaled[i, j] = omega[i, j] / sqrt(d_k) + bias(i, j)   (the notebook)
-///   scale given:   scaled[i, j] = omega[i, j] * scale + bias(i, j)       (1: unscaled, T5)
-///   bias(i, j) = -alibi_slope |i - j| (in T, as the kernels) + what bias.add adds (a table).
-/// Masks then replace the hidden entries, bias and all. Default: no bias, the notebook.
-template <class T>
-struct ScoreOptions {
-    std::optional<double> scale;
-    AttentionBias<T> bias;
-};
-
 /// The matrices of one scaled dot-product attention.
 template <class T>
 struct AttentionResult {
     xt::xtensor<T, 2> scores;   // omega = Q K^T, unscaled and unmasked, (q, k)
-    xt::xtensor<T, 2> scaled;   // omega / sqrt(d_k) (or * scale) + bias, before masks, (q, k)
+    xt::xtensor<T, 2> scaled;   // omega / sqrt(d_k) (or * scale) + bias, soft-capped, before
+                                // masks, (q, k): score.hpp's s
     xt::xtensor<T, 2> weights;  // masked_softmax(scaled), (q, k); rows sum to 1
     xt::xtensor<T, 2> context;  // weights V, (q, d_v)
 };
 
-/// softmax(Q K^T / sqrt(d_k) + bias, mask) V with Q (q, d_k), K (k, d_k), V (k, d_v).
+/// softmax(s, mask) V with Q (q, d_k), K (k, d_k), V (k, d_v), s the score (score.hpp).
 /// Throws std::invalid_argument on mismatched shapes or an empty dimension.
 template <class T>
 AttentionResult<T> scaled_dot_product_attention(const xt::xtensor<T, 2>& Q,

@@ -1,25 +1,8 @@
-// A Hugging Face config.json as the seven families attn runs read it (transformers'
-// configuration_<family>.py: key names, aliases and defaults), into one struct. Parsed from
-// text or from a JSON object the caller read; attn opens no files.
-//
-//   family   sizes (key: default)                                    positions
-//   gpt2     vocab_size 50257, n_embd 768, n_layer 12, n_head 12,    learned wpe (n_positions
-//            n_inner null = 4 n_embd, layer_norm_epsilon 1e-5,       rows, 1024)
-//            activation_function gelu_new
-//   bert     vocab_size 30522, hidden_size 768, num_hidden_layers    learned (max_position_
-//            12, num_attention_heads 12, intermediate_size 3072,     embeddings 512) + token
-//            hidden_act gelu, layer_norm_eps 1e-12, type_vocab 2     type 0
-//   llama    vocab 32000, hidden 4096, intermediate 11008, layers    RoPE rope_theta 1e4,
-//            32, heads 32, num_key_value_heads = heads, head_dim =   rope_scaling, split
-//            hidden / heads, rms_norm_eps 1e-6, silu, attention_bias layout
-//   mistral  as llama: intermediate 14336, kv heads 8, sliding_window 4096, max 131072
-//   qwen2    as llama: vocab 151936, intermediate 22016, q/k/v biases, window only with
-//            use_sliding_window
-//   bloom    vocab 250880, hidden_size (n_embed) 64, n_layer 2,     ALiBi, n_head slopes
-//            n_head 8, layer_norm_epsilon 1e-5, 4 hidden MLP, tanh GELU
-//   t5       vocab 32128, d_model 512, d_kv 64, d_ff 2048,           relative buckets 32, max
-//            num_layers 6, num_heads 8, layer_norm_epsilon 1e-6,     distance 128, layer 0's
-//            feed_forward_proj relu ("gated-gelu": gelu_new, gated)  table
+// A Hugging Face config.json as the families attn runs read it (transformers'
+// configuration_<family>.py: key names, aliases and defaults), into one struct: model_type
+// picks the family (families.hpp), whose file reads its keys (ConfigKeys, config_keys.hpp).
+// Parsed from text or from a JSON object the caller read; attn opens no files. Each family's keys
+// and their defaults are listed at the top of its file.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -37,25 +20,22 @@
 
 namespace attn::model {
 
-enum class Family { gpt2, bert, llama, mistral, qwen2, bloom, t5 };
 enum class Positions { learned, rope, alibi, t5 };
 enum class Norm { layer_norm, rms_norm };
 /// gelu: erf form; gelu_tanh: the tanh approximation (gelu_new, gelu_pytorch_tanh, BLOOM's).
 enum class Activation { relu, gelu, gelu_tanh, silu };
 
-/// The model_type names, in the order the errors list them: "gpt2, bert, ..., t5".
-std::string_view family_name(Family f);
-std::string family_names();
-
 /// A config.json that attn cannot use (cli: exit 2). what(): "<key>: <what is wrong>" (or
-/// "model_type: ..." listing the seven); `key` is the config key at fault.
+/// "model_type: ..." listing the families); `key` is the config key at fault.
 struct ConfigError : std::invalid_argument {
     ConfigError(std::string key, const std::string& detail);
     std::string key;
 };
 
+struct Family;
+
 struct ModelConfig {
-    Family family = Family::gpt2;
+    const Family* family = nullptr;  // its descriptor (families.hpp), by model_type
     std::size_t vocab_size = 0;
     std::size_t hidden_size = 0;        // d, the residual stream's width
     std::size_t num_layers = 0;         // of the encoder stack for t5
@@ -92,6 +72,8 @@ struct ModelConfig {
     /// The lines a reader needs to know which positions a model has: "gpt2: learned absolute
     /// positions, 1024 rows".
     std::string describe() const;
+    /// config.json's model_type (its family's name in the registry).
+    std::string_view model_type() const;
 };
 
 /// config.json's text; ConfigError for JSON that is not an object, an unknown model_type, or

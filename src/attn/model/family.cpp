@@ -37,16 +37,28 @@ positions::SchemeConfig scheme_config(const ModelConfig& c) {
 
 template <class T>
 FamilyForward<T>::FamilyForward(const ModelConfig& c, const TensorSource& source, std::size_t n)
-    : c_(c), n_(n), w_(c, source) {
+    : c_(c), n_(n), table_(c.family->naming), w_(table_, source, c.compute_dtype) {
     if (c.positions != Positions::t5) scheme_ = positions::PositionScheme<T>(scheme_config(c), n);
 }
 
 template <class T>
-LayerOptions FamilyForward<T>::options(Keep keep) const {
+LayerAttention<T> FamilyForward<T>::layer_options(std::size_t) const {
+    LayerAttention<T> a;
+    a.causal = c_.causal;
+    a.sliding_window = c_.sliding_window;
+    if (!c_.scale_scores) a.scale = 1.0;
+    a.scheme = &scheme_;
+    return a;
+}
+
+template <class T>
+LayerOptions FamilyForward<T>::options(std::size_t layer, Keep keep) const {
+    const LayerAttention<T> a = layer_options(layer);
     LayerOptions o;
-    o.mask.causal = c_.causal;
-    o.mask.sliding_window = c_.sliding_window;
-    if (!c_.scale_scores) o.scale = 1.0;
+    o.mask.causal = a.causal;
+    o.mask.sliding_window = a.sliding_window;
+    o.scale = a.scale;
+    o.softcap = a.softcap;
     // the fused kernel when no n x n array is kept, but a compute dtype is the direct path's
     const bool direct = keep.scores || keep.weights || c_.compute_dtype;
     o.path = direct ? AttentionPath::direct : AttentionPath::tiled;
@@ -69,6 +81,16 @@ Matrix<T> FamilyForward<T>::layer_norm(const Matrix<T>& x, const T* w, const T* 
     Matrix<T> y = model::layer_norm(x, w, b, eps);
     round(y);
     return y;
+}
+
+template <class T>
+Matrix<T> FamilyForward<T>::layer_norm(const Matrix<T>& x, const NormWeights& n) {
+    return layer_norm(x, w_.get(n.weight), w_.get(n.bias), c_.norm_eps);
+}
+
+template <class T>
+Matrix<T> FamilyForward<T>::rms_norm(const Matrix<T>& x, const NormWeights& n) {
+    return rms_norm(x, w_.get(n.weight), c_.norm_eps);
 }
 
 template <class T>
@@ -155,19 +177,20 @@ std::vector<MatrixRef<T>> FamilyForward<T>::heads(const Matrix<T>& y, std::size_
 }
 
 template <class T>
-LayerResult<T> FamilyForward<T>::attention(const QkvHeads<T>& heads, const Projection<T>& output,
-                                           Keep keep, Matrix<T>& h) {
+LayerResult<T> FamilyForward<T>::attention(std::size_t layer, const QkvHeads<T>& heads,
+                                           const Projection<T>& output, Keep keep, Matrix<T>& h) {
     LayerInput<T> in;  // q, k, v given: no projection inside forward()
     in.q = heads.q;
     in.k = heads.k;
     in.v = heads.v;
-    LayerResult<T> r = forward(in, LayerWeights<T>{}, scheme_, options(keep));
+    const LayerOptions o = options(layer, keep);
+    LayerResult<T> r = forward(in, LayerWeights<T>{}, *layer_options(layer).scheme, o);
     add_linear(h, r.output, output);  // concat (n, H hd) -> (n, d)
     return r;
 }
 
 template <class T>
-Matrix<T> FamilyForward<T>::gather(std::string_view table, std::span<const std::int64_t> ids) {
+Matrix<T> FamilyForward<T>::gather(Tensor table, std::span<const std::int64_t> ids) {
     const std::size_t d = c_.hidden_size;
     Matrix<T> x({ids.size(), d});
     for (std::size_t i = 0; i < ids.size(); ++i) {
@@ -183,35 +206,33 @@ Matrix<T> FamilyForward<T>::gather(std::string_view table, std::span<const std::
 
 template <class T>
 std::vector<T> FamilyForward<T>::next_logits(const Matrix<T>&) {
-    throw std::logic_error(std::string(family_name(c_.family)) + " has no next-token head");
+    throw std::logic_error(std::string(c_.model_type()) + " has no next-token head");
 }
 
 template <class T>
-Projection<T> FamilyForward<T>::projection(const std::string& name, std::size_t rows,
-                                           std::size_t cols, WeightLayout layout) {
-    const std::string bias = name + ".bias";
-    return dense(w_.get(name + ".weight"), rows, cols, layout,
-                 w_.has(bias) ? w_.get(bias) : nullptr);
+Projection<T> FamilyForward<T>::projection(const Linear& l) {
+    return dense(w_.get(l.weight), l.rows, l.cols, l.layout, w_.get_optional(l.bias));
 }
 
 template <class T>
-Matrix<T> FamilyForward<T>::position_rows(std::string_view table, std::string_view key) {
+Matrix<T> FamilyForward<T>::position_rows(Tensor table, std::string_view key) {
     if (n_ > c_.max_positions)
         throw std::invalid_argument(fmt::format("{} has {} positions ({}); the text has {} tokens",
-                                                family_name(c_.family), c_.max_positions, key, n_));
+                                                c_.model_type(), c_.max_positions, key, n_));
     Matrix<T> p = Matrix<T>::from_shape({n_, c_.hidden_size});
     w_.rows(table, 0, n_, p.data());
     return p;
 }
 
 template <class T>
-std::vector<T> FamilyForward<T>::lm_head(const Matrix<T>& h, const T* norm_w, const T* norm_b,
-                                         std::string_view table) {
+std::vector<T> FamilyForward<T>::lm_head(const Matrix<T>& h, const NormWeights& norm_weights,
+                                         Tensor table) {
     // x = norm(h[n-1]) (1, d); logits[v] = sum_j x[j] E[v, j], E (V, d) kBlock rows at a time:
     // read where they lie (float32 computed in float), else widened into one block's buffer.
     constexpr std::size_t kBlock = 4096;
     const std::size_t d = c_.hidden_size, V = c_.vocab_size, n = h.shape(0);
-    const Matrix<T> x = norm<T>(c_, xt::view(h, xt::range(n - 1, n), xt::all()), norm_w, norm_b);
+    const Matrix<T> x = norm<T>(c_, xt::view(h, xt::range(n - 1, n), xt::all()),
+                                w_.get(norm_weights.weight), w_.get_optional(norm_weights.bias));
     const runtime::TensorView view = w_.view(table);
     const T* in_place = nullptr;
     if constexpr (std::is_same_v<T, float>)
@@ -230,21 +251,10 @@ std::vector<T> FamilyForward<T>::lm_head(const Matrix<T>& h, const T* norm_w, co
 template <class T>
 std::unique_ptr<FamilyForward<T>> make_forward(const ModelConfig& c, const TensorSource& source,
                                                std::size_t n) {
-    switch (c.family) {
-        case Family::gpt2:
-            return make_gpt2<T>(c, source, n);
-        case Family::bert:
-            return make_bert<T>(c, source, n);
-        case Family::llama:
-        case Family::mistral:
-        case Family::qwen2:
-            return make_llama<T>(c, source, n);
-        case Family::bloom:
-            return make_bloom<T>(c, source, n);
-        case Family::t5:
-            return make_t5<T>(c, source, n);
-    }
-    throw std::logic_error("unknown family");
+    if constexpr (std::is_same_v<T, float>)
+        return c.family->forward_float(c, source, n);
+    else
+        return c.family->forward_double(c, source, n);
 }
 
 template class FamilyForward<float>;

@@ -1,7 +1,8 @@
 // A model family's forward, split where attn looks inside it: the embedding (hidden[0]), one
 // block at a time (its attention layer's result kept for the caller), and the LM head's
 // logits after the last position. One file per family (gpt2.cpp, bert.cpp, llama.cpp for
-// llama, mistral and qwen2, bloom.cpp, t5.cpp) implements it as a list of named steps.
+// llama, mistral and qwen2, bloom.cpp, t5.cpp) implements it as a list of named steps over
+// the handles of its tensor table (tensors.hpp), and describes itself (families.hpp).
 //
 // Shapes: n tokens, d = hidden_size, H query heads, G key/value heads, hd = head_dim,
 // V = vocab_size.
@@ -17,6 +18,7 @@
 
 #include "attn/attention/layer.hpp"
 #include "attn/model/config.hpp"
+#include "attn/model/families.hpp"
 #include "attn/model/ops.hpp"
 #include "attn/model/weights.hpp"
 #include "attn/positions/scheme.hpp"
@@ -38,6 +40,21 @@ struct QkvHeads {
     std::vector<MatrixRef<T>> q, k, v;
 };
 
+/// One layer's attention as its family configures it: what may change from layer to layer
+/// (Gemma 2's alternating sliding windows and soft-cap, Gemma 3's RoPE base per layer) and what
+/// a family fixes (NeoX's partial rotary: RoPE on the scheme's first rope.d dimensions of each
+/// head). The score itself is score.hpp's, the same on every attention path.
+template <class T>
+struct LayerAttention {
+    bool causal = true;                         // key j hidden from query i when j > i
+    std::optional<std::size_t> sliding_window;  // keys i - W < j <= i kept
+    std::optional<double> softcap;              // s = cap tanh(s / cap), before the masks
+    std::optional<double> scale;                // nullopt: 1/sqrt(head_dim); 1: unscaled (T5)
+    /// The positions inside attention: RoPE (base, rotary dimension), ALiBi or T5's bias;
+    /// the scheme "none" for learned tables. Valid while the forward lives.
+    const positions::PositionScheme<T>* scheme = nullptr;
+};
+
 template <class T>
 class FamilyForward {
   public:
@@ -46,8 +63,14 @@ class FamilyForward {
 
     const ModelConfig& config() const { return c_; }
     std::size_t n() const { return n_; }
-    /// The scheme inside attention (none for the learned tables of gpt2 and bert).
-    const positions::PositionScheme<T>& scheme() const { return scheme_; }
+    /// The scheme inside attention of layer 0 (none for the learned tables of gpt2 and bert).
+    const positions::PositionScheme<T>& scheme() const { return *layer_options(0).scheme; }
+    /// Layer `layer`'s attention; by default the config's (causal, its sliding window, T5's
+    /// unscaled scores), the same for every layer, with scheme_.
+    virtual LayerAttention<T> layer_options(std::size_t layer) const;
+
+    /// The family's tensor table (declared by the derived class's constructor).
+    const TensorTable& table() const { return table_; }
 
     /// hidden[0] (n, d): what the first block receives.
     virtual Matrix<T> embed(std::span<const std::int64_t> ids) = 0;
@@ -74,6 +97,9 @@ class FamilyForward {
     // rms_norm as Llama's and T5's norms, fl(w fl(x / rms(x))). Without one, ops.hpp's as is.
     Matrix<T> layer_norm(const Matrix<T>& x, const T* w, const T* b, double eps) const;
     Matrix<T> rms_norm(const Matrix<T>& x, const T* w, double eps) const;
+    /// The same with the norm's tensors and the config's eps.
+    Matrix<T> layer_norm(const Matrix<T>& x, const NormWeights& n);
+    Matrix<T> rms_norm(const Matrix<T>& x, const NormWeights& n);
     Matrix<T> linear(const Matrix<T>& x, const Projection<T>& p) const;
     void activate(Matrix<T>& x, Activation act) const;
     void gate(Matrix<T>& a, const Matrix<T>& b, Activation act) const;
@@ -91,33 +117,33 @@ class FamilyForward {
 
     /// The family's block: its named steps (see block()).
     virtual LayerResult<T> steps(std::size_t layer, Matrix<T>& h, Keep keep) = 0;
-    /// The attention layer's options for this family and what the caller keeps.
-    LayerOptions options(Keep keep) const;
+    /// The attention layer's options for layer `layer` (layer_options) and what the caller
+    /// keeps.
+    LayerOptions options(std::size_t layer, Keep keep) const;
     /// Views (n, hd) of y's columns [first + i step, first + i step + hd) for i < count: the
     /// heads of a projection y (n, *) computed for all of them at once.
     std::vector<MatrixRef<T>> heads(const Matrix<T>& y, std::size_t count, std::size_t first,
                                     std::size_t step) const;
-    /// The attention of the heads (the family's mask, scale and positions), then the residual
+    /// The attention of the heads (layer_options(layer): masks, scale, soft-cap and
+    /// positions), then the residual
     /// connection h = h + concat (n, H hd) W_o + b_o (n, d); the result's output is the concat
     /// (W_o applied here, not inside forward).
-    LayerResult<T> attention(const QkvHeads<T>& heads, const Projection<T>& output, Keep keep,
-                             Matrix<T>& h);
-    /// The (rows, cols) matrix `name`.weight stored as layout, with `name`.bias when the
-    /// family reads one (Qwen2's q/k/v; none in T5).
-    Projection<T> projection(const std::string& name, std::size_t rows, std::size_t cols,
-                             WeightLayout layout);
+    LayerResult<T> attention(std::size_t layer, const QkvHeads<T>& heads,
+                             const Projection<T>& output, Keep keep, Matrix<T>& h);
+    /// The weight matrix with its bias when the config has one, as a view.
+    Projection<T> projection(const Linear& l);
     /// Rows of table (a 2-D tensor) at ids, widened: the embedding lookup (n, d).
-    Matrix<T> gather(std::string_view table, std::span<const std::int64_t> ids);
+    Matrix<T> gather(Tensor table, std::span<const std::int64_t> ids);
     /// Rows 0..n-1 of a learned position table (n, d); std::invalid_argument naming the
     /// config's key when the model has fewer than n positions.
-    Matrix<T> position_rows(std::string_view table, std::string_view key);
+    Matrix<T> position_rows(Tensor table, std::string_view key);
     /// logits[v] = norm(h[n-1]) . E[v] for every row v of table (V, d), streamed in blocks
-    /// of rows: the last position's next token (norm_b null for RMSNorm).
-    std::vector<T> lm_head(const Matrix<T>& h, const T* norm_w, const T* norm_b,
-                           std::string_view table);
+    /// of rows: the last position's next token (the config's norm; no bias for RMSNorm).
+    std::vector<T> lm_head(const Matrix<T>& h, const NormWeights& norm, Tensor table);
 
     ModelConfig c_;
     std::size_t n_;
+    TensorTable table_;  // declared by the family before the first read
     Weights<T> w_;
     positions::PositionScheme<T> scheme_;
 };
@@ -128,27 +154,11 @@ template <class T>
 std::unique_ptr<FamilyForward<T>> make_forward(const ModelConfig& c, const TensorSource& source,
                                                std::size_t n);
 
-// Defines make_<family> for the family class F<T> and instantiates it for float and double.
-#define ATTN_MODEL_FAMILY(make, F)                                                                \
-    template <class T>                                                                            \
-    std::unique_ptr<FamilyForward<T>> make(const ModelConfig& c, const TensorSource& s,           \
-                                           std::size_t n) {                                       \
-        return std::make_unique<F<T>>(c, s, n);                                                   \
-    }                                                                                             \
-    template std::unique_ptr<FamilyForward<float>> make(const ModelConfig&, const TensorSource&,  \
-                                                        std::size_t);                             \
-    template std::unique_ptr<FamilyForward<double>> make(const ModelConfig&, const TensorSource&, \
-                                                         std::size_t);
-
-template <class T>
-std::unique_ptr<FamilyForward<T>> make_gpt2(const ModelConfig&, const TensorSource&, std::size_t);
-template <class T>
-std::unique_ptr<FamilyForward<T>> make_bert(const ModelConfig&, const TensorSource&, std::size_t);
-template <class T>
-std::unique_ptr<FamilyForward<T>> make_llama(const ModelConfig&, const TensorSource&, std::size_t);
-template <class T>
-std::unique_ptr<FamilyForward<T>> make_bloom(const ModelConfig&, const TensorSource&, std::size_t);
-template <class T>
-std::unique_ptr<FamilyForward<T>> make_t5(const ModelConfig&, const TensorSource&, std::size_t);
+/// A family's Family::forward_float / forward_double: its class F<T> over (c, source, n).
+template <template <class> class F, class T>
+std::unique_ptr<FamilyForward<T>> construct(const ModelConfig& c, const TensorSource& source,
+                                            std::size_t n) {
+    return std::make_unique<F<T>>(c, source, n);
+}
 
 }  // namespace attn::model

@@ -32,7 +32,7 @@ std::string nonfinite_tensor(const ModelConfig& c, const TensorSource& source,
         if (spec.layer != want) continue;
         runtime::TensorView view;
         try {
-            view = source.tensor(spec);
+            view = source.tensor(spec.names, spec.shape);
         } catch (const std::exception&) {
             continue;  // an optional tensor this checkpoint lacks
         }

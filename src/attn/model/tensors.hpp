@@ -1,25 +1,93 @@
-// The tensors each family's forward reads, named as Hugging Face's checkpoints name them, with
-// the shapes its config.json implies; and the memory a forward over n tokens holds at once.
+// A family's tensor table: every tensor its forward reads, named as Hugging Face's checkpoints
+// name them, with the shape its config.json implies, written once in the family's file and
+// handed to the forward as typed handles (Tensor, Linear, NormWeights); and the memory a forward
+// over n tokens holds at once.
 //
 // Names are accepted with or without the prefix of the *ForCausalLM / *ForMaskedLM classes
-// (`transformer.` gpt2 and bloom, `bert.`, `model.` llama/mistral/qwen2), BERT's LayerNorm also
-// as the legacy gamma/beta, T5's encoder embedding as shared.weight when
+// (TensorNaming::prefixes: `transformer.` gpt2 and bloom, `bert.`, `model.` llama), BERT's
+// LayerNorm also as the legacy gamma/beta, T5's encoder embedding as shared.weight when
 // encoder.embed_tokens.weight is absent. Tensors a family does not use are not listed.
 // Shapes: nn.Linear (out, in); GPT-2's Conv1D (in, out); embeddings (rows, d).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "attn/model/config.hpp"
+#include "attn/attention/layer.hpp"
+#include "runtime/tensor_store.hpp"
 
 namespace attn::model {
+
+struct ModelConfig;
+
+/// Where a forward reads its tensors: by name, checked against dtype and shape (io::Checkpoint
+/// for safetensors).
+using TensorSource = runtime::TensorStore;
 
 struct TensorSpec {
     std::vector<std::string> names;    // accepted spellings, the usual one first
     std::vector<std::uint64_t> shape;  // what the config implies
     int layer = -1;                    // the block it belongs to; -1 outside the blocks
+};
+
+/// A tensor of a family's table: its index there (absent: an optional tensor the config does
+/// not have, such as a bias).
+struct Tensor {
+    static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+    std::size_t index = kNone;
+    explicit operator bool() const { return index != kNone; }
+};
+
+/// A weight matrix (rows, cols) stored as layout, with its bias when the config has one.
+struct Linear {
+    Tensor weight, bias;
+    std::size_t rows = 0, cols = 0;
+    WeightLayout layout = WeightLayout::out_in;
+};
+
+/// A norm's weight (d) and, for LayerNorm, its bias (d).
+struct NormWeights {
+    Tensor weight, bias;
+};
+
+/// How a family's checkpoints spell its names: the prefixes, "" first where the base model's
+/// names are usual, and BERT's legacy LayerNorm gamma/beta.
+struct TensorNaming {
+    std::span<const std::string_view> prefixes;
+    bool legacy_norm = false;
+};
+
+/// The table being declared (by a family's `declare`) and then read (by Weights).
+class TensorTable {
+  public:
+    explicit TensorTable(const TensorNaming& naming);
+
+    /// Tensors added from now on belong to block `layer` (-1: outside the blocks).
+    void layer(int layer) { layer_ = layer; }
+    /// `name` under every prefix (and its legacy spelling), of `shape`.
+    Tensor add(const std::string& name, std::vector<std::uint64_t> shape);
+    /// `names` as given (no prefixes), the first usual, the others read when it is absent.
+    Tensor add_any(std::vector<std::string> names, std::vector<std::uint64_t> shape);
+    /// nn.Linear: name.weight (out, in) and, when bias, name.bias (out).
+    Linear linear(const std::string& name, std::uint64_t out, std::uint64_t in, bool bias);
+    /// Conv1D: name.weight (in, out) and name.bias (out), y = x W + b.
+    Linear conv1d(const std::string& name, std::uint64_t in, std::uint64_t out);
+    /// LayerNorm: name.weight and name.bias (d); RMSNorm: name.weight (d) only.
+    NormWeights layer_norm(const std::string& name, std::uint64_t d);
+    NormWeights rms_norm(const std::string& name, std::uint64_t d);
+
+    const std::vector<TensorSpec>& specs() const { return specs_; }
+    const TensorSpec& spec(Tensor t) const { return specs_.at(t.index); }
+
+  private:
+    std::vector<std::string> prefixes_;
+    bool legacy_norm_ = false;
+    int layer_ = -1;
+    std::vector<TensorSpec> specs_;
 };
 
 /// Every tensor the forward of c reads: the embeddings, the blocks 0 .. num_layers-1 in order,

@@ -1,5 +1,5 @@
-// A checkpoint's tensors as the family code reads them: by the name Hugging Face gives them
-// (the first spelling model_tensors() lists), as T values (rounded once to the config's
+// A checkpoint's tensors as the family code reads them: by their handles in the family's
+// table (tensors.hpp), as T values (rounded once to the config's
 // compute_dtype when it has one, as model.to(dtype)). A float32 tensor computed in float is
 // read where it lies in the mapped file (no copy); F16/BF16 tensors, and every tensor when T is
 // double, are widened exactly into buffers that belong to the layer being computed and are
@@ -23,42 +23,31 @@
 
 namespace attn::model {
 
-/// Where tensors come from (the checkpoint reader implements it): a tensor checked against
-/// its spec (present under one of its names, of its shape, of a dtype attn computes with),
-/// and the handing back of its pages once its layer is done.
-class TensorSource {
-  public:
-    virtual ~TensorSource() = default;
-    virtual runtime::TensorView tensor(const TensorSpec& spec) const = 0;
-    virtual void release(const TensorSpec& spec) const = 0;
-};
-
 template <class T>
 class Weights {
   public:
-    /// The tensors of config's family (model_tensors), read from source, which must outlive
-    /// this object.
-    Weights(const ModelConfig& config, const TensorSource& source);
+    /// The tensors of table (declared by the family; it may grow until the first read), read
+    /// from source; both must outlive this object. Values rounded to dtype when given.
+    Weights(const TensorTable& table, const TensorSource& source,
+            std::optional<runtime::Reduced> dtype);
 
-    /// The tensor `name` (its first accepted spelling) as numel() contiguous values of T.
-    /// Valid until end_layer() of its layer (for tensors outside the blocks: while this lives).
-    const T* get(std::string_view name);
-    /// Whether the family lists `name` (optional tensors: biases some configs have).
-    bool has(std::string_view name) const;
+    /// The tensor as numel() contiguous values of T. Valid until end_layer() of its layer (for
+    /// tensors outside the blocks: while this lives).
+    const T* get(Tensor t);
+    /// get(t), or nullptr for a tensor the config does not have.
+    const T* get_optional(Tensor t) { return t ? get(t) : nullptr; }
     /// The tensor's view as stored (shape, dtype), for row access without widening all of it.
-    runtime::TensorView view(std::string_view name) const;
+    runtime::TensorView view(Tensor t) const;
     /// Rows [row0, row0 + count) of a 2-D tensor (cols values each) into out, widened.
-    void rows(std::string_view name, std::size_t row0, std::size_t count, T* out) const;
+    void rows(Tensor t, std::size_t row0, std::size_t count, T* out) const;
 
     /// Frees what get() widened for block `layer` and hands its mapped pages back.
     void end_layer(std::size_t layer);
 
   private:
-    const TensorSpec& spec(std::string_view name) const;
+    const TensorTable& table_;
     const TensorSource& source_;
     std::optional<runtime::Reduced> dtype_;  // config's compute_dtype: values rounded to it
-    std::vector<TensorSpec> specs_;
-    std::unordered_map<std::string, std::size_t> index_;    // every spelling -> specs_
     std::unordered_map<std::size_t, std::vector<T>> held_;  // widened copies, by spec
 };
 

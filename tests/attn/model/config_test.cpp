@@ -10,7 +10,6 @@
 
 using attn::model::Activation;
 using attn::model::ConfigError;
-using attn::model::Family;
 using attn::model::parse_config;
 using attn::positions::RopeScaling;
 
@@ -71,7 +70,7 @@ std::string error_of(const std::string& text) {
 
 TEST_CASE("config: gpt2 and bert, learned positions") {
     const auto g = parse_config(kGpt2);
-    CHECK(g.family == Family::gpt2);
+    CHECK(g.model_type() == "gpt2");
     CHECK(g.vocab_size == 50257);
     CHECK(g.hidden_size == 768);
     CHECK(g.num_layers == 12);
@@ -86,7 +85,7 @@ TEST_CASE("config: gpt2 and bert, learned positions") {
     CHECK(g.positions == attn::model::Positions::learned);
     CHECK(g.describe() == "gpt2: learned absolute positions, 1024 rows");
     const auto b = parse_config(kBert);
-    CHECK(b.family == Family::bert);
+    CHECK(b.model_type() == "bert");
     CHECK(b.max_positions == 512);
     CHECK(b.type_vocab_size == 2);
     CHECK(b.norm_eps == 1e-12);
@@ -97,7 +96,7 @@ TEST_CASE("config: gpt2 and bert, learned positions") {
 
 TEST_CASE("config: llama 3.1, mistral, qwen2, RoPE onto the position parameters") {
     const auto l = parse_config(kLlama31);
-    CHECK(l.family == Family::llama);
+    CHECK(l.model_type() == "llama");
     CHECK(l.num_kv_heads == 8);
     CHECK(l.head_dim == 128);
     CHECK(l.gated_mlp);
@@ -112,12 +111,12 @@ TEST_CASE("config: llama 3.1, mistral, qwen2, RoPE onto the position parameters"
     CHECK(*l.rope.high_freq_factor == 4.0);
     CHECK(*l.rope.original_max_position_embeddings == 8192.0);
     const auto m = parse_config(kMistral);
-    CHECK(m.family == Family::mistral);
+    CHECK(m.model_type() == "mistral");
     CHECK(m.sliding_window == std::optional<std::size_t>(4096));
     CHECK(m.rope.scaling == RopeScaling::none);
     CHECK(!m.qkv_bias);
     const auto q = parse_config(kQwen2);
-    CHECK(q.family == Family::qwen2);
+    CHECK(q.model_type() == "qwen2");
     CHECK(q.num_heads == 14);
     CHECK(q.num_kv_heads == 2);
     CHECK(q.head_dim == 64);
@@ -153,7 +152,7 @@ TEST_CASE("config: llama 3.1, mistral, qwen2, RoPE onto the position parameters"
 
 TEST_CASE("config: bloom's ALiBi heads, t5's buckets and feed-forward") {
     const auto b = parse_config(kBloom);
-    CHECK(b.family == Family::bloom);
+    CHECK(b.model_type() == "bloom");
     CHECK(b.hidden_size == 1024);
     CHECK(b.num_heads == 16);
     CHECK(b.num_layers == 24);
@@ -162,7 +161,7 @@ TEST_CASE("config: bloom's ALiBi heads, t5's buckets and feed-forward") {
     CHECK(parse_config(R"({"model_type": "bloom", "n_embed": 128, "n_head": 4})").hidden_size ==
           128);
     const auto t = parse_config(kT5);
-    CHECK(t.family == Family::t5);
+    CHECK(t.model_type() == "t5");
     CHECK(t.hidden_size == 512);
     CHECK(t.head_dim == 64);
     CHECK(t.num_layers == 6);

@@ -23,15 +23,16 @@ using attn::model::Matrix;
 namespace {
 
 // A checkpoint that records which tensors the forward reads and hands back.
-class Recording final : public attn::model::TensorSource {
+class Recording final : public attn::runtime::TensorStore {
   public:
     explicit Recording(const attn::io::Checkpoint& c) : c_(c) {}
-    attn::runtime::TensorView tensor(const attn::model::TensorSpec& s) const override {
-        read.insert(s.names.front());
-        return c_.expect(s.names, s.shape);
+    attn::runtime::TensorView tensor(std::span<const std::string> names,
+                                     std::span<const std::uint64_t> shape) const override {
+        read.insert(names.front());
+        return c_.tensor(names, shape);
     }
-    void release(const attn::model::TensorSpec& s) const override {
-        released.insert(s.names.front());
+    void release(std::span<const std::string> names) const override {
+        released.insert(names.front());
     }
     mutable std::set<std::string> read, released;
 

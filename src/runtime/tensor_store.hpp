@@ -1,0 +1,25 @@
+// Where a model's tensors come from, asked by name: what the families read (attn/model/weights)
+// and a reader provides (io::Checkpoint for safetensors; a GGUF file would be another).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "runtime/tensor_view.hpp"
+
+namespace attn::runtime {
+
+class TensorStore {
+  public:
+    virtual ~TensorStore() = default;
+    /// The first of `names` present (the accepted spellings of one tensor), checked to be of
+    /// `shape` and of a dtype attn computes with; the reader's typed error naming names[0] when
+    /// none is.
+    virtual TensorView tensor(std::span<const std::string> names,
+                              std::span<const std::uint64_t> shape) const = 0;
+    /// Hands the pages of the first of `names` present back (it is not read again soon).
+    virtual void release(std::span<const std::string> names) const = 0;
+};
+
+}  // namespace attn::runtime
