@@ -8,34 +8,57 @@
 
 namespace attn::text {
 
-Bpe::Bpe(Vocabulary vocabulary, const std::vector<std::pair<std::string, std::string>>& merges,
-         BpeOptions options)
+// Merges are resolved in groups: the vocabulary finds a group's 3 strings per merge at once
+// (Vocabulary::find), then its pairs go into the table with their slots fetched ahead.
+Bpe::Bpe(Vocabulary vocabulary, const std::vector<MergePair>& merges, BpeOptions options)
     : vocabulary_(std::move(vocabulary)), options_(std::move(options)) {
-    const std::size_t prefix = options_.continuing_subword_prefix.size();
+    const std::string_view prefix = options_.continuing_subword_prefix;
     std::size_t slots = 16;
-    while (slots < 2 * merges.size()) slots *= 2;
+    while (2 * slots < 3 * merges.size()) slots *= 2;
     merges_.assign(slots, Merge{kEmpty, 0, 0});
-    for (std::size_t rank = 0; rank < merges.size(); ++rank) {
-        const auto& [left, right] = merges[rank];
-        const auto a = vocabulary_.id(left), b = vocabulary_.id(right);
-        const std::string joined =
-            left + (right.compare(0, prefix, options_.continuing_subword_prefix) == 0
-                        ? right.substr(prefix)
-                        : right);
-        const auto result = vocabulary_.id(joined);
-        if (!a || !b || !result)
-            throw TokenizerError(fmt::format(
-                "merge {} (\"{} {}\"): \"{}\" is not in the vocabulary", rank, left, right,
-                !a   ? left
-                : !b ? right
-                     : joined));
-        if (*a < 0 || *b < 0 || *a >= 0xFFFFFFFF || *b >= 0xFFFFFFFF)
-            throw TokenizerError(fmt::format("merge {}: ids beyond 32 bits", rank));
-        const std::uint64_t k = key(*a, *b);
-        std::size_t s = (k * 0x9E3779B97F4A7C15ULL) >> 32 & (slots - 1);
-        while (merges_[s].key != kEmpty && merges_[s].key != k) s = (s + 1) & (slots - 1);
-        if (merges_[s].key == kEmpty)
-            merges_[s] = {k, rank, *result};  // a repeated pair keeps its first rank
+    const auto slot_of = [&](std::uint64_t k) {
+        return (k * 0x9E3779B97F4A7C15ULL) >> 32 & (slots - 1);
+    };
+    constexpr std::size_t kGroup = 64;
+    constexpr auto kMax = static_cast<TokenId>(0xFFFFFFFF);
+    std::string joined[kGroup];  // left + right without its prefix; reused, no allocation a merge
+    std::string_view strings[3 * kGroup];    // left, right, joined of each merge
+    std::optional<TokenId> ids[3 * kGroup];  // their ids
+    std::uint64_t keys[kGroup];
+    for (std::size_t base = 0; base < merges.size(); base += kGroup) {
+        const std::size_t n = std::min(kGroup, merges.size() - base);
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto [left, right] = merges[base + i];
+            joined[i].assign(left).append(
+                right.substr(right.starts_with(prefix) ? prefix.size() : 0));
+            strings[3 * i] = left;
+            strings[3 * i + 1] = right;
+            strings[3 * i + 2] = joined[i];
+        }
+        vocabulary_.find(std::span(strings, 3 * n), std::span(ids, 3 * n));
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::size_t rank = base + i;
+            const auto &a = ids[3 * i], &b = ids[3 * i + 1], &result = ids[3 * i + 2];
+            if (!a || !b || !result)
+                throw TokenizerError(
+                    fmt::format("merge {} (\"{} {}\"): \"{}\" is not in the vocabulary", rank,
+                                strings[3 * i], strings[3 * i + 1],
+                                strings[!a   ? 3 * i
+                                        : !b ? 3 * i + 1
+                                             : 3 * i + 2]));
+            if (*a < 0 || *b < 0 || *result < 0 || *a >= kMax || *b >= kMax || *result >= kMax ||
+                rank >= 0xFFFFFFFF)
+                throw TokenizerError(fmt::format("merge {}: ids beyond 32 bits", rank));
+            keys[i] = key(*a, *b);
+            __builtin_prefetch(&merges_[slot_of(keys[i])]);
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            std::size_t s = slot_of(keys[i]);
+            while (merges_[s].key != kEmpty && merges_[s].key != keys[i]) s = (s + 1) & (slots - 1);
+            if (merges_[s].key == kEmpty)  // a repeated pair keeps its first rank
+                merges_[s] = {keys[i], static_cast<std::uint32_t>(base + i),
+                              static_cast<std::uint32_t>(*ids[3 * i + 2])};
+        }
     }
     if (options_.unk_token) {
         unk_ = vocabulary_.id(*options_.unk_token);

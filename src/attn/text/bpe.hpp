@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -21,23 +22,24 @@ struct BpeOptions {
     bool ignore_merges = false;  // a piece that is a token is taken whole, without merging
 };
 
+/// One merge rule, (left, right), as views into the text it was read from.
+using MergePair = std::pair<std::string_view, std::string_view>;
+
 class Bpe final : public Model {
   public:
     /// merges in priority order (rank 0 first), each a pair of tokens whose concatenation
     /// (the right one without the continuing prefix) is a token. Throws TokenizerError naming
     /// the merge when a token is missing.
-    Bpe(Vocabulary vocabulary, const std::vector<std::pair<std::string, std::string>>& merges,
-        BpeOptions options);
+    Bpe(Vocabulary vocabulary, const std::vector<MergePair>& merges, BpeOptions options);
     void tokenize(const std::string& piece, std::vector<Token>& out) const override;
     const Vocabulary& vocabulary() const override { return vocabulary_; }
 
   private:
     // One slot of the open-addressing merge table: the pair (left << 32 | right), its rank
-    // and the token it makes; key kEmpty marks a free slot.
+    // and the token it makes (16 bytes: ids below 2^32); key kEmpty marks a free slot.
     struct Merge {
         std::uint64_t key;
-        std::size_t rank;
-        TokenId result;
+        std::uint32_t rank, result;
     };
     static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
     static std::uint64_t key(TokenId left, TokenId right) {
@@ -48,7 +50,7 @@ class Bpe final : public Model {
     void merge_all(std::vector<TokenId>& symbols) const;
 
     Vocabulary vocabulary_;
-    std::vector<Merge> merges_;  // a power of two slots, at most half of them used
+    std::vector<Merge> merges_;  // a power of two slots, at most 2/3 of them used
     BpeOptions options_;
     std::optional<TokenId> unk_;
 };

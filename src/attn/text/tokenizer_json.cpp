@@ -2,6 +2,8 @@
 
 #include "attn/text/bpe.hpp"
 #include "attn/text/json_fields.hpp"
+#include "attn/text/json_scanner.hpp"
+#include "attn/text/tokenizer_json_large.hpp"
 #include "attn/text/tokenizer_json_steps.hpp"
 #include "attn/text/wordpiece.hpp"
 
@@ -11,34 +13,56 @@ using namespace json_fields;
 
 namespace {
 
-Vocabulary read_vocabulary(const Json& model) {
-    const Json* vocab = member(model, "vocab");
-    if (!vocab || !vocab->is_object()) fail("model.vocab", "expected an object of token: id");
+// model (the tree, where vocab and merges are {} and [] when their values were cut out: see
+// tokenizer_json_large.hpp) and the values read from the text.
+struct ModelFields {
+    const Json& model;
+    LargeFields& large;
+};
+
+// The tree of a cut value, for the cases the fast reading leaves to it.
+Json tree_of(std::string_view text, const Json& in_rest) {
+    return text.empty() ? in_rest : Json::parse(text.begin(), text.end());
+}
+
+Vocabulary read_vocabulary(const ModelFields& fields) {
+    const Json* cut = member(fields.model, "vocab");
+    if (!cut || !cut->is_object()) fail("model.vocab", "expected an object of token: id");
+    if (fields.large.vocabulary) return std::move(*fields.large.vocabulary);
+    const Json vocab = tree_of(fields.large.vocab_text, *cut);
     Vocabulary v;
-    v.reserve(vocab->size());
-    for (const auto& [token, id] : vocab->items())
-        v.add(token, integer(id, "model.vocab." + token));
+    v.reserve(vocab.size());
+    for (const auto& [token, id] : vocab.items()) v.add(token, integer(id, "model.vocab." + token));
     return v;
 }
 
-// "a b" (one space) or ["a", "b"].
-std::vector<std::pair<std::string, std::string>> read_merges(const Json& model) {
-    std::vector<std::pair<std::string, std::string>> merges;
-    const Json* list = member(model, "merges");
-    if (!list) return merges;
-    if (!list->is_array()) fail("model.merges", "expected an array");
-    merges.reserve(list->size());
-    for (std::size_t i = 0; i < list->size(); ++i) {
-        const Json& m = (*list)[i];
+// "a b" (one space) or ["a", "b"]: views into the document, or into large.arena for strings
+// that held escapes, or into `owned` for the tree's strings.
+std::vector<MergePair> read_merges(const ModelFields& fields, std::vector<std::string>& owned) {
+    const Json* cut = member(fields.model, "merges");
+    if (!cut) return {};
+    if (!cut->is_array()) fail("model.merges", "expected an array");
+    if (fields.large.merges) return std::move(*fields.large.merges);
+    const Json list = tree_of(fields.large.merges_text, *cut);
+    std::vector<MergePair> merges;
+    merges.reserve(list.size());
+    owned.reserve(2 * list.size());  // never reallocated: the views stay valid
+    const auto pair = [&](std::string left, std::string right) {
+        owned.push_back(std::move(left));
+        owned.push_back(std::move(right));
+        merges.emplace_back(owned[owned.size() - 2], owned.back());
+    };
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const Json& m = list[i];
         const std::string where = "model.merges[" + std::to_string(i) + "]";
         if (m.is_string()) {
             const std::string s = m.get<std::string>();
             const std::size_t space = s.find(' ');
             if (space == std::string::npos || s.find(' ', space + 1) != std::string::npos)
                 fail(where, "\"" + s + "\" is not two tokens separated by one space");
-            merges.emplace_back(s.substr(0, space), s.substr(space + 1));
+            pair(s.substr(0, space), s.substr(space + 1));
         } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
-            merges.emplace_back(m[0].get<std::string>(), m[1].get<std::string>());
+            pair(m[0].get<std::string>(), m[1].get<std::string>());
         } else {
             fail(where, "expected \"a b\" or [\"a\", \"b\"]");
         }
@@ -46,9 +70,10 @@ std::vector<std::pair<std::string, std::string>> read_merges(const Json& model) 
     return merges;
 }
 
-std::shared_ptr<const Model> read_model(const Json& root) {
+std::shared_ptr<const Model> read_model(const Json& root, LargeFields& large) {
     const Json* model = member(root, "model");
     if (!model || !model->is_object()) fail("model", "expected an object");
+    const ModelFields fields{*model, large};
     std::string type = string(*model, "type", "", "model");
     if (type.empty()) type = member(*model, "merges") ? "BPE" : "WordPiece";
     try {
@@ -60,7 +85,8 @@ std::shared_ptr<const Model> read_model(const Json& root) {
             o.fuse_unk = boolean(*model, "fuse_unk", false, "model");
             o.byte_fallback = boolean(*model, "byte_fallback", false, "model");
             o.ignore_merges = boolean(*model, "ignore_merges", false, "model");
-            return std::make_shared<Bpe>(read_vocabulary(*model), read_merges(*model), o);
+            std::vector<std::string> owned;
+            return std::make_shared<Bpe>(read_vocabulary(fields), read_merges(fields, owned), o);
         }
         if (type == "WordPiece") {
             WordPieceOptions o;
@@ -72,7 +98,7 @@ std::shared_ptr<const Model> read_model(const Json& root) {
                 if (n < 0) fail("model.max_input_chars_per_word", "must not be negative");
                 o.max_input_chars_per_word = static_cast<std::size_t>(n);
             }
-            return std::make_shared<WordPiece>(read_vocabulary(*model), o);
+            return std::make_shared<WordPiece>(read_vocabulary(fields), o);
         }
     } catch (const TokenizerError& e) {
         const std::string what = e.what();
@@ -162,16 +188,26 @@ void read_post_processor(const Json& object, const std::string& where, PostProce
 }  // namespace
 
 Tokenizer tokenizer_from_json(std::string_view json_text) {
+    LargeFields large;
     Json root;
     try {
-        root = Json::parse(json_text.begin(), json_text.end());
+        large = scan_large_fields(json_text);
+        root = Json::parse(large.rest);
+    } catch (const JsonScanError& e) {
+        // nlohmann::json's own message, as before the scanner: it refuses the same texts.
+        try {
+            [[maybe_unused]] const Json tree = Json::parse(json_text.begin(), json_text.end());
+        } catch (const Json::exception& tree) {
+            throw TokenizerError(std::string("not valid JSON: ") + tree.what());
+        }
+        throw TokenizerError(std::string("not valid JSON: ") + e.what());
     } catch (const Json::exception& e) {
         throw TokenizerError(std::string("not valid JSON: ") + e.what());
     }
     if (!root.is_object()) throw TokenizerError("expected a JSON object");
     try {
         Tokenizer::Parts parts;
-        parts.model = read_model(root);
+        parts.model = read_model(root, large);
         parts.added = read_added_tokens(root);
         if (const Json* n = member(root, "normalizer"))
             read_normalizer(*n, "normalizer", parts.normalizer);

@@ -43,7 +43,7 @@ Tokenizer tokenizer_from_gpt2_files(std::string_view vocab_json, std::string_vie
         v.add(token, id.get<TokenId>());
     }
     if (!is_valid_utf8(merges_txt)) throw TokenizerError("merges.txt: not valid UTF-8");
-    std::vector<std::pair<std::string, std::string>> merges;
+    std::vector<MergePair> merges;  // views into merges_txt
     const auto lines = lines_of(merges_txt);
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const std::string_view line = lines[i];

@@ -1,6 +1,7 @@
 #include "attn/text/tokenizer_json.hpp"
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
@@ -97,4 +98,77 @@ TEST_CASE("tokenizer.json: text that is not UTF-8 is refused") {
     const Tokenizer t = tokenizer_from_json(kByteLevel);
     CHECK(attn::test::invalid_argument_of([&] { t.encode("h\xFFi"); }) ==
           "the text is not valid UTF-8");
+}
+
+TEST_CASE("tokenizer.json: escaped vocabulary and merges read from the text as from the tree") {
+    // Keys and merges spelled with \uXXXX (surrogate pairs too) and raw UTF-8, both merge forms.
+    const Tokenizer t = tokenizer_from_json(R"({"model": {"type": "BPE",
+        "vocab": {"\u00e9": 0, "t": 1, "\u00e9t": 2, "\ud83d\ude00": 3, "\u00e9t\ud83d\ude00": 4,
+                  "a\"b": 5, "é\\": 6},
+        "merges": [["\u00e9", "t"], "\u00e9t \ud83d\ude00"]}})");
+    CHECK(t.encode("\xC3\xA9t\xF0\x9F\x98\x80").ids == std::vector<TokenId>{4});
+    CHECK(t.encode("\xC3\xA9").ids == std::vector<TokenId>{0});
+    CHECK(t.id("a\"b") == 5);
+    CHECK(t.id("\xC3\xA9\\") == 6);
+    CHECK(t.token(3) == "\xF0\x9F\x98\x80");
+}
+
+TEST_CASE("tokenizer.json: what the fast reading leaves to the tree keeps the tree's meaning") {
+    // A token given twice: the last id (a JSON object keeps its last value).
+    auto t = tokenizer_from_json(with(kByteLevel, R"("hi": 3,)", R"("hi": 7, "hi": 3,)"));
+    CHECK(t.id("hi") == 3);
+    CHECK(!t.token(7));
+    // An id given twice: the first token in the tree's (sorted) order keeps it.
+    t = tokenizer_from_json(with(kByteLevel, R"("h": 0, "i": 1,)", R"("i": 1, "h": 0, "z": 0,)"));
+    CHECK(t.token(0) == "h");
+    t = tokenizer_from_json(with(kByteLevel, R"("h": 0, "i": 1,)", R"("z": 0, "i": 1, "h": 0,)"));
+    CHECK(t.token(0) == "h");
+    // A repeated "model" or "vocab" key: the last one counts.
+    t = tokenizer_from_json(
+        with(kByteLevel, R"("model": {)", R"("model": {"vocab": {"q": 0}}, "model": {)"));
+    CHECK(t.encode("hi hi", false).ids == std::vector<TokenId>{3, 5});
+    CHECK(!t.id("q"));
+}
+
+TEST_CASE(
+    "tokenizer.json: malformed vocabulary, merges and JSON refused as the tree refuses them") {
+    auto error = [](const std::string& json) {
+        return attn::test::invalid_argument_of([&] { tokenizer_from_json(json); });
+    };
+    CHECK(error(with(kByteLevel, R"(["h", "i"])", R"(["h"])")) ==
+          "model.merges[1]: expected \"a b\" or [\"a\", \"b\"]");
+    CHECK(error(with(kByteLevel, R"(["h", "i"])", R"(["h", "i", "j"])")) ==
+          "model.merges[1]: expected \"a b\" or [\"a\", \"b\"]");
+    CHECK(error(with(kByteLevel, R"(["h", "i"])", R"(7)")) ==
+          "model.merges[1]: expected \"a b\" or [\"a\", \"b\"]");
+    CHECK(error(with(kByteLevel, R"("\u0120 h")", R"("\u0120h")")) ==
+          "model.merges[0]: \"\xC4\xA0h\" is not two tokens separated by one space");
+    CHECK(error(with(kByteLevel, R"("hi": 3)", R"("hi": 3.0)")) ==
+          "model.vocab.hi: expected an integer");
+    CHECK(error(with(kByteLevel, R"("hi": 3)", R"("hi": 18446744073709551615)")) ==
+          "model.vocab.hi: integer out of range");
+    CHECK(error(with(kByteLevel, R"("merges": [)", R"("merges": 5, "m": [)")) ==
+          "model.merges: expected an array");
+    CHECK(error(with(kByteLevel, R"("vocab": {)", R"("vocab": [], "v": {)")) ==
+          "model.vocab: expected an object of token: id");
+    CHECK(error(with(kByteLevel, R"(["h", "i"])", R"(["h", "x"])")) ==
+          "model: merge 1 (\"h x\"): \"x\" is not in the vocabulary");
+    // Not JSON: nlohmann::json's own message, wherever the fault is.
+    for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+             {R"("\u0120 h")", R"("\ud800 h")"},
+             {R"("hi": 3)", R"("hi": 03)"},
+             {R"("hi": 3)", R"("hi": 1e999)"},
+             {R"(["h", "i"])", R"(["h", "i",])"},
+             {R"("normalizer")", "\"norm\x01alizer\""}}) {
+        const std::string json = with(kByteLevel, from, to);
+        std::string tree;
+        try {
+            [[maybe_unused]] const auto parsed = nlohmann::json::parse(json);
+        } catch (const nlohmann::json::exception& e) {
+            tree = e.what();
+        }
+        CAPTURE(to);
+        CHECK(!tree.empty());
+        CHECK(error(json) == "not valid JSON: " + tree);
+    }
 }
