@@ -26,9 +26,16 @@ std::set<std::string> rows_of(bool model) {
     return names;
 }
 
+// A gpt2 config: a family with an LM head.
+const attn::model::ModelConfig& gpt2() {
+    static const attn::model::ModelConfig c =
+        attn::model::parse_config(R"({"model_type": "gpt2"})");
+    return c;
+}
+
 bool model_accepts(const std::string& name) {
     try {
-        attn::cli::parse_model_show(name, attn::model::ModelConfig{});  // gpt2: an LM head
+        attn::cli::parse_model_show(name, gpt2());
     } catch (const attn::cli::UsageError&) {
         return false;
     }
@@ -63,7 +70,7 @@ TEST_CASE("attend_arrays: --model shows exactly the rows with its shape") {
     for (const AttendArray& a : attend_arrays())
         CHECK_MESSAGE(model_accepts(a.name) == !a.model_shape.empty(), a.name);
     using attn::cli::Show;
-    const auto all = attn::cli::parse_model_show("all", attn::model::ModelConfig{}).shown;
+    const auto all = attn::cli::parse_model_show("all", gpt2()).shown;
     CHECK(all == std::vector<Show>{Show::tokens, Show::ids, Show::scores, Show::weights,
                                    Show::context, Show::hidden, Show::positions, Show::next,
                                    Show::head_stats, Show::offsets, Show::mean_weights,

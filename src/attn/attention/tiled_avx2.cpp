@@ -1,5 +1,6 @@
 // The tiled attention kernels for AVX2 with FMA, chosen at run time when the CPU has them
 // and lacks AVX-512. Standard headers come before the target pragma (see the AVX-512 file).
+#include <algorithm>
 #include <cstddef>
 #include <limits>
 #include <type_traits>

@@ -1,6 +1,7 @@
 // The tiled attention kernels for AVX-512 (F only), chosen at run time when the CPU has it.
 // Standard headers come before the target pragma so that no inline library code is compiled
 // for AVX-512 (the linker could otherwise keep that copy for every caller).
+#include <algorithm>
 #include <cstddef>
 #include <limits>
 #include <type_traits>
