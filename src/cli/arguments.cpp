@@ -100,6 +100,18 @@ std::vector<std::size_t> parse_indices(std::string_view text, std::string_view w
     return out;
 }
 
+std::vector<std::int64_t> parse_token_ids(std::string_view text, std::size_t vocab) {
+    const std::string what = "a token id of this model (whole numbers 0.." +
+                             std::to_string(vocab - 1) + ", comma-separated)";
+    std::vector<std::int64_t> ids;
+    for (const std::string& f : split_list(text)) {
+        const auto id = parse_index(f);
+        if (!id || *id >= vocab) throw std::invalid_argument("'" + f + "' is not " + what);
+        ids.push_back(static_cast<std::int64_t>(*id));
+    }
+    return ids;
+}
+
 std::vector<std::int64_t> parse_offsets(std::string_view text, std::size_t max_count) {
     std::vector<std::int64_t> offsets;
     const std::string_view whole = text;

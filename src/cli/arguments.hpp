@@ -25,6 +25,10 @@ std::optional<std::size_t> parse_index(std::string_view field);
 /// A comma list of non-negative integers ("3,0,2"), in order, repeats kept: for a field that is
 /// not one, std::invalid_argument "'<field>' is not <what>".
 std::vector<std::size_t> parse_indices(std::string_view text, std::string_view what);
+/// A comma list of token ids below vocab ("50256,464"), in order: parse_indices with every id
+/// also < vocab; std::invalid_argument "'<field>' is not a token id of this model (whole numbers
+/// 0..vocab-1, comma-separated)".
+std::vector<std::int64_t> parse_token_ids(std::string_view text, std::size_t vocab);
 
 // ---- Python-style half-open slices "A:B" over an axis of a given length
 

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <optional>
 #include <set>
 
@@ -19,26 +18,6 @@
 namespace attn::cli {
 
 namespace {
-
-std::vector<std::int64_t> parse_ids(const std::string& text, std::size_t vocab) {
-    std::vector<std::int64_t> ids;
-    std::size_t pos = 0;
-    while (pos <= text.size()) {
-        const std::size_t comma = std::min(text.find(',', pos), text.size());
-        const std::string item = text.substr(pos, comma - pos);
-        std::int64_t v = -1;
-        const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
-        if (item.empty() || ec != std::errc() || end != item.data() + item.size() || v < 0 ||
-            static_cast<std::uint64_t>(v) >= vocab)
-            throw UsageError(
-                fmt::format("--ids: '{}' is not a token id of this model (whole numbers 0..{}, "
-                            "comma-separated)",
-                            item, vocab - 1));
-        ids.push_back(v);
-        pos = comma + 1;
-    }
-    return ids;
-}
 
 /// Every option of app and of its option groups (CLI11 keeps those as nameless subcommands).
 void collect_options(const CLI::App& app, std::vector<const CLI::Option*>& out) {
@@ -166,7 +145,7 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
                                 "model's vocab_size {}",
                                 id, c.vocab_size));
     } else {
-        ids = parse_ids(opt.ids, c.vocab_size);
+        ids = naming_option("--ids", [&] { return parse_token_ids(opt.ids, c.vocab_size); });
         for (const auto id : ids) tokens.push_back(std::to_string(id));
     }
     // next's token column: the tokenizer's spelling of an id (with --ids, the id)

@@ -14,6 +14,7 @@
 
 #include "attn/model/head_probe.hpp"
 #include "attn/model/run.hpp"
+#include "cli/arguments.hpp"
 #include "cli/attend_model.hpp"
 #include "cli/command.hpp"
 #include "cli/enum_option.hpp"
@@ -93,7 +94,8 @@ HeadsSetup setup_heads(const HeadsOptions& opt, const io::OutputSpec& spec) {
         s.run.prompts.emplace_back(e.ids.begin(), e.ids.end());
         if (s.run.prompts.back().empty()) throw UsageError("TEXT: the text gives no tokens");
     } else if (opt.ids) {
-        s.run.prompts.push_back(parse_id_list(*opt.ids, c.vocab_size, "--ids"));
+        s.run.prompts.push_back(
+            naming_option("--ids", [&] { return parse_token_ids(*opt.ids, c.vocab_size); }));
     } else if (file) {
         s.run.prompts = read_prompts(opt.prompts, tokenizer ? &*tokenizer : nullptr, c.vocab_size);
     } else {  // the probe

@@ -67,10 +67,6 @@ std::vector<std::vector<std::int64_t>> read_prompts(const std::string& path,
                                                     const text::Tokenizer* tokenizer,
                                                     std::size_t vocab);
 
-/// "3,1,4": token ids below vocab; UsageError naming `option` otherwise.
-std::vector<std::int64_t> parse_id_list(const std::string& text, std::size_t vocab,
-                                        const std::string& option);
-
 /// --probe-ids "A:B" (or "" for 0:size) within 0 .. size, without `special`, increasing;
 /// std::invalid_argument for a malformed or empty range.
 std::vector<std::int64_t> allowed_range(const std::string& probe_ids, std::size_t size,

@@ -24,25 +24,6 @@ bool parse_whole(std::string_view item, std::int64_t& v) {
 
 }  // namespace
 
-std::vector<std::int64_t> parse_id_list(const std::string& text, std::size_t vocab,
-                                        const std::string& option) {
-    std::vector<std::int64_t> ids;
-    std::size_t pos = 0;
-    while (pos <= text.size()) {
-        const std::size_t comma = std::min(text.find(',', pos), text.size());
-        const std::string item = text.substr(pos, comma - pos);
-        std::int64_t v = -1;
-        if (!parse_whole(item, v) || v < 0 || static_cast<std::uint64_t>(v) >= vocab)
-            throw UsageError(
-                fmt::format("{}: '{}' is not a token id of this model (whole numbers 0..{}, "
-                            "comma-separated)",
-                            option, item, vocab - 1));
-        ids.push_back(v);
-        pos = comma + 1;
-    }
-    return ids;
-}
-
 std::vector<std::int64_t> allowed_range(const std::string& probe_ids, std::size_t size,
                                         const std::vector<std::int64_t>& special) {
     std::int64_t first = 0, last = static_cast<std::int64_t>(size);

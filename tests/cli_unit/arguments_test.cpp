@@ -261,3 +261,15 @@ TEST_CASE("parse_indices: a comma list of non-negative integers, the bad field n
     CHECK_THROWS_WITH_AS(attn::cli::parse_indices("-1", "an index"), "'-1' is not an index",
                          std::invalid_argument);
 }
+
+TEST_CASE("parse_token_ids: a comma list of ids below the vocabulary, in order") {
+    using attn::cli::parse_token_ids;
+    CHECK(parse_token_ids("50256,464,0,464", 50257) ==
+          std::vector<std::int64_t>{50256, 464, 0, 464});
+    const std::string tail =
+        " is not a token id of this model (whole numbers 0..99, comma-separated)";
+    CHECK(invalid_argument_of([] { parse_token_ids("3,100", 100); }) == "'100'" + tail);
+    CHECK(invalid_argument_of([] { parse_token_ids("3,,4", 100); }) == "''" + tail);
+    CHECK(invalid_argument_of([] { parse_token_ids("-1", 100); }) == "'-1'" + tail);
+    CHECK(invalid_argument_of([] { parse_token_ids("7x", 100); }) == "'7x'" + tail);
+}
