@@ -69,7 +69,8 @@ def compare(folder, entry, ref, shows):
 
 # The model_types attn runs: a family's folders are compared from the commit that adds the
 # family to attn (the references of some are made before it is). The others are listed below.
-RUNS = {"gpt2", "bert", "llama", "mistral", "qwen2", "bloom", "t5"}
+RUNS = {"gpt2", "bert", "llama", "mistral", "qwen2", "bloom", "t5", "gpt_neox", "gemma2",
+        "gemma3_text", "qwen3", "phi3", "olmo2"}
 waiting = []
 for folder in sorted(os.listdir(models)):
     manifest_path = os.path.join(models, folder, "manifest.json")

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "attn/positions/rope.hpp"
 #include "attn/positions/t5.hpp"
@@ -21,7 +22,9 @@
 namespace attn::model {
 
 enum class Positions { learned, rope, alibi, t5 };
-enum class Norm { layer_norm, rms_norm };
+/// rms_norm: x / rms(x) * w (Llama, T5); gemma_rms_norm: x / rms(x) * (1 + w), computed in
+/// float32 (or the compute type) and rounded once (Gemma 2 and 3).
+enum class Norm { layer_norm, rms_norm, gemma_rms_norm };
 /// gelu: erf form; gelu_tanh: the tanh approximation (gelu_new, gelu_pytorch_tanh, BLOOM's).
 enum class Activation { relu, gelu, gelu_tanh, silu };
 
@@ -57,12 +60,21 @@ struct ModelConfig {
     bool o_bias = false;       // gpt2, bert, bloom (llama's attention_bias)
     bool mlp_bias = false;     // gpt2, bert, bloom (llama's mlp_bias)
     bool tie_word_embeddings = true;
-    std::string feed_forward_proj;  // t5, as written
+    bool parallel_residual = false;  // gpt_neox: h + attn(ln1 h) + mlp(ln2 h)
+    std::string feed_forward_proj;   // t5, as written
 
     Positions positions = Positions::learned;
     positions::RopeParameters rope;             // rope families: d = head_dim, base = rope_theta
-    std::optional<std::size_t> sliding_window;  // mistral; qwen2 with use_sliding_window
-    positions::T5Buckets t5;                    // t5 (bidirectional)
+    std::optional<std::size_t> sliding_window;  // mistral, phi3; qwen2 with use_sliding_window
+
+    // Attention that changes from layer to layer (Gemma 2 and 3), read by
+    // FamilyForward::layer_options:
+    std::vector<bool> sliding_layers;    // the layers with the window; empty: all of them
+    std::optional<double> query_scale;   // q.k times this (Gemma: query_pre_attn_scalar^-0.5)
+    std::optional<double> attn_softcap;  // Gemma 2: s = cap tanh(s / cap), before the masks
+    std::optional<positions::RopeParameters> rope_local;  // Gemma 3's sliding layers
+    std::optional<double> final_softcap;                  // Gemma: logits = cap tanh(logits / cap)
+    positions::T5Buckets t5;                              // t5 (bidirectional)
 
     /// Not from config.json: bfloat16 or float16 runs the forward as model.to(dtype) does in
     /// PyTorch (weights rounded to it, every op's result rounded once; family.hpp); nullopt:

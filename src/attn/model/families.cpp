@@ -13,11 +13,19 @@ extern const Family mistral_family;
 extern const Family qwen2_family;
 extern const Family bloom_family;
 extern const Family t5_family;
+extern const Family gpt_neox_family;
+extern const Family gemma2_family;
+extern const Family gemma3_text_family;
+extern const Family qwen3_family;
+extern const Family phi3_family;
+extern const Family olmo2_family;
 
 namespace {
 
-const std::array kFamilies{&gpt2_family,  &bert_family,  &llama_family, &mistral_family,
-                           &qwen2_family, &bloom_family, &t5_family};
+const std::array kFamilies{&gpt2_family,   &bert_family,        &llama_family, &mistral_family,
+                           &qwen2_family,  &bloom_family,       &t5_family,    &gpt_neox_family,
+                           &gemma2_family, &gemma3_text_family, &qwen3_family, &phi3_family,
+                           &olmo2_family};
 
 }  // namespace
 

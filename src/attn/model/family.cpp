@@ -39,15 +39,26 @@ template <class T>
 FamilyForward<T>::FamilyForward(const ModelConfig& c, const TensorSource& source, std::size_t n)
     : c_(c), n_(n), table_(c.family->naming), w_(table_, source, c.compute_dtype) {
     if (c.positions != Positions::t5) scheme_ = positions::PositionScheme<T>(scheme_config(c), n);
+    if (c.rope_local) {
+        positions::SchemeConfig local = scheme_config(c);
+        local.rope = *c.rope_local;
+        local.base = c.rope_local->base;
+        scheme_local_ = positions::PositionScheme<T>(local, n);
+    }
 }
 
 template <class T>
-LayerAttention<T> FamilyForward<T>::layer_options(std::size_t) const {
+LayerAttention<T> FamilyForward<T>::layer_options(std::size_t layer) const {
     LayerAttention<T> a;
     a.causal = c_.causal;
-    a.sliding_window = c_.sliding_window;
+    const bool sliding =
+        c_.sliding_window && (c_.sliding_layers.empty() ||
+                              (layer < c_.sliding_layers.size() && c_.sliding_layers[layer]));
+    if (sliding) a.sliding_window = c_.sliding_window;
     if (!c_.scale_scores) a.scale = 1.0;
-    a.scheme = &scheme_;
+    if (c_.query_scale) a.scale = c_.query_scale;
+    a.softcap = c_.attn_softcap;
+    a.scheme = sliding && c_.rope_local ? &scheme_local_ : &scheme_;
     return a;
 }
 
@@ -91,6 +102,23 @@ Matrix<T> FamilyForward<T>::layer_norm(const Matrix<T>& x, const NormWeights& n)
 template <class T>
 Matrix<T> FamilyForward<T>::rms_norm(const Matrix<T>& x, const NormWeights& n) {
     return rms_norm(x, w_.get(n.weight), c_.norm_eps);
+}
+
+template <class T>
+Matrix<T> FamilyForward<T>::norm(const Matrix<T>& x, const NormWeights& n) {
+    if (c_.norm == Norm::rms_norm) return rms_norm(x, n);
+    Matrix<T> y = model::norm<T>(c_, x, w_.get(n.weight), w_.get_optional(n.bias));
+    round(y);
+    return y;
+}
+
+template <class T>
+void FamilyForward<T>::head_norm(Matrix<T>& y, std::size_t count, const NormWeights& n) {
+    // y (n, count hd) read as (n count, hd): one row per (position, head)
+    const std::size_t rows = y.shape(0), cols = y.shape(1);
+    y.reshape({rows * count, cols / count});
+    y = norm(y, n);
+    y.reshape({rows, cols});
 }
 
 template <class T>
@@ -177,14 +205,19 @@ std::vector<MatrixRef<T>> FamilyForward<T>::heads(const Matrix<T>& y, std::size_
 }
 
 template <class T>
-LayerResult<T> FamilyForward<T>::attention(std::size_t layer, const QkvHeads<T>& heads,
-                                           const Projection<T>& output, Keep keep, Matrix<T>& h) {
+LayerResult<T> FamilyForward<T>::attend(std::size_t layer, const QkvHeads<T>& heads, Keep keep) {
     LayerInput<T> in;  // q, k, v given: no projection inside forward()
     in.q = heads.q;
     in.k = heads.k;
     in.v = heads.v;
     const LayerOptions o = options(layer, keep);
-    LayerResult<T> r = forward(in, LayerWeights<T>{}, *layer_options(layer).scheme, o);
+    return forward(in, LayerWeights<T>{}, *layer_options(layer).scheme, o);
+}
+
+template <class T>
+LayerResult<T> FamilyForward<T>::attention(std::size_t layer, const QkvHeads<T>& heads,
+                                           const Projection<T>& output, Keep keep, Matrix<T>& h) {
+    LayerResult<T> r = attend(layer, heads, keep);
     add_linear(h, r.output, output);  // concat (n, H hd) -> (n, d)
     return r;
 }
@@ -231,8 +264,9 @@ std::vector<T> FamilyForward<T>::lm_head(const Matrix<T>& h, const NormWeights& 
     // read where they lie (float32 computed in float), else widened into one block's buffer.
     constexpr std::size_t kBlock = 4096;
     const std::size_t d = c_.hidden_size, V = c_.vocab_size, n = h.shape(0);
-    const Matrix<T> x = norm<T>(c_, xt::view(h, xt::range(n - 1, n), xt::all()),
-                                w_.get(norm_weights.weight), w_.get_optional(norm_weights.bias));
+    const Matrix<T> x =
+        model::norm<T>(c_, xt::view(h, xt::range(n - 1, n), xt::all()), w_.get(norm_weights.weight),
+                       w_.get_optional(norm_weights.bias));
     const runtime::TensorView view = w_.view(table);
     const T* in_place = nullptr;
     if constexpr (std::is_same_v<T, float>)
@@ -244,7 +278,15 @@ std::vector<T> FamilyForward<T>::lm_head(const Matrix<T>& h, const NormWeights& 
         if (!in_place) w_.rows(table, v0, count, rows.data());
         matvec(block, count, d, x.data(), out.data() + v0);
     }
-    if (c_.compute_dtype) runtime::round_all(*c_.compute_dtype, out.data(), out.size());
+    const auto round_out = [&] {
+        if (c_.compute_dtype) runtime::round_all(*c_.compute_dtype, out.data(), out.size());
+    };
+    round_out();
+    if (c_.final_softcap) {
+        const T cap = static_cast<T>(*c_.final_softcap);
+        for (T& v : out) v = cap * std::tanh(v / cap);
+        round_out();
+    }
     return out;
 }
 

@@ -63,10 +63,14 @@ class FamilyForward {
 
     const ModelConfig& config() const { return c_; }
     std::size_t n() const { return n_; }
-    /// The scheme inside attention of layer 0 (none for the learned tables of gpt2 and bert).
-    const positions::PositionScheme<T>& scheme() const { return *layer_options(0).scheme; }
-    /// Layer `layer`'s attention; by default the config's (causal, its sliding window, T5's
-    /// unscaled scores), the same for every layer, with scheme_.
+    /// The model's scheme inside attention: layer 0's (none for the learned tables of gpt2 and
+    /// bert), or the global layers' when sliding layers have their own (Gemma 3).
+    const positions::PositionScheme<T>& scheme() const {
+        return c_.rope_local ? scheme_ : *layer_options(0).scheme;
+    }
+    /// Layer `layer`'s attention, by default from the config: causal, the sliding window on
+    /// the layers c.sliding_layers names (all when empty), its query scale (T5: unscaled),
+    /// soft-cap, and scheme_ (scheme_local_ on sliding layers when c.rope_local).
     virtual LayerAttention<T> layer_options(std::size_t layer) const;
 
     /// The family's tensor table (declared by the derived class's constructor).
@@ -100,6 +104,12 @@ class FamilyForward {
     /// The same with the norm's tensors and the config's eps.
     Matrix<T> layer_norm(const Matrix<T>& x, const NormWeights& n);
     Matrix<T> rms_norm(const Matrix<T>& x, const NormWeights& n);
+    /// The config's norm (layer_norm, rms_norm or Gemma's, which is computed in T and rounded
+    /// once) with the norm's tensors.
+    Matrix<T> norm(const Matrix<T>& x, const NormWeights& n);
+    /// The config's norm over each of the `count` heads of y (n, count hd) in place, its weight
+    /// (hd) shared by the heads: Qwen3's and Gemma 3's q_norm and k_norm.
+    void head_norm(Matrix<T>& y, std::size_t count, const NormWeights& n);
     Matrix<T> linear(const Matrix<T>& x, const Projection<T>& p) const;
     void activate(Matrix<T>& x, Activation act) const;
     void gate(Matrix<T>& a, const Matrix<T>& b, Activation act) const;
@@ -125,7 +135,9 @@ class FamilyForward {
     std::vector<MatrixRef<T>> heads(const Matrix<T>& y, std::size_t count, std::size_t first,
                                     std::size_t step) const;
     /// The attention of the heads (layer_options(layer): masks, scale, soft-cap and
-    /// positions), then the residual
+    /// positions); the result's output is the concat of the heads' context (n, H hd).
+    LayerResult<T> attend(std::size_t layer, const QkvHeads<T>& heads, Keep keep);
+    /// attend, then the residual
     /// connection h = h + concat (n, H hd) W_o + b_o (n, d); the result's output is the concat
     /// (W_o applied here, not inside forward).
     LayerResult<T> attention(std::size_t layer, const QkvHeads<T>& heads,
@@ -138,7 +150,8 @@ class FamilyForward {
     /// config's key when the model has fewer than n positions.
     Matrix<T> position_rows(Tensor table, std::string_view key);
     /// logits[v] = norm(h[n-1]) . E[v] for every row v of table (V, d), streamed in blocks
-    /// of rows: the last position's next token (the config's norm; no bias for RMSNorm).
+    /// of rows: the last position's next token (the config's norm; no bias for RMSNorm), then
+    /// the config's final soft-cap cap tanh(logits / cap).
     std::vector<T> lm_head(const Matrix<T>& h, const NormWeights& norm, Tensor table);
 
     ModelConfig c_;
@@ -146,6 +159,7 @@ class FamilyForward {
     TensorTable table_;  // declared by the family before the first read
     Weights<T> w_;
     positions::PositionScheme<T> scheme_;
+    positions::PositionScheme<T> scheme_local_;  // c.rope_local's, for sliding layers
 };
 
 /// The forward of c's family over n tokens (n >= 1), reading tensors from source (which must

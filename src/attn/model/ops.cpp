@@ -157,8 +157,30 @@ Matrix<T> rms_norm(const Matrix<T>& x, const T* w, double eps) {
 }
 
 template <class T>
+Matrix<T> gemma_rms_norm(const Matrix<T>& x, const T* w, double eps) {
+    const std::size_t n = x.shape(0), d = x.shape(1);
+    Matrix<T> y({n, d});
+    for (std::size_t i = 0; i < n; ++i) {
+        const T* r = &x(i, 0);
+        double sq = 0;
+        for (std::size_t j = 0; j < d; ++j) sq += static_cast<double>(r[j]) * r[j];
+        const T inv = static_cast<T>(1.0 / std::sqrt(sq / static_cast<double>(d) + eps));
+        for (std::size_t j = 0; j < d; ++j) y(i, j) = (r[j] * inv) * (T(1) + w[j]);
+    }
+    return y;
+}
+
+template <class T>
 Matrix<T> norm(const ModelConfig& c, const Matrix<T>& x, const T* w, const T* b) {
-    return c.norm == Norm::rms_norm ? rms_norm(x, w, c.norm_eps) : layer_norm(x, w, b, c.norm_eps);
+    switch (c.norm) {
+        case Norm::rms_norm:
+            return rms_norm(x, w, c.norm_eps);
+        case Norm::gemma_rms_norm:
+            return gemma_rms_norm(x, w, c.norm_eps);
+        case Norm::layer_norm:
+            break;
+    }
+    return layer_norm(x, w, b, c.norm_eps);
 }
 
 template <class T>
@@ -240,6 +262,7 @@ void add(Matrix<T>& a, const Matrix<T>& b) {
 #define ATTN_MODEL_OPS(T)                                                                      \
     template Matrix<T> layer_norm(const Matrix<T>&, const T*, const T*, double);               \
     template Matrix<T> rms_norm(const Matrix<T>&, const T*, double);                           \
+    template Matrix<T> gemma_rms_norm(const Matrix<T>&, const T*, double);                     \
     template Matrix<T> norm(const ModelConfig&, const Matrix<T>&, const T*, const T*);         \
     template Projection<T> dense(const T*, std::size_t, std::size_t, WeightLayout, const T*);  \
     template Matrix<T> linear(const Matrix<T>&, const Projection<T>&);                         \

@@ -2,6 +2,7 @@
 // (float as PyTorch's default, or double). Each follows its PyTorch definition:
 //   layer_norm  y = (x - mean) / sqrt(var + eps) * w + b     var biased, over the last axis
 //   rms_norm    y = x / sqrt(mean(x^2) + eps) * w            Llama's RMSNorm, T5's LayerNorm
+//   gemma_rms_norm  y = x / sqrt(mean(x^2) + eps) * (1 + w)  Gemma's RMSNorm
 //   gelu        0.5 x (1 + erf(x / sqrt 2))                  BERT's "gelu"
 //   gelu_tanh   0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))  GPT-2's gelu_new, BLOOM's
 //   silu        x / (1 + exp(-x))                            Llama's SwiGLU gate
@@ -30,6 +31,8 @@ template <class T>
 Matrix<T> layer_norm(const Matrix<T>& x, const T* w, const T* b, double eps);
 template <class T>
 Matrix<T> rms_norm(const Matrix<T>& x, const T* w, double eps);
+template <class T>
+Matrix<T> gemma_rms_norm(const Matrix<T>& x, const T* w, double eps);
 /// The norm the config names (Norm::layer_norm with bias b, or rms_norm).
 template <class T>
 Matrix<T> norm(const ModelConfig& c, const Matrix<T>& x, const T* w, const T* b);
