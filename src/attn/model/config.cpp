@@ -161,9 +161,16 @@ std::string ModelConfig::describe() const {
     switch (positions) {
         case Positions::learned:
             return fmt::format("{}: learned absolute positions, {} rows", name, max_positions);
-        case Positions::rope:
-            return fmt::format("{}: RoPE, head_dim {}, rope_theta {}, scaling {}", name, head_dim,
-                               rope.base, positions::scaling_name(rope.scaling));
+        case Positions::rope: {
+            std::string line = fmt::format("{}: RoPE, head_dim {}, rope_theta {}, scaling {}",
+                                           name, head_dim, rope.base,
+                                           positions::scaling_name(rope.scaling));
+            if (rope.d != head_dim) line += fmt::format(", the first {} dims rotated", rope.d);
+            if (rope_local)
+                line += fmt::format("; sliding layers rope_theta {}, scaling {}", rope_local->base,
+                                    positions::scaling_name(rope_local->scaling));
+            return line;
+        }
         case Positions::alibi:
             return fmt::format("{}: ALiBi, {} heads", name, num_heads);
         case Positions::t5:

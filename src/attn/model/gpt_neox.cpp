@@ -45,6 +45,7 @@ void read_config(const ConfigKeys& k, ModelConfig& c) {
     rope.max_positions = max_positions;
     rope.default_theta = k.number("rotary_emb_base", 10000.0);
     rope.partial_rotary_factor = k.number("rotary_pct", 0.25);
+    if (rope.partial_rotary_factor > 1) k.fail("rotary_pct", "is not in (0, 1]");
     c.rope = parse_rope(k.object(), rope);
 }
 
