@@ -162,9 +162,9 @@ std::string ModelConfig::describe() const {
         case Positions::learned:
             return fmt::format("{}: learned absolute positions, {} rows", name, max_positions);
         case Positions::rope: {
-            std::string line = fmt::format("{}: RoPE, head_dim {}, rope_theta {}, scaling {}",
-                                           name, head_dim, rope.base,
-                                           positions::scaling_name(rope.scaling));
+            std::string line =
+                fmt::format("{}: RoPE, head_dim {}, rope_theta {}, scaling {}", name, head_dim,
+                            rope.base, positions::scaling_name(rope.scaling));
             if (rope.d != head_dim) line += fmt::format(", the first {} dims rotated", rope.d);
             if (rope_local)
                 line += fmt::format("; sliding layers rope_theta {}, scaling {}", rope_local->base,

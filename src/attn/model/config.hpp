@@ -22,9 +22,10 @@
 namespace attn::model {
 
 enum class Positions { learned, rope, alibi, t5 };
-/// rms_norm: x / rms(x) * w (Llama, T5); gemma_rms_norm: x / rms(x) * (1 + w), computed in
-/// float32 (or the compute type) and rounded once (Gemma 2 and 3).
-enum class Norm { layer_norm, rms_norm, gemma_rms_norm };
+/// rms_norm: x / rms(x) * w (Llama, T5), under a compute dtype fl(w fl(x / rms(x)));
+/// rms_norm_rounded_once: the same product rounded once, fl(w x / rms(x)) (OLMo 2);
+/// gemma_rms_norm: x / rms(x) * (1 + w), rounded once (Gemma 2 and 3).
+enum class Norm { layer_norm, rms_norm, rms_norm_rounded_once, gemma_rms_norm };
 /// gelu: erf form; gelu_tanh: the tanh approximation (gelu_new, gelu_pytorch_tanh, BLOOM's).
 enum class Activation { relu, gelu, gelu_tanh, silu };
 

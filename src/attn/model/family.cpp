@@ -282,9 +282,14 @@ std::vector<T> FamilyForward<T>::lm_head(const Matrix<T>& h, const NormWeights& 
         if (c_.compute_dtype) runtime::round_all(*c_.compute_dtype, out.data(), out.size());
     };
     round_out();
-    if (c_.final_softcap) {
-        const T cap = static_cast<T>(*c_.final_softcap);
-        for (T& v : out) v = cap * std::tanh(v / cap);
+    if (c_.final_softcap) {  // fl(fl(tanh(fl(logits / cap))) cap): three ops in a dtype
+        T cap = static_cast<T>(*c_.final_softcap);
+        if (c_.compute_dtype) runtime::round_all(*c_.compute_dtype, &cap, 1);
+        for (T& v : out) v /= cap;
+        round_out();
+        for (T& v : out) v = std::tanh(v);
+        round_out();
+        for (T& v : out) v *= cap;
         round_out();
     }
     return out;
