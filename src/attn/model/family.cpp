@@ -16,16 +16,17 @@ positions::SchemeConfig scheme_config(const ModelConfig& c) {
     positions::SchemeConfig s;
     s.n_heads = c.num_heads;
     switch (c.positions) {
-        case Positions::learned:
-        case Positions::t5:  // the table is read by t5.cpp
+        case positions::Scheme::none:  // learned rows, added to the embedding
+        case positions::Scheme::sinusoidal:
+        case positions::Scheme::t5:  // the table is read by t5.cpp
             break;
-        case Positions::rope:
+        case positions::Scheme::rope:
             s.scheme = positions::Scheme::rope;
             s.rope = c.rope;
             s.base = c.rope.base;
             s.layout = positions::Layout::split;
             break;
-        case Positions::alibi:
+        case positions::Scheme::alibi:
             s.scheme = positions::Scheme::alibi;
             s.alibi = positions::AlibiForm::key_position;
             break;
@@ -38,7 +39,8 @@ positions::SchemeConfig scheme_config(const ModelConfig& c) {
 template <class T>
 FamilyForward<T>::FamilyForward(const ModelConfig& c, const TensorSource& source, std::size_t n)
     : c_(c), n_(n), table_(c.family->naming), w_(table_, source, c.compute_dtype) {
-    if (c.positions != Positions::t5) scheme_ = positions::PositionScheme<T>(scheme_config(c), n);
+    if (c.positions != positions::Scheme::t5)
+        scheme_ = positions::PositionScheme<T>(scheme_config(c), n);
     if (c.rope_local) {
         positions::SchemeConfig local = scheme_config(c);
         local.rope = *c.rope_local;

@@ -41,7 +41,7 @@ void read_config(const ConfigKeys& k, ModelConfig& c) {
     c.tie_word_embeddings = k.flag("tie_word_embeddings", false);
     c.parallel_residual = k.flag("use_parallel_residual", true);
     c.query_scale = 1.0 / std::sqrt(static_cast<double>(c.head_dim));  // q.k times hd^-1/2
-    c.positions = Positions::rope;
+    c.positions = positions::Scheme::rope;
     RopeContext rope;
     rope.head_dim = c.head_dim;
     rope.max_positions = max_positions;

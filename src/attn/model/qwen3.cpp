@@ -39,7 +39,7 @@ void read_config(const ConfigKeys& k, ModelConfig& c) {
     c.qkv_bias = c.o_bias = k.flag("attention_bias", false);
     c.tie_word_embeddings = k.flag("tie_word_embeddings", false);
     c.query_scale = 1.0 / std::sqrt(static_cast<double>(c.head_dim));  // q.k times hd^-1/2
-    c.positions = Positions::rope;
+    c.positions = positions::Scheme::rope;
     parse_rope(k, c, max_positions);
     if (!k.flag("use_sliding_window", false)) return;
     c.sliding_window = k.size({"sliding_window"}, 4096);

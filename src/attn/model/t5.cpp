@@ -45,7 +45,7 @@ void read_config(const ConfigKeys& k, ModelConfig& c) {
     c.tie_word_embeddings = k.flag("tie_word_embeddings", true);
     c.causal = false;
     c.scale_scores = false;
-    c.positions = Positions::t5;
+    c.positions = positions::Scheme::t5;
     c.t5.num_buckets = static_cast<std::int64_t>(k.size({"relative_attention_num_buckets"}, 32));
     c.t5.max_distance = static_cast<std::int64_t>(k.size({"relative_attention_max_distance"}, 128));
     c.t5.bidirectional = true;

@@ -163,7 +163,7 @@ TEST_CASE("config: qwen3, phi3 and olmo2") {
     const auto o = parse_config(kOlmo2);
     CHECK(o.rope.base == 500000.0);
     CHECK(o.num_kv_heads == 16);
-    CHECK(o.norm == Norm::rms_norm);
+    CHECK(o.norm == Norm::rms_norm_rounded_once);
 }
 
 TEST_CASE("config: the new families' wrong values name the key") {
