@@ -12,6 +12,7 @@
 
 #include "attn/model/config_keys.hpp"
 #include "attn/model/family.hpp"
+#include "attn/positions/parameter_error.hpp"
 
 namespace attn::model {
 
@@ -51,11 +52,10 @@ void read_config(const ConfigKeys& k, ModelConfig& c) {
     c.t5.bidirectional = true;
     try {
         positions::validate(c.t5);
-    } catch (const std::invalid_argument& e) {
-        const std::string m = e.what();
-        throw ConfigError(m.rfind("num_buckets", 0) == 0 ? "relative_attention_num_buckets"
-                                                         : "relative_attention_max_distance",
-                          m.substr(std::min(m.size(), m.find(':') + 2)));
+    } catch (const positions::ParameterError& e) {
+        throw ConfigError(e.parameter == "num_buckets" ? "relative_attention_num_buckets"
+                                                       : "relative_attention_max_distance",
+                          e.detail);
     }
 }
 
