@@ -4,7 +4,8 @@
 # source, heatmap), the html page, the weights' keys and next's token column show "␣café" and
 # "↵"; --raw-tokens the spelling; the tokens array and attn tokenize keep the spelling. Query
 # rows of pictures carry their token, the rollout picture has tokens, a one-head picture's title
-# names its layer and head, the page's <title> the model (as given) and the text.
+# names its layer and head, the page's <title> the model (as given) and the text. Then
+# SentencePiece's "▁is" and "<0x0A>" on the tiny Llama.
 . "$(dirname "$0")/lib.sh"
 numpy_or_skip
 if ! command -v xmllint >/dev/null; then
@@ -88,4 +89,40 @@ title = re.search(r"<title>(.*?)</title>", page, re.S).group(1)
 assert model in title and "Life caf\u00e9" in title, title
 PY
 checks=$((checks + 1))
+# SentencePiece's spelling (a Llama-2-like tokenizer.json beside the tiny Llama: "▁" for the
+# space, byte fallback to "<0x0A>" for the newline): "␣is" and "↵" in labels.
+S=$WORK/metaspace
+mkdir -p "$S"
+ln -s "$M/llama/config.json" "$M/llama/model.safetensors" "$S/"
+"$PYTHON" - "$S" <<'PY'
+import json, sys
+vocab = {"<unk>": 0, "<s>": 1, "</s>": 2, "<0x0A>": 3, "\u2581": 4}
+vocab.update({c: 5 + k for k, c in enumerate("abcdefghijklmnopqrstuvwxyz")})
+vocab.update({"L": 31, "\u2581i": 32, "\u2581is": 33, "\u2581L": 34})
+special = lambda t, i: {"id": i, "content": t, "special": True, "lstrip": False, "rstrip": False,
+                        "normalized": False, "single_word": False}
+json.dump({
+    "added_tokens": [special("<unk>", 0), special("<s>", 1), special("</s>", 2)],
+    "normalizer": {"type": "Sequence", "normalizers": [
+        {"type": "Prepend", "prepend": "\u2581"},
+        {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}]},
+    "pre_tokenizer": None,
+    "post_processor": {"type": "TemplateProcessing",
+                       "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
+                                  {"Sequence": {"id": "A", "type_id": 0}}],
+                       "special_tokens": {"<s>": {"id": "<s>", "ids": [1], "tokens": ["<s>"]}}},
+    "model": {"type": "BPE", "byte_fallback": True, "unk_token": "<unk>", "vocab": vocab,
+              "merges": ["\u2581 i", "\u2581i s", "\u2581 L"]},
+}, open(sys.argv[1] + "/tokenizer.json", "w"))
+PY
+expect_status 0 "$ATTN" attend --model "$S" $'Life is\nis' --layer 0 --head 0 -f csv
+expect_grep "^layer,head,query,<s>,${SPACE}L,i,f,e,${SPACE}is,$NL,i,s\$" "$OUT"
+expect_status 0 "$ATTN" attend --model "$S" $'Life is\nis' --layer 0 --head 0 -f csv --raw-tokens
+expect_grep "^layer,head,query,<s>,"$'\u2581'"L,i,f,e,"$'\u2581'"is,<0x0A>,i,s\$" "$OUT"
+expect_status 0 "$ATTN" attend --model "$S" $'Life is\nis' --layer 0 --head 0 -o "$WORK/sp.svg"
+text_of "$WORK/sp.svg" >"$WORK/sp.txt"
+expect_grep "^0 0 5 ${SPACE}is\$" "$WORK/sp.txt"
+expect_grep "^0 0 6 $NL\$" "$WORK/sp.txt"
+expect_status 0 "$ATTN" tokenize --model "$S" $'Life is\nis'
+expect_grep "^6,3,<0x0A>\$" "$OUT"
 finish
