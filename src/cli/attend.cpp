@@ -323,6 +323,10 @@ Command add_attend(CLI::App& root) {
                     return run_attend_model(*model,
                                             opt->given("sentence") ? &opt->sentence : nullptr,
                                             opt->show, opt->out, *sub);
+                if (model->prompts_opt->count())  // the random model's sentences: stdin lines
+                    throw UsageError(
+                        "--prompts: needs --model; the random model reads one "
+                        "sentence a line from standard input");
                 return run_attend(*opt);
             },
             &opt->out};

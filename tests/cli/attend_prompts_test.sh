@@ -99,6 +99,7 @@ done
 expect_usage_error --prompts "$ATTN" attend --model "$B" --prompts "$WORK/p.txt" "a text"
 expect_usage_error --prompts "$ATTN" attend --model "$B" --prompts "$WORK/p.txt" --ids 1,2
 expect_usage_error --query "$ATTN" attend --model "$B" --prompts "$WORK/p.txt" --query 1
+expect_usage_error --prompts "$ATTN" attend --prompts "$WORK/p.txt"
 printf '\n\n' >"$WORK/empty.txt"
 expect_usage_error "holds no prompt" "$ATTN" attend --model "$B" --prompts "$WORK/empty.txt"
 printf '{"ids": [1, 200]}\n' >"$WORK/bad.jsonl"
