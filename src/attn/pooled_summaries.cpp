@@ -1,6 +1,7 @@
 #include "attn/pooled_summaries.hpp"
 
 #include <stdexcept>
+#include <utility>
 
 namespace attn {
 

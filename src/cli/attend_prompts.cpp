@@ -68,9 +68,9 @@ PooledSummaries run_all(OpenModel& m, PromptReader& reader, const std::vector<st
     while (const auto ids = reader.next()) {
         const std::uint64_t n = ids->size();
         if (!opened) {  // --max-memory, then every tensor checked, before the first forward
-            naming_option(reader.where(), [&] { open_weights(m, n, sizeof(T)); });
+            open_weights(m, n, sizeof(T));
             opened = true;
-        } else {
+        } else {  // each longer prompt's forward against --max-memory
             naming_option(reader.where(), [&] {
                 runtime::reserve(model::forward_bytes(c, n, sizeof(T)),
                                  fmt::format("a forward of {} over {} tokens", c.model_type(), n));
