@@ -399,8 +399,12 @@ std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::Mo
     std::vector<io::MatrixStream> out;
     for (const Show item : arrays.shown) {
         io::MatrixStream s = show_entry(model_show_table<T>(), item).stream(sources);
-        if (is.drawn && s.info.panel_titles.size() == 1)  // one matrix: its layer and head
-            s.info.title += ", " + s.info.panel_titles.front();
+        if (is.drawn && s.info.panel_titles.size() == 1) {       // one matrix: its layer and head
+            s.info.title += ", " + s.info.panel_titles.front();  // in the title, not on each row
+            std::erase_if(s.info.labels, [](const io::LabelColumn& l) {
+                return l.name == "layer" || l.name == "head";
+            });
+        }
         if (s.info.dtype != io::Dtype::int64 && item != Show::next && item != Show::head_stats)
             s.info.dtype = spec.dtype;
         out.push_back(std::move(s));
