@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "io/gguf.hpp"
+#include "io/gguf_tokenizer.hpp"
 #include "io/model_source.hpp"
 #include "io/ollama_store.hpp"
 #include "io/safetensors.hpp"
@@ -273,7 +274,8 @@ std::string ModelSource::config_json() const {
 }
 
 TokenizerFiles ModelSource::tokenizer_files() const {
-    if (gguf_) return TokenizerFiles::none;
+    if (gguf_)
+        return has_gguf_tokenizer(*gguf_) ? TokenizerFiles::tokenizer_json : TokenizerFiles::none;
     const fs::path& f = folder_;
     if (is_file(f / "tokenizer.json")) return TokenizerFiles::tokenizer_json;
     if (is_file(f / "vocab.json") && is_file(f / "merges.txt"))
@@ -286,11 +288,12 @@ TokenizerFiles ModelSource::tokenizer_files() const {
 TokenizerText ModelSource::tokenizer() const {
     TokenizerText t;
     t.files = tokenizer_files();
-    if (gguf_)
-        throw ModelSourceError(Kind::no_tokenizer, folder_,
-                               folder_.string() +
-                                   ": the tokenizer of a GGUF file (tokenizer.ggml.*) is not read "
-                                   "yet; give the token ids with --ids");
+    if (gguf_) {  // its tokenizer.ggml.* keys as a tokenizer.json (GgufError when unreadable)
+        t.files = TokenizerFiles::tokenizer_json;
+        t.path = folder_;
+        t.bytes = gguf_tokenizer_json(*gguf_);
+        return t;
+    }
     switch (t.files) {
         case TokenizerFiles::none:
             throw ModelSourceError(

@@ -86,8 +86,8 @@ class ModelSource {
     /// A GGUF file's config.json and its tensors under the Hugging Face names (cli/model_gguf).
     void set_gguf_model(std::string config_json, std::vector<GgufTensorName> names);
 
-    /// Which tokenizer files the folder holds (none for a GGUF file: its tokenizer.ggml.* keys
-    /// are not read yet).
+    /// Which tokenizer files the folder holds (a GGUF file's byte-level BPE tokenizer.ggml.*
+    /// keys count as a tokenizer.json: io/gguf_tokenizer).
     TokenizerFiles tokenizer_files() const;
     /// Those files read (each reserved against the memory budget at 16 bytes per byte, what
     /// parsing takes): ModelSourceError no_tokenizer or tokenizer_config.
