@@ -10,7 +10,10 @@
 #include <string_view>
 #include <system_error>
 
+#include "io/gguf.hpp"
+#include "io/gguf_tokenizer.hpp"
 #include "io/model_source.hpp"
+#include "io/ollama_store.hpp"
 #include "io/safetensors.hpp"
 #include "runtime/memory_budget.hpp"
 
@@ -219,6 +222,17 @@ ModelSource::~ModelSource() = default;
 
 ModelSource ModelSource::open(const ModelSpec& spec) {
     std::error_code ec;
+    const bool ollama = is_ollama_spec(spec.model);
+    if (ollama || spec.model.ends_with(".gguf")) {
+        if (spec.revision_given)
+            throw ModelSourceError(Kind::revision_of_folder, spec.model,
+                                   spec.model +
+                                       " is a GGUF file; --revision picks a snapshot of ORG/NAME "
+                                       "in the Hugging Face cache");
+        ModelSource s(ollama ? locate_ollama(spec.model).blob : fs::path(spec.model));
+        s.gguf_ = std::make_shared<const GgufFile>(s.folder_);
+        return s;
+    }
     if (spec.revision_given && fs::is_directory(spec.model, ec))
         throw ModelSourceError(Kind::revision_of_folder, spec.model,
                                spec.model +
@@ -230,7 +244,17 @@ ModelSource ModelSource::open(const ModelSpec& spec) {
     return ModelSource(locate_model(spec.model, spec.revision));
 }
 
+fs::path ModelSource::config_path() const {
+    return gguf_ ? folder_ : folder_ / "config.json";
+}
+
+void ModelSource::set_gguf_model(std::string config_json, std::vector<GgufTensorName> names) {
+    gguf_config_ = std::move(config_json);
+    gguf_names_ = std::move(names);
+}
+
 std::string ModelSource::config_json() const {
+    if (gguf_) return gguf_config_;
     const fs::path path = config_path();
     std::error_code ec;
     if (!fs::exists(path, ec))
@@ -250,6 +274,8 @@ std::string ModelSource::config_json() const {
 }
 
 TokenizerFiles ModelSource::tokenizer_files() const {
+    if (gguf_)
+        return has_gguf_tokenizer(*gguf_) ? TokenizerFiles::tokenizer_json : TokenizerFiles::none;
     const fs::path& f = folder_;
     if (is_file(f / "tokenizer.json")) return TokenizerFiles::tokenizer_json;
     if (is_file(f / "vocab.json") && is_file(f / "merges.txt"))
@@ -262,6 +288,12 @@ TokenizerFiles ModelSource::tokenizer_files() const {
 TokenizerText ModelSource::tokenizer() const {
     TokenizerText t;
     t.files = tokenizer_files();
+    if (gguf_) {  // its tokenizer.ggml.* keys as a tokenizer.json (GgufError when unreadable)
+        t.files = TokenizerFiles::tokenizer_json;
+        t.path = folder_;
+        t.bytes = gguf_tokenizer_json(*gguf_);
+        return t;
+    }
     switch (t.files) {
         case TokenizerFiles::none:
             throw ModelSourceError(
@@ -303,10 +335,15 @@ TokenizerText ModelSource::tokenizer() const {
 }
 
 void ModelSource::open_weights() {
+    if (gguf_) {
+        if (!gguf_store_) gguf_store_ = std::make_unique<GgufStore>(gguf_, gguf_names_);
+        return;
+    }
     if (!checkpoint_) checkpoint_ = std::make_unique<Checkpoint>(Checkpoint::open_folder(folder_));
 }
 
 const runtime::TensorStore& ModelSource::weights() const {
+    if (gguf_store_) return *gguf_store_;
     if (!checkpoint_)
         throw std::logic_error("the weights of " + folder_.string() + " are not open");
     return *checkpoint_;

@@ -3,7 +3,10 @@
 // files (as transformers' AutoTokenizer would pick them) and its weights (safetensors, mapped:
 // Checkpoint), the latter as a runtime::TensorStore the families read tensors through by name,
 // dtype and shape. Another kind of source (a GGUF file, ollama:NAME) is another way to give
-// these same pieces. Never the network. Implemented in model_locator.cpp.
+// these same pieces: a GGUF file (a path ending in .gguf, or ollama:NAME[:TAG]'s blob) is mapped
+// and its header checked when opened; cli makes its config.json and tensor names from the
+// metadata (set_gguf_model) and the weights are a GgufStore. Never the network. Implemented in
+// model_locator.cpp.
 #pragma once
 
 #include <cstdint>
@@ -12,12 +15,15 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "io/gguf_store.hpp"
 #include "runtime/tensor_store.hpp"
 
 namespace attn::io {
 
 class Checkpoint;
+class GgufFile;
 
 /// What the command line names: --model and --revision (whether typed).
 struct ModelSpec {
@@ -67,13 +73,21 @@ class ModelSource {
     ModelSource& operator=(ModelSource&&) noexcept;
     ~ModelSource();
 
+    /// The model's folder; a GGUF file's path.
     const std::filesystem::path& folder() const { return folder_; }
-    std::filesystem::path config_path() const { return folder_ / "config.json"; }
-    /// config.json's text: ModelSourceError when absent or above 16 MiB, std::system_error
-    /// when unreadable.
+    /// config.json; the GGUF file, whose metadata stands for it.
+    std::filesystem::path config_path() const;
+    /// config.json's text (for a GGUF file, what set_gguf_model gave): ModelSourceError when
+    /// absent or above 16 MiB, std::system_error when unreadable.
     std::string config_json() const;
 
-    /// Which tokenizer files the folder holds.
+    /// The GGUF file mapped, its header checked (GgufError when malformed); nullptr for a folder.
+    const GgufFile* gguf() const { return gguf_.get(); }
+    /// A GGUF file's config.json and its tensors under the Hugging Face names (cli/model_gguf).
+    void set_gguf_model(std::string config_json, std::vector<GgufTensorName> names);
+
+    /// Which tokenizer files the folder holds (a GGUF file's byte-level BPE tokenizer.ggml.*
+    /// keys count as a tokenizer.json: io/gguf_tokenizer).
     TokenizerFiles tokenizer_files() const;
     /// Those files read (each reserved against the memory budget at 16 bytes per byte, what
     /// parsing takes): ModelSourceError no_tokenizer or tokenizer_config.
@@ -88,6 +102,10 @@ class ModelSource {
     explicit ModelSource(std::filesystem::path folder);
     std::filesystem::path folder_;
     std::unique_ptr<Checkpoint> checkpoint_;
+    std::shared_ptr<const GgufFile> gguf_;
+    std::string gguf_config_;
+    std::vector<GgufTensorName> gguf_names_;
+    std::unique_ptr<GgufStore> gguf_store_;
 };
 
 }  // namespace attn::io

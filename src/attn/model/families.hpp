@@ -27,12 +27,26 @@ template <class T>
 using MakeForward = std::unique_ptr<FamilyForward<T>> (*)(const ModelConfig&, const TensorSource&,
                                                           std::size_t n);
 
-/// How a GGUF file names the family (design.md "GGUF files"): general.architecture and
-/// llama.cpp's tensor names against the Hugging Face names of the table. Empty: GGUF files of
-/// this family are not read.
+/// How llama.cpp's converter stored a tensor against the Hugging Face one: as it is;
+/// transposed (GPT-2's Conv1D (in, out) stored (out, in)); rows permuted within each head for
+/// interleaved RoPE (`llama` q and k: HF row h hd + j hd/2 + i is GGUF row h hd + 2i + j);
+/// plus one (Gemma's norms, w + 1).
+enum class GgufLayout { as_is, transposed, rope_interleaved, plus_one };
+
+/// One tensor: llama.cpp's name and the Hugging Face one, without ".weight"/".bias" (both are
+/// mapped), "{}" standing for the block's index.
+struct GgufTensor {
+    std::string_view gguf, hf;
+    GgufLayout layout = GgufLayout::as_is;
+};
+
+/// How a GGUF file names the family (design.md "GGUF files"): general.architecture, the
+/// `<arch>.KEY` metadata onto config.json keys, and llama.cpp's tensor names against the Hugging
+/// Face names of the table. Empty: GGUF files of this family are not read.
 struct GgufNames {
     std::string_view architecture;
-    std::span<const std::pair<std::string_view, std::string_view>> tensors;  // gguf -> hf
+    std::span<const std::pair<std::string_view, std::string_view>> keys;  // KEY -> config key
+    std::span<const GgufTensor> tensors;
 };
 
 struct Family {

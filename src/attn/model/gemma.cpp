@@ -35,6 +35,42 @@ using json = nlohmann::json;
 
 constexpr std::string_view kPrefixes[] = {"model.", "", "language_model.model."};
 
+// llama.cpp's converter: ARCH.KEY -> config.json (llama.cpp scales the scores by
+// key_length^-0.5 but for Gemma 2 27B: that is query_pre_attn_scalar), and its tensor names;
+// every norm stored plus one.
+constexpr std::pair<std::string_view, std::string_view> kGgufKeys[] = {
+    {"context_length", "max_position_embeddings"},
+    {"embedding_length", "hidden_size"},
+    {"block_count", "num_hidden_layers"},
+    {"feed_forward_length", "intermediate_size"},
+    {"attention.head_count", "num_attention_heads"},
+    {"attention.head_count_kv", "num_key_value_heads"},
+    {"attention.key_length", "head_dim"},
+    {"attention.key_length", "query_pre_attn_scalar"},
+    {"attention.layer_norm_rms_epsilon", "rms_norm_eps"},
+    {"attention.sliding_window", "sliding_window"},
+    {"attention.sliding_window_pattern", "sliding_window_pattern"},
+    {"attn_logit_softcapping", "attn_logit_softcapping"},
+    {"final_logit_softcapping", "final_logit_softcapping"},
+    {"rope.freq_base", "rope_theta"}};
+constexpr GgufTensor kGgufTensors[] = {
+    {"token_embd", "embed_tokens"},
+    {"output", "lm_head"},
+    {"output_norm", "norm", GgufLayout::plus_one},
+    {"blk.{}.attn_norm", "layers.{}.input_layernorm", GgufLayout::plus_one},
+    {"blk.{}.attn_q", "layers.{}.self_attn.q_proj"},
+    {"blk.{}.attn_k", "layers.{}.self_attn.k_proj"},
+    {"blk.{}.attn_v", "layers.{}.self_attn.v_proj"},
+    {"blk.{}.attn_q_norm", "layers.{}.self_attn.q_norm", GgufLayout::plus_one},
+    {"blk.{}.attn_k_norm", "layers.{}.self_attn.k_norm", GgufLayout::plus_one},
+    {"blk.{}.attn_output", "layers.{}.self_attn.o_proj"},
+    {"blk.{}.post_attention_norm", "layers.{}.post_attention_layernorm", GgufLayout::plus_one},
+    {"blk.{}.ffn_norm", "layers.{}.pre_feedforward_layernorm", GgufLayout::plus_one},
+    {"blk.{}.ffn_gate", "layers.{}.mlp.gate_proj"},
+    {"blk.{}.ffn_up", "layers.{}.mlp.up_proj"},
+    {"blk.{}.ffn_down", "layers.{}.mlp.down_proj"},
+    {"blk.{}.post_ffw_norm", "layers.{}.post_feedforward_layernorm", GgufLayout::plus_one}};
+
 // Which layers slide: layer_types when given, else gemma2 the even layers, gemma3 all but
 // every pattern-th.
 std::vector<bool> sliding_layers(const ConfigKeys& k, std::size_t layers, bool gemma3) {
@@ -222,6 +258,7 @@ struct Gemma {
 };
 
 constexpr Family gemma_family(std::string_view model_type, bool gemma3) {
+    const std::string_view architecture = gemma3 ? "gemma3" : "gemma2";
     return Family{
         .model_type = model_type,
         .layers_key = "num_hidden_layers",
@@ -234,7 +271,7 @@ constexpr Family gemma_family(std::string_view model_type, bool gemma3) {
         .forward_double = gemma3 ? construct<Gemma<true>::Forward, double>
                                  : construct<Gemma<false>::Forward, double>,
         .lm_head = true,
-        .gguf = {},  // not read from GGUF files yet
+        .gguf = {architecture, kGgufKeys, kGgufTensors},
     };
 }
 

@@ -17,6 +17,23 @@ namespace {
 
 constexpr std::string_view kPrefixes[] = {"", "transformer."};
 
+// llama.cpp's converter: gpt2.KEY -> config.json; its tensor names (Conv1D stored (out, in)).
+constexpr std::pair<std::string_view, std::string_view> kGgufKeys[] = {
+    {"context_length", "n_positions"},  {"embedding_length", "n_embd"},
+    {"block_count", "n_layer"},         {"feed_forward_length", "n_inner"},
+    {"attention.head_count", "n_head"}, {"attention.layer_norm_epsilon", "layer_norm_epsilon"}};
+constexpr GgufTensor kGgufTensors[] = {
+    {"token_embd", "wte"},
+    {"position_embd", "wpe"},
+    {"output", "lm_head"},
+    {"output_norm", "ln_f"},
+    {"blk.{}.attn_norm", "h.{}.ln_1"},
+    {"blk.{}.attn_qkv", "h.{}.attn.c_attn", GgufLayout::transposed},
+    {"blk.{}.attn_output", "h.{}.attn.c_proj", GgufLayout::transposed},
+    {"blk.{}.ffn_norm", "h.{}.ln_2"},
+    {"blk.{}.ffn_up", "h.{}.mlp.c_fc", GgufLayout::transposed},
+    {"blk.{}.ffn_down", "h.{}.mlp.c_proj", GgufLayout::transposed}};
+
 void read_config(const ConfigKeys& k, ModelConfig& c) {
     c.vocab_size = k.size({"vocab_size"}, 50257);
     c.hidden_size = k.size({"n_embd", "hidden_size"}, 768);
@@ -39,6 +56,7 @@ struct Tensors {
     };
     std::vector<Block> h;
     NormWeights ln_f;
+    Tensor lm_head;  // (V, d); only when not tied to wte (a GGUF file's output)
 };
 
 Tensors declare(const ModelConfig& c, TensorTable& t) {
@@ -60,6 +78,7 @@ Tensors declare(const ModelConfig& c, TensorTable& t) {
     }
     t.layer(-1);
     w.ln_f = t.layer_norm("ln_f", d);
+    if (!c.tie_word_embeddings) w.lm_head = t.add_any({"lm_head.weight"}, {c.vocab_size, d});
     return w;
 }
 
@@ -100,8 +119,8 @@ class Gpt2 final : public FamilyForward<T> {
     }
 
     std::vector<T> next_logits(const Matrix<T>& h) override {
-        // logits = ln_f(h[n-1]) wte^T                                    (V)
-        return this->lm_head(h, t_.ln_f, t_.wte);
+        // logits = ln_f(h[n-1]) wte^T (lm_head^T when untied)            (V)
+        return this->lm_head(h, t_.ln_f, c_.tie_word_embeddings ? t_.wte : t_.lm_head);
     }
 
   private:
@@ -120,7 +139,7 @@ extern const Family gpt2_family{
     .forward_float = construct<Gpt2, float>,
     .forward_double = construct<Gpt2, double>,
     .lm_head = true,
-    .gguf = {},  // not read from GGUF files yet
+    .gguf = {"gpt2", kGgufKeys, kGgufTensors},
 };
 
 }  // namespace attn::model

@@ -22,6 +22,34 @@ namespace {
 
 constexpr std::string_view kPrefixes[] = {"model.", ""};
 
+// llama.cpp's converter: ARCH.KEY -> config.json, and its tensor names; `llama` q and k rows
+// permuted for interleaved RoPE (qwen2's are not: llama.cpp rotates its halves as HF does).
+constexpr std::pair<std::string_view, std::string_view> kGgufKeys[] = {
+    {"context_length", "max_position_embeddings"},
+    {"embedding_length", "hidden_size"},
+    {"block_count", "num_hidden_layers"},
+    {"feed_forward_length", "intermediate_size"},
+    {"attention.head_count", "num_attention_heads"},
+    {"attention.head_count_kv", "num_key_value_heads"},
+    {"attention.key_length", "head_dim"},
+    {"attention.layer_norm_rms_epsilon", "rms_norm_eps"},
+    {"rope.freq_base", "rope_theta"}};
+template <GgufLayout qk>
+constexpr GgufTensor kGgufTensors[] = {{"token_embd", "embed_tokens"},
+                                       {"output", "lm_head"},
+                                       {"output_norm", "norm"},
+                                       {"blk.{}.attn_norm", "layers.{}.input_layernorm"},
+                                       {"blk.{}.attn_q", "layers.{}.self_attn.q_proj", qk},
+                                       {"blk.{}.attn_k", "layers.{}.self_attn.k_proj", qk},
+                                       {"blk.{}.attn_v", "layers.{}.self_attn.v_proj"},
+                                       {"blk.{}.attn_output", "layers.{}.self_attn.o_proj"},
+                                       {"blk.{}.ffn_norm", "layers.{}.post_attention_layernorm"},
+                                       {"blk.{}.ffn_gate", "layers.{}.mlp.gate_proj"},
+                                       {"blk.{}.ffn_up", "layers.{}.mlp.up_proj"},
+                                       {"blk.{}.ffn_down", "layers.{}.mlp.down_proj"}};
+constexpr GgufNames kLlamaGguf{"llama", kGgufKeys, kGgufTensors<GgufLayout::rope_interleaved>};
+constexpr GgufNames kQwen2Gguf{"qwen2", kGgufKeys, kGgufTensors<GgufLayout::as_is>};
+
 enum class Variant { llama, mistral, qwen2 };
 
 template <Variant variant>
@@ -145,7 +173,7 @@ class Llama final : public FamilyForward<T> {
 };
 
 constexpr Family llama_like(std::string_view model_type,
-                            void (*read)(const ConfigKeys&, ModelConfig&)) {
+                            void (*read)(const ConfigKeys&, ModelConfig&), GgufNames gguf = {}) {
     return Family{
         .model_type = model_type,
         .layers_key = "num_hidden_layers",
@@ -156,14 +184,14 @@ constexpr Family llama_like(std::string_view model_type,
         .forward_float = construct<Llama, float>,
         .forward_double = construct<Llama, double>,
         .lm_head = true,
-        .gguf = {},  // not read from GGUF files yet
+        .gguf = gguf,
     };
 }
 
 }  // namespace
 
-extern const Family llama_family = llama_like("llama", read_config<Variant::llama>);
+extern const Family llama_family = llama_like("llama", read_config<Variant::llama>, kLlamaGguf);
 extern const Family mistral_family = llama_like("mistral", read_config<Variant::mistral>);
-extern const Family qwen2_family = llama_like("qwen2", read_config<Variant::qwen2>);
+extern const Family qwen2_family = llama_like("qwen2", read_config<Variant::qwen2>, kQwen2Gguf);
 
 }  // namespace attn::model

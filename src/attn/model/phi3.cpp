@@ -25,6 +25,29 @@ namespace {
 
 constexpr std::string_view kPrefixes[] = {"model.", ""};
 
+// llama.cpp's converter: phi3.KEY -> config.json, and its tensor names (qkv and gate_up fused
+// as in the checkpoint).
+constexpr std::pair<std::string_view, std::string_view> kGgufKeys[] = {
+    {"context_length", "max_position_embeddings"},
+    {"rope.scaling.original_context_length", "original_max_position_embeddings"},
+    {"embedding_length", "hidden_size"},
+    {"block_count", "num_hidden_layers"},
+    {"feed_forward_length", "intermediate_size"},
+    {"attention.head_count", "num_attention_heads"},
+    {"attention.head_count_kv", "num_key_value_heads"},
+    {"attention.layer_norm_rms_epsilon", "rms_norm_eps"},
+    {"attention.sliding_window", "sliding_window"},
+    {"rope.freq_base", "rope_theta"}};
+constexpr GgufTensor kGgufTensors[] = {{"token_embd", "embed_tokens"},
+                                       {"output", "lm_head"},
+                                       {"output_norm", "norm"},
+                                       {"blk.{}.attn_norm", "layers.{}.input_layernorm"},
+                                       {"blk.{}.attn_qkv", "layers.{}.self_attn.qkv_proj"},
+                                       {"blk.{}.attn_output", "layers.{}.self_attn.o_proj"},
+                                       {"blk.{}.ffn_norm", "layers.{}.post_attention_layernorm"},
+                                       {"blk.{}.ffn_up", "layers.{}.mlp.gate_up_proj"},
+                                       {"blk.{}.ffn_down", "layers.{}.mlp.down_proj"}};
+
 void read_config(const ConfigKeys& k, ModelConfig& c) {
     c.vocab_size = k.size({"vocab_size"}, 32064);
     c.hidden_size = k.size({"hidden_size"}, 3072);
@@ -142,7 +165,7 @@ extern const Family phi3_family{
     .forward_float = construct<Phi3, float>,
     .forward_double = construct<Phi3, double>,
     .lm_head = true,
-    .gguf = {},  // not read from GGUF files yet
+    .gguf = {"phi3", kGgufKeys, kGgufTensors},
 };
 
 }  // namespace attn::model

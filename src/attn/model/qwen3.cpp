@@ -23,6 +23,32 @@ namespace {
 
 constexpr std::string_view kPrefixes[] = {"model.", ""};
 
+// llama.cpp's converter: qwen3.KEY -> config.json, and its tensor names.
+constexpr std::pair<std::string_view, std::string_view> kGgufKeys[] = {
+    {"context_length", "max_position_embeddings"},
+    {"embedding_length", "hidden_size"},
+    {"block_count", "num_hidden_layers"},
+    {"feed_forward_length", "intermediate_size"},
+    {"attention.head_count", "num_attention_heads"},
+    {"attention.head_count_kv", "num_key_value_heads"},
+    {"attention.key_length", "head_dim"},
+    {"attention.layer_norm_rms_epsilon", "rms_norm_eps"},
+    {"rope.freq_base", "rope_theta"}};
+constexpr GgufTensor kGgufTensors[] = {{"token_embd", "embed_tokens"},
+                                       {"output", "lm_head"},
+                                       {"output_norm", "norm"},
+                                       {"blk.{}.attn_norm", "layers.{}.input_layernorm"},
+                                       {"blk.{}.attn_q", "layers.{}.self_attn.q_proj"},
+                                       {"blk.{}.attn_k", "layers.{}.self_attn.k_proj"},
+                                       {"blk.{}.attn_v", "layers.{}.self_attn.v_proj"},
+                                       {"blk.{}.attn_q_norm", "layers.{}.self_attn.q_norm"},
+                                       {"blk.{}.attn_k_norm", "layers.{}.self_attn.k_norm"},
+                                       {"blk.{}.attn_output", "layers.{}.self_attn.o_proj"},
+                                       {"blk.{}.ffn_norm", "layers.{}.post_attention_layernorm"},
+                                       {"blk.{}.ffn_gate", "layers.{}.mlp.gate_proj"},
+                                       {"blk.{}.ffn_up", "layers.{}.mlp.up_proj"},
+                                       {"blk.{}.ffn_down", "layers.{}.mlp.down_proj"}};
+
 void read_config(const ConfigKeys& k, ModelConfig& c) {
     c.vocab_size = k.size({"vocab_size"}, 151936);
     c.hidden_size = k.size({"hidden_size"}, 4096);
@@ -154,7 +180,7 @@ extern const Family qwen3_family{
     .forward_float = construct<Qwen3, float>,
     .forward_double = construct<Qwen3, double>,
     .lm_head = true,
-    .gguf = {},  // not read from GGUF files yet
+    .gguf = {"qwen3", kGgufKeys, kGgufTensors},
 };
 
 }  // namespace attn::model

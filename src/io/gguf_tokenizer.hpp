@@ -1,0 +1,30 @@
+// A GGUF file's byte-level BPE tokenizer (tokenizer.ggml.model "gpt2") as the tokenizer.json
+// Hugging Face's converter started from, so that attn::text builds it as it builds any other:
+//   model        BPE: tokenizer.ggml.tokens (id = index) and .merges ("a b", by rank);
+//                ignore_merges for Llama 3's pre-tokenizer, as its tokenizer.json says;
+//   added_tokens the tokens of type CONTROL (3: special) and USER_DEFINED (4: not special) of
+//                tokenizer.ggml.token_type;
+//   pre-tokenizer what tokenizer.ggml.pre names, as llama.cpp maps it: gpt-2 (and the names
+//                llama.cpp reads as GPT-2's: gpt2, phi-2, roberta-bpe, mpt, olmo) GPT-2's
+//                ByteLevel regex; llama-bpe, llama3, llama-v3: Llama 3's Split pattern then
+//                ByteLevel; qwen2, deepseek-r1-qwen: Qwen2's pattern, after NFC;
+//   post-processor BOS (tokenizer.ggml.bos_token_id) before the text when
+//                tokenizer.ggml.add_bos_token says so, else as llama.cpp defaults (Llama 3's
+//                pre-tokenizer: yes; the others: no).
+// SentencePiece files (model "llama") and other pre-tokenizers are refused naming the key.
+#pragma once
+
+#include <string>
+
+#include "io/gguf.hpp"
+
+namespace attn::io {
+
+/// Whether the file holds a tokenizer attn reads (tokenizer.ggml.model is "gpt2").
+bool has_gguf_tokenizer(const GgufFile& file);
+
+/// The tokenizer.json text; GgufError (exit 2) naming the key that attn cannot read
+/// (tokenizer.ggml.model other than gpt2, tokenizer.ggml.pre not listed, tokens missing).
+std::string gguf_tokenizer_json(const GgufFile& file);
+
+}  // namespace attn::io
