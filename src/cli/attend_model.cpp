@@ -10,6 +10,7 @@
 
 #include "attn/model/config.hpp"
 #include "cli/arguments.hpp"
+#include "cli/attend_model_lens.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_code.hpp"
 #include "cli/model_files.hpp"
@@ -35,8 +36,9 @@ void refuse_random_options(const CLI::App& attend) {
     add_curve_columns(probe, dummy);  // --plot lines' curves, of either model
     std::vector<const CLI::Option*> shared, given;
     collect_options(probe, shared);
-    std::set<std::string> allowed{"--model", "--revision", "--ids",  "--layer", "--head",
-                                  "--show",  "--query",    "--help", "sentence"};
+    std::set<std::string> allowed{"--model",  "--revision", "--ids",     "--layer",
+                                  "--head",   "--show",     "--query",   "--help",
+                                  "sentence", "--top",      "--position"};
     for (const CLI::Option* o : shared) allowed.insert(o->get_name());
     collect_options(attend, given);
     for (const CLI::Option* o : given) {
@@ -74,6 +76,9 @@ int run_typed(const model::ModelConfig& c, const runtime::TensorStore& source,
         return model::ModelRun<T>(c, source, ids, layers, heads, keep, arrays.has(ModelShow::next));
     });
     if (arrays.any_summary()) run.summarise(arrays.summaries);
+    if (arrays.lens.top || arrays.lens.next) run.lens(arrays.lens);  // no lens: exit 2, why
+    if (arrays.values.norms || arrays.values.weights || arrays.values.rollout)
+        run.values(arrays.values);
     run.record(arrays.has(ModelShow::hidden), arrays.has(ModelShow::context));
     std::vector<io::MatrixStream> streams = model_streams<T>(arrays, run, ids, tokens, spell, spec);
     io::Output output(spec, streams.size());
@@ -115,6 +120,7 @@ std::shared_ptr<AttendModelOptions> add_attend_model_options(CLI::App& attend) {
         ->type_name("LIST");
     g->add_option("--head", opt->head, "With --model: query heads, as --layer; default all")
         ->type_name("LIST");
+    add_lens_options(*g, *opt);
     return opt;
 }
 
@@ -155,6 +161,7 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
     };
     ModelArrays arrays = parse_model_show(show.empty() ? "weights" : show, c);
     arrays.query = query_row(attend, ids.size(), spec);
+    lens_options(opt, ids.size(), c.vocab_size, arrays);
     const bool wide = spec.dtype == io::Dtype::float64;
     // --max-memory, then every tensor present with its shape and dtype before a block runs
     open_weights(m, ids.size(), wide ? 8 : 4);

@@ -13,6 +13,7 @@
 
 #include "attn/model/families.hpp"
 #include "cli/attend_model.hpp"
+#include "cli/attend_model_lens.hpp"
 #include "cli/errors.hpp"
 #include "cli/show_table.hpp"
 #include "io/format_columns.hpp"
@@ -301,7 +302,12 @@ const ModelTable<T>& model_show_table() {
          {S::head_stats, [](R r) { return summary_stream(r, S::head_stats); }},
          {S::offsets, [](R r) { return summary_stream(r, S::offsets); }},
          {S::mean_weights, [](R r) { return summary_stream(r, S::mean_weights); }},
-         {S::rollout, [](R r) { return summary_stream(r, S::rollout); }}});
+         {S::rollout, [](R r) { return summary_stream(r, S::rollout); }},
+         {S::lens, [](R r) { return lens_stream(r.run, r.spell, r.binary); }},
+         {S::lens_next, [](R r) { return lens_next_stream(r.run, r.tokens); }},
+         {S::value_norms, [](R r) { return value_norms_stream(r.run, r.tokens, r.query); }},
+         {S::value_weights, [](R r) { return value_summary_stream(r.run, false); }},
+         {S::value_rollout, [](R r) { return value_summary_stream(r.run, true); }}});
     return table;
 }
 
@@ -358,6 +364,9 @@ ModelArrays parse_model_show(const std::string& show, const model::ModelConfig& 
     a.summaries.offsets = a.has(Show::offsets);
     a.summaries.mean_weights = a.has(Show::mean_weights);
     a.summaries.rollout = a.has(Show::rollout);
+    a.lens.top = a.has(Show::lens);
+    a.lens.next = a.has(Show::lens_next);
+    a.values = {a.has(Show::value_norms), a.has(Show::value_weights), a.has(Show::value_rollout)};
     return a;
 }
 
@@ -373,7 +382,8 @@ std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::Mo
     std::vector<io::MatrixStream> out;
     for (const Show item : arrays.shown) {
         io::MatrixStream s = show_entry(model_show_table<T>(), item).stream(sources);
-        if (s.info.dtype != io::Dtype::int64 && item != Show::next && item != Show::head_stats)
+        if (s.info.dtype != io::Dtype::int64 && item != Show::next && item != Show::head_stats &&
+            item != Show::lens)
             s.info.dtype = spec.dtype;
         out.push_back(std::move(s));
         if (item == Show::next && binary && spec.holds_several_arrays())

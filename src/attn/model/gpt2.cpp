@@ -99,9 +99,9 @@ class Gpt2 final : public FamilyForward<T> {
         return r;
     }
 
-    std::vector<T> next_logits(const Matrix<T>& h) override {
+    LmHead head() override {
         // logits = ln_f(h[n-1]) wte^T                                    (V)
-        return this->lm_head(h, t_.ln_f, t_.wte);
+        return {t_.ln_f, t_.wte};
     }
 
   private:

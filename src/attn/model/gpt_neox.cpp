@@ -118,9 +118,9 @@ class GptNeox final : public FamilyForward<T> {
         return r;
     }
 
-    std::vector<T> next_logits(const Matrix<T>& h) override {
+    LmHead head() override {
         // logits = final_layer_norm(h[n-1]) embed_out^T (or embed_in^T when tied)   (V)
-        return this->lm_head(h, t_.final_norm, c_.tie_word_embeddings ? t_.embed_in : t_.embed_out);
+        return {t_.final_norm, c_.tie_word_embeddings ? t_.embed_in : t_.embed_out};
     }
 
   private:
