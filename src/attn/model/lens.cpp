@@ -61,16 +61,24 @@ void LensScan::add_row(std::size_t r, const T* l, std::size_t v0, std::size_t co
         if (t >= 0 && static_cast<std::size_t>(t) >= v0 && static_cast<std::size_t>(t) < v0 + count)
             row.target = static_cast<double>(l[static_cast<std::size_t>(t) - v0]);
         // the top K: a min-heap whose front is the K-th best so far
+        // (a full heap admits nothing below its front's logit: one comparison for most ids)
         const auto worse = [](const auto& a, const auto& b) { return above(a, b); };
+        const auto floor = [&row] {
+            const double f = row.top.front().first;
+            return std::isnan(f) ? -std::numeric_limits<double>::infinity() : f;
+        };
+        double least = top_ > 0 && row.top.size() == top_ ? floor() : 0.0;
         for (std::size_t v = 0; v < count; ++v) {
             const std::pair<double, std::size_t> c{static_cast<double>(l[v]), v0 + v};
             if (row.top.size() < top_) {
                 row.top.push_back(c);
                 std::push_heap(row.top.begin(), row.top.end(), worse);
-            } else if (top_ > 0 && above(c, row.top.front())) {
+                if (row.top.size() == top_) least = floor();
+            } else if (top_ > 0 && c.first >= least && above(c, row.top.front())) {
                 std::pop_heap(row.top.begin(), row.top.end(), worse);
                 row.top.back() = c;
                 std::push_heap(row.top.begin(), row.top.end(), worse);
+                least = floor();
             }
         }
     }
