@@ -5,7 +5,9 @@ attend_lens_compare.py ATTN MODELS_DIR TMPDIR.
 
 Bounds: lens probabilities within 1e-5 and the same ids where the reference's probabilities are
 not tied; lens_next 1e-5; value_norms 1e-5 relative to each layer's largest; value_weights and
-value_rollout 1e-5. The last layer's lens at the last position equals next (--top 10)."""
+value_rollout 1e-5. The last layer's lens at the last position equals next (--top 10). BERT's
+lens (bert-mlm: BertForMaskedLM's head) is compared too; `bert` (no cls.predictions.transform)
+and T5's encoder give the value arrays only."""
 import json
 import os
 import subprocess
@@ -92,7 +94,9 @@ for folder in sorted(os.listdir(models)):
             err = np.abs(got["lens_next"] - want).max()
             if got["lens_next"].shape != want.shape or not err <= 1e-5:
                 failures.append(f"{label}: lens_next off by {err:.3g} {got['lens_next'].shape}")
-        # one position, the last layer: the rows of next
+        # one position, the last layer: the rows of next (causal LMs; BERT's lens has no next)
+        if "next_ids" not in np.load(os.path.join(models, folder, entry["file"])):
+            continue
         last = run(folder, entry, "lens,next", "--top", "10", "--position", "-1", "--layer", "-1")
         if last is not None:
             checked += 1
