@@ -268,9 +268,11 @@ template <class T>
 LensRows FamilyForward<T>::lens(const Matrix<T>& h, std::span<const std::size_t> rows,
                                 std::size_t top, std::vector<std::int64_t> targets) {
     // x = lens_input(h[rows]) (m, d); logits (m, count) = x E[v0 .. v0 + count)^T + b, E (V, d)
-    // kBlock rows at a time (read in place when float32, else widened), reduced by LensScan
-    constexpr std::size_t kBlock = 4096;
+    // kBlock rows at a time (read in place when float32, else widened), reduced by LensScan;
+    // fewer when m is large, so that a block's logits stay within 2^24 values (64 MiB float)
     const std::size_t d = c_.hidden_size, V = c_.vocab_size, m = rows.size();
+    const std::size_t kBlock =
+        std::clamp<std::size_t>((std::size_t{1} << 24) / std::max<std::size_t>(m, 1), 256, 4096);
     Matrix<T> picked = Matrix<T>::from_shape({m, d});
     for (std::size_t r = 0; r < m; ++r) std::copy_n(&h(rows[r], 0), d, &picked(r, 0));
     const Matrix<T> x = lens_input(picked);
