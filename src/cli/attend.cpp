@@ -313,7 +313,9 @@ Command add_attend(CLI::App& root) {
         "  attn attend \"Life is short, eat dessert first\" --scheme sinusoidal --permute reverse "
         "--show equivariance\n"
         "  attn attend --model openai-community/gpt2 \"Life is short, eat dessert first\" --layer "
-        "5 --show weights,head_stats,next -o gpt2.npz\n" +
+        "5 --show weights,head_stats,next -o gpt2.npz\n"
+        "  attn attend --model openai-community/gpt2 --prompts texts.txt --show head_stats,offsets "
+        "-o stats.npz\n" +
         attend_show_help());
     return {sub,
             [opt, model, sub] {
@@ -321,6 +323,10 @@ Command add_attend(CLI::App& root) {
                     return run_attend_model(*model,
                                             opt->given("sentence") ? &opt->sentence : nullptr,
                                             opt->show, opt->out, *sub);
+                if (model->prompts_opt->count())  // the random model's sentences: stdin lines
+                    throw UsageError(
+                        "--prompts: needs --model; the random model reads one "
+                        "sentence a line from standard input");
                 return run_attend(*opt);
             },
             &opt->out};

@@ -3,6 +3,7 @@
 #include "cli/attend_model.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <optional>
@@ -11,10 +12,12 @@
 #include "attn/model/config.hpp"
 #include "cli/arguments.hpp"
 #include "cli/attend_model_lens.hpp"
+#include "cli/common_options.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_code.hpp"
 #include "cli/model_files.hpp"
 #include "cli/tokenizer_files.hpp"
+#include "io/format_columns.hpp"
 
 namespace attn::cli {
 
@@ -36,9 +39,9 @@ void refuse_random_options(const CLI::App& attend) {
     add_curve_columns(probe, dummy);  // --plot lines' curves, of either model
     std::vector<const CLI::Option*> shared, given;
     collect_options(probe, shared);
-    std::set<std::string> allowed{"--model",  "--revision", "--ids",     "--layer",
-                                  "--head",   "--show",     "--query",   "--help",
-                                  "sentence", "--top",      "--position"};
+    std::set<std::string> allowed{"--model",  "--revision",   "--ids",     "--layer", "--head",
+                                  "--show",   "--raw-tokens", "--prompts", "--query", "--help",
+                                  "sentence", "--top",        "--position"};
     for (const CLI::Option* o : shared) allowed.insert(o->get_name());
     collect_options(attend, given);
     for (const CLI::Option* o : given) {
@@ -63,11 +66,17 @@ std::optional<std::size_t> query_row(const CLI::App& attend, std::size_t n,
     return i;
 }
 
+/// What one prompt's run writes: its ids, their tokens as spelled and as labels show them.
+struct PromptTokens {
+    std::vector<std::int64_t> ids;
+    std::vector<std::string> tokens, labels;
+};
+
 template <class T>
 int run_typed(const model::ModelConfig& c, const runtime::TensorStore& source,
-              const std::vector<std::int64_t>& ids, const std::vector<std::string>& tokens,
-              const Spelling& spell, const AttendModelOptions& opt, const ModelArrays& arrays,
-              const io::OutputSpec& spec) {
+              const PromptTokens& p, const Spelling& spell, const AttendModelOptions& opt,
+              const ModelArrays& arrays, const io::OutputSpec& spec) {
+    const std::vector<std::int64_t>& ids = p.ids;
     const auto layers = parse_index_list(opt.layer, c.num_layers, "--layer");
     const auto heads = parse_index_list(opt.head, c.num_heads, "--head");
     model::Keep keep{arrays.has(ModelShow::scores), arrays.has(ModelShow::weights)};
@@ -80,7 +89,8 @@ int run_typed(const model::ModelConfig& c, const runtime::TensorStore& source,
     if (arrays.values.norms || arrays.values.weights || arrays.values.rollout)
         run.values(arrays.values);
     run.record(arrays.has(ModelShow::hidden), arrays.has(ModelShow::context));
-    std::vector<io::MatrixStream> streams = model_streams<T>(arrays, run, ids, tokens, spell, spec);
+    std::vector<io::MatrixStream> streams =
+        model_streams<T>(arrays, run, ids, p.tokens, p.labels, spell, spec);
     io::Output output(spec, streams.size());
     io::drive(output.sink(), streams);
     output.commit();
@@ -120,6 +130,13 @@ std::shared_ptr<AttendModelOptions> add_attend_model_options(CLI::App& attend) {
         ->type_name("LIST");
     g->add_option("--head", opt->head, "With --model: query heads, as --layer; default all")
         ->type_name("LIST");
+    opt->prompts_opt = add_file_option(*g, "--prompts", opt->prompts,
+                                       "With --model: one prompt a line (.jsonl: {\"text\"} or "
+                                       "{\"ids\"} objects; - standard input); shows head_stats "
+                                       "and offsets over all of them");
+    g->add_flag("--raw-tokens", opt->raw_tokens,
+                "With --model: label pictures, pages and tables with the tokens as the "
+                "vocabulary spells them (\"\u0120is\") rather than the text they stand for");
     add_lens_options(*g, *opt);
     return opt;
 }
@@ -127,16 +144,29 @@ std::shared_ptr<AttendModelOptions> add_attend_model_options(CLI::App& attend) {
 int run_attend_model(const AttendModelOptions& opt, const std::string* text,
                      const std::string& show, const OutputOptions& out, const CLI::App& attend) {
     refuse_random_options(attend);
+    if (opt.prompts_opt->count()) {
+        if (text || opt.ids_opt->count())
+            throw UsageError(
+                fmt::format("--prompts: gives the prompts; it cannot be combined "
+                            "with {}",
+                            text ? "a text" : "--ids"));
+        if (const CLI::Option* q = attend.get_option_no_throw("--query"); q && q->count())
+            throw UsageError(
+                "--query: a row of one prompt's arrays; with --prompts attend writes "
+                "head_stats and offsets over all the prompts");
+        return run_attend_prompts(opt, show, resolve_output(out));
+    }
     if (opt.ids_opt->count() == 0 && !text)
-        throw UsageError("--model: give a text or the token ids with --ids");
+        throw UsageError("--model: give a text, the token ids with --ids, or --prompts FILE");
     if (text && opt.ids_opt->count())
         throw UsageError("--ids: gives the tokens; it cannot be combined with a text");
     const io::OutputSpec spec = resolve_output(out);
     OpenModel m = open_model_config(opt.model);  // the weights once the tokens are known
     m.config.compute_dtype = io::reduced_format(spec.dtype);  // --dtype bfloat16|float16
     const model::ModelConfig& c = m.config;
-    std::vector<std::int64_t> ids;
-    std::vector<std::string> tokens;  // as the vocabulary spells them; with --ids, the ids
+    PromptTokens p;  // with --ids, the tokens and labels are the ids
+    std::vector<std::int64_t>& ids = p.ids;
+    std::vector<std::string>& tokens = p.tokens;
     std::optional<text::Tokenizer> tokenizer;
     if (text) {  // the model's own tokenizer, special tokens included
         tokenizer = load_tokenizer(m.source);
@@ -154,19 +184,31 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
         ids = naming_option("--ids", [&] { return parse_token_ids(opt.ids, c.vocab_size); });
         for (const auto id : ids) tokens.push_back(std::to_string(id));
     }
+    // labels: the text each token stands for (or, --raw-tokens, its spelling)
+    const auto label = [&tokenizer, &opt](const std::string& token) {
+        return tokenizer && !opt.raw_tokens ? tokenizer->label(token) : token;
+    };
+    for (const std::string& t : tokens) p.labels.push_back(label(t));
     // next's token column: the tokenizer's spelling of an id (with --ids, the id)
-    const Spelling spell = [&tokenizer](std::int64_t id) {
+    Spelling spell;
+    spell.spelled = [&tokenizer](std::int64_t id) {
         const auto t = tokenizer ? tokenizer->token(static_cast<text::TokenId>(id)) : std::nullopt;
         return t ? *t : std::to_string(id);
     };
+    spell.label = [spelled = spell.spelled, label](std::int64_t id) { return label(spelled(id)); };
+    io::OutputSpec titled = spec;  // the page names the model (as given) and the text
+    if (io::format_columns(spec.format).page && !spec.style.picture.title)
+        titled.style.picture.title =
+            text ? fmt::format("{}: \"{}\"", opt.model.model, *text)
+                 : fmt::format("{}: ids {}", opt.model.model, fmt::join(ids, ","));
     ModelArrays arrays = parse_model_show(show.empty() ? "weights" : show, c);
     arrays.query = query_row(attend, ids.size(), spec);
     lens_options(opt, ids.size(), c.vocab_size, arrays);
     const bool wide = spec.dtype == io::Dtype::float64;
     // --max-memory, then every tensor present with its shape and dtype before a block runs
     open_weights(m, ids.size(), wide ? 8 : 4);
-    return wide ? run_typed<double>(c, m.weights(), ids, tokens, spell, opt, arrays, spec)
-                : run_typed<float>(c, m.weights(), ids, tokens, spell, opt, arrays, spec);
+    return wide ? run_typed<double>(c, m.weights(), p, spell, opt, arrays, titled)
+                : run_typed<float>(c, m.weights(), p, spell, opt, arrays, titled);
 }
 
 }  // namespace attn::cli

@@ -30,20 +30,30 @@ struct AttendModelOptions {
     std::string ids;     // "1,2,3": token ids instead of a text
     std::string layer;   // list grammar: "3", "2,5", "3:6", "-1"; "" = all
     std::string head;
+    bool raw_tokens = false;     // labels as the vocabulary spells tokens
+    std::string prompts;         // --prompts FILE: aggregates over its prompts (attend_prompts.cpp)
     std::size_t top = 5;         // --top K: lens's tokens per layer and position
     std::int64_t position = -1;  // --position P: lens's position (-1 the last)
     CLI::Option* ids_opt = nullptr;
+    CLI::Option* prompts_opt = nullptr;
     CLI::Option* position_opt = nullptr;
     bool given() const { return model.given(); }
 };
 
-/// Adds --model, --revision, --ids, --layer, --head to attend (group "Model").
+/// Adds --model, --revision, --ids, --prompts, --layer, --head, --raw-tokens to attend (group
+/// "Model").
 std::shared_ptr<AttendModelOptions> add_attend_model_options(CLI::App& attend);
 
 /// Runs the model. text: the sentence, if one was given; show: attend's --show ("" = weights);
 /// attend: the subcommand, whose random-model options given with --model are refused (exit 2).
 int run_attend_model(const AttendModelOptions& opt, const std::string* text,
                      const std::string& show, const OutputOptions& out, const CLI::App& attend);
+
+/// attend --model --prompts FILE (attend_prompts.cpp): each prompt's forward in turn, the model
+/// and tokenizer opened once; head_stats and offsets pooled over every (prompt, query) pair.
+/// Any other array: UsageError naming it.
+int run_attend_prompts(const AttendModelOptions& opt, const std::string& show,
+                       const io::OutputSpec& spec);
 
 /// "3", "2,5", "3:6", "-1" over an axis of `length`: sorted, without repeats; UsageError
 /// naming `option` and the accepted range otherwise.
@@ -68,15 +78,23 @@ struct ModelArrays {
 };
 /// UsageError naming --show for a name that is not an array and for `next` without an LM head.
 ModelArrays parse_model_show(const std::string& show, const model::ModelConfig& c);
-/// A token id as the tokenizer spells it ("Ġis", "▁is", "##ing"), or the id in digits.
-using Spelling = std::function<std::string(std::int64_t id)>;
-/// The streams of arrays.shown. tokens: the rows' tokens (n); spell: next's token column.
-/// npz and npy store `tokens` as numpy strings ('<U'), and, when the output holds several
-/// arrays, next's tokens as the member `next_tokens` beside its numbers.
+/// A token id as the tokenizer spells it ("Ġis", "▁is", "##ing"), or the id in digits
+/// (`spelled`), and the text it stands for as labels show it ("␣is", "is", "##ing"; the
+/// spelling with --raw-tokens).
+struct Spelling {
+    std::function<std::string(std::int64_t id)> spelled, label;
+};
+/// The streams of arrays.shown. tokens: the rows' tokens (n) as spelled, the `tokens` array;
+/// labels: the same as labels show them (keys, query rows of pictures, the html page); spell:
+/// next's token column (labels) and next_tokens (spelled). npz and npy store `tokens` as numpy
+/// strings ('<U'), and, when the output holds several arrays, next's tokens as the member
+/// `next_tokens` beside its numbers. Pictures of one matrix name its layer and head in the
+/// title.
 template <class T>
 std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::ModelRun<T>& run,
                                             const std::vector<std::int64_t>& ids,
                                             const std::vector<std::string>& tokens,
+                                            const std::vector<std::string>& labels,
                                             const Spelling& spell, const io::OutputSpec& spec);
 
 /// head_stats of both models, `rows` rows: [sequence (row / sequence_every, when not 0),]

@@ -29,12 +29,13 @@ namespace {
 template <class T>
 io::MatrixStream per_head_stack(model::ModelRun<T>& run, std::string name, std::string title,
                                 std::vector<std::string> columns, io::StackBlock block,
-                                std::optional<std::size_t> query) {
+                                std::optional<std::size_t> query,
+                                std::vector<io::StackLabel> rows) {
     io::MatrixStream s = io::matrix_stack(
         std::move(name), std::move(title), io::value_axis("layer", run.layers()),
         io::value_axis("head", run.heads()),
         query ? std::vector<std::size_t>{*query} : io::every_row(run.n()), std::move(columns),
-        {io::index_label("query", true)}, std::move(block), {io::PanelTitles::every_axis, true});
+        std::move(rows), std::move(block), {io::PanelTitles::every_axis, true});
     s.info.row_axis = "query";
     return s;
 }
@@ -46,10 +47,22 @@ void copy_rows(const M& m, std::size_t i, std::size_t len, double* out) {
         for (std::size_t j = 0; j < m.shape(1); ++j) *out++ = static_cast<double>(m(r, j));
 }
 
+/// A row label field `name` holding the row's index, then, in pictures, its token's label
+/// ("0 Life", "1 ␣is"; text formats keep one number per field).
+std::vector<io::StackLabel> token_rows(std::string name, const std::vector<std::string>& labels,
+                                       bool picture) {
+    std::vector<io::StackLabel> rows{io::index_label(std::move(name), true)};
+    if (picture) {
+        auto shared = std::make_shared<const std::vector<std::string>>(labels);
+        rows.push_back({"token", [shared](std::size_t i) { return (*shared)[i]; }});
+    }
+    return rows;
+}
+
 template <class T>
 io::MatrixStream square_stream(model::ModelRun<T>& run, bool weights,
                                const std::vector<std::string>& tokens,
-                               std::optional<std::size_t> query) {
+                               std::optional<std::size_t> query, bool picture) {
     // keys by token, as the random model's (and the html page's)
     io::MatrixStream s = per_head_stack(
         run, weights ? "weights" : "scores",
@@ -61,14 +74,15 @@ io::MatrixStream square_stream(model::ModelRun<T>& run, bool weights,
             copy_rows(weights ? lr.weights[run.heads()[h]] : lr.scaled_scores[run.heads()[h]], i,
                       len, out);
         },
-        query);
+        query, token_rows("query", tokens, picture));
     s.info.column_axis = "key";
     if (weights) s.info.value_range = std::pair{0.0, 1.0};
     return s;
 }
 
 template <class T>
-io::MatrixStream context_stream(model::ModelRun<T>& run, std::optional<std::size_t> query) {
+io::MatrixStream context_stream(model::ModelRun<T>& run, std::optional<std::size_t> query,
+                                std::vector<io::StackLabel> rows) {
     return per_head_stack(
         run, "context", "context per head: weights v (before the output projection)",
         io::index_labels(run.family().config().head_dim),
@@ -76,11 +90,11 @@ io::MatrixStream context_stream(model::ModelRun<T>& run, std::optional<std::size
             run.finish();
             copy_rows(run.context()[k][h], i, len, out);
         },
-        query);
+        query, std::move(rows));
 }
 
 template <class T>
-io::MatrixStream hidden_stream(model::ModelRun<T>& run) {
+io::MatrixStream hidden_stream(model::ModelRun<T>& run, std::vector<io::StackLabel> rows) {
     // (layers + 1, n, d): the state before the first selected layer, then after each
     auto states = std::make_shared<std::vector<std::string>>();
     states->push_back(run.layers().front() == 0 ? "embedding"
@@ -91,7 +105,7 @@ io::MatrixStream hidden_stream(model::ModelRun<T>& run) {
     return io::matrix_stack(
         "hidden", "residual stream: before the first selected layer, then after each", state, {},
         io::every_row(run.n()), io::index_labels(run.family().config().hidden_size),
-        {io::index_label("position", true)},
+        std::move(rows),
         [&run](std::size_t k, std::size_t, std::size_t i, std::size_t len, double* out) {
             run.finish();
             copy_rows(run.hidden()[k], i, len, out);
@@ -159,7 +173,7 @@ io::MatrixStream next_stream(NextTop<T> next, bool binary, const Spelling& spell
          [id](std::size_t r) { return static_cast<double>(id(r)); }},
         {"token",
          false,
-         [id, spell](std::size_t r) { return spell(static_cast<std::int64_t>(id(r))); },
+         [id, spell](std::size_t r) { return spell.label(static_cast<std::int64_t>(id(r))); },
          {}},
         {"probability", true, {}, [next](std::size_t r) { return next.probability(r); }}};
     return io::table_stream("next", "the 10 likeliest next tokens after the last position",
@@ -178,7 +192,7 @@ io::MatrixStream next_tokens_stream(NextTop<T> next, const Spelling& spell) {
     s.info.strings = [next, spell] {
         std::vector<std::string> text;
         for (const std::size_t id : next.ids())
-            text.push_back(spell(static_cast<std::int64_t>(id)));
+            text.push_back(spell.spelled(static_cast<std::int64_t>(id)));
         return text;
     };
     s.produce = [next](std::size_t, std::size_t, double* out) {
@@ -207,8 +221,10 @@ struct ModelSources {
     NextTop<T> next;
     const std::vector<std::int64_t>& ids;
     const std::vector<std::string>& tokens;
+    const std::vector<std::string>& labels;  // tokens as labels show them
     const Spelling& spell;
-    bool binary, picture;
+    bool binary, picture;  // numpy's formats; svg and png
+    bool drawn;            // pictures and the heatmap: rows labelled by their tokens
     std::optional<std::size_t> query;
 };
 
@@ -271,14 +287,20 @@ io::MatrixStream summary_stream(const ModelSources<T>& r, Show item) {
         return summary_array_stream(
             SummaryArray::offsets, "mean weight by offset j - i, from -(n-1) to n-1",
             io::value_axis("layer", run.layers()), io::value_label("head", run.heads()), H, n, at);
-    if (item == Show::rollout)
-        return summary_array_stream(SummaryArray::rollout,
-                                    "attention rollout over the selected layers", {},
-                                    io::index_label("query", true), H, n, at);
-    io::MatrixStream s = summary_array_stream(
-        SummaryArray::mean_weights, "attention weights, mean over the selected heads",
-        io::value_axis("layer", run.layers()), io::index_label("query", true), H, n, at);
-    s.info.panel_rows = n;
+    io::MatrixStream s =
+        item == Show::rollout
+            ? summary_array_stream(SummaryArray::rollout,
+                                   "attention rollout over the selected layers", {},
+                                   io::index_label("query", true), H, n, at)
+            : summary_array_stream(
+                  SummaryArray::mean_weights, "attention weights, mean over the selected heads",
+                  io::value_axis("layer", run.layers()), io::index_label("query", true), H, n, at);
+    if (item == Show::mean_weights) s.info.panel_rows = n;
+    if (r.drawn) {  // n x n blocks: tokens on both axes, as the weights'
+        s.info.column_labels = r.labels;
+        s.info.labels.push_back(
+            {"token", [labels = r.labels, n](std::size_t row) { return labels[row % n]; }});
+    }
     return s;
 }
 
@@ -293,10 +315,14 @@ const ModelTable<T>& model_show_table() {
         AttendRun::model,
         {{S::tokens, [](R r) { return id_stream(r.ids, r.tokens, true, r.binary); }},
          {S::ids, [](R r) { return id_stream(r.ids, r.tokens, false, r.binary); }},
-         {S::scores, [](R r) { return square_stream(r.run, false, r.tokens, r.query); }},
-         {S::weights, [](R r) { return square_stream(r.run, true, r.tokens, r.query); }},
-         {S::context, [](R r) { return context_stream(r.run, r.query); }},
-         {S::hidden, [](R r) { return hidden_stream(r.run); }},
+         {S::scores, [](R r) { return square_stream(r.run, false, r.labels, r.query, r.drawn); }},
+         {S::weights, [](R r) { return square_stream(r.run, true, r.labels, r.query, r.drawn); }},
+         {S::context,
+          [](R r) {
+              return context_stream(r.run, r.query, token_rows("query", r.labels, r.drawn));
+          }},
+         {S::hidden,
+          [](R r) { return hidden_stream(r.run, token_rows("position", r.labels, r.drawn)); }},
          {S::positions, [](R r) { return positions_stream(r.run); }},
          {S::next, [](R r) { return next_stream(r.next, r.binary, r.spell); }},
          {S::head_stats, [](R r) { return summary_stream(r, S::head_stats); }},
@@ -304,8 +330,8 @@ const ModelTable<T>& model_show_table() {
          {S::mean_weights, [](R r) { return summary_stream(r, S::mean_weights); }},
          {S::rollout, [](R r) { return summary_stream(r, S::rollout); }},
          {S::lens, [](R r) { return lens_stream(r.run, r.spell, r.binary); }},
-         {S::lens_next, [](R r) { return lens_next_stream(r.run, r.tokens); }},
-         {S::value_norms, [](R r) { return value_norms_stream(r.run, r.tokens, r.query); }},
+         {S::lens_next, [](R r) { return lens_next_stream(r.run, r.labels); }},
+         {S::value_norms, [](R r) { return value_norms_stream(r.run, r.labels, r.query); }},
          {S::value_weights, [](R r) { return value_summary_stream(r.run, false); }},
          {S::value_rollout, [](R r) { return value_summary_stream(r.run, true); }}});
     return table;
@@ -374,19 +400,25 @@ template <class T>
 std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::ModelRun<T>& run,
                                             const std::vector<std::int64_t>& ids,
                                             const std::vector<std::string>& tokens,
+                                            const std::vector<std::string>& labels,
                                             const Spelling& spell, const io::OutputSpec& spec) {
-    const bool binary = io::format_columns(spec.format).numpy;
-    const bool picture = io::format_columns(spec.format).picture;
-    const ModelSources<T> sources{run,   NextTop<T>(run), ids,     tokens,
-                                  spell, binary,          picture, arrays.query};
+    const io::FormatColumns& is = io::format_columns(spec.format);
+    const ModelSources<T> sources{run,   NextTop<T>(run), ids,        tokens,   labels,
+                                  spell, is.numpy,        is.picture, is.drawn, arrays.query};
     std::vector<io::MatrixStream> out;
     for (const Show item : arrays.shown) {
         io::MatrixStream s = show_entry(model_show_table<T>(), item).stream(sources);
+        if (is.drawn && s.info.panel_titles.size() == 1) {       // one matrix: its layer and head
+            s.info.title += ", " + s.info.panel_titles.front();  // in the title, not on each row
+            std::erase_if(s.info.labels, [](const io::LabelColumn& l) {
+                return l.name == "layer" || l.name == "head";
+            });
+        }
         if (s.info.dtype != io::Dtype::int64 && item != Show::next && item != Show::head_stats &&
             item != Show::lens)
             s.info.dtype = spec.dtype;
         out.push_back(std::move(s));
-        if (item == Show::next && binary && spec.holds_several_arrays())
+        if (item == Show::next && is.numpy && spec.holds_several_arrays())
             out.push_back(next_tokens_stream(sources.next, spell));
     }
     return out;
@@ -395,9 +427,11 @@ std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::Mo
 template std::vector<io::MatrixStream> model_streams(const ModelArrays&, model::ModelRun<float>&,
                                                      const std::vector<std::int64_t>&,
                                                      const std::vector<std::string>&,
+                                                     const std::vector<std::string>&,
                                                      const Spelling&, const io::OutputSpec&);
 template std::vector<io::MatrixStream> model_streams(const ModelArrays&, model::ModelRun<double>&,
                                                      const std::vector<std::int64_t>&,
+                                                     const std::vector<std::string>&,
                                                      const std::vector<std::string>&,
                                                      const Spelling&, const io::OutputSpec&);
 

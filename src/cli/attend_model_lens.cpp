@@ -69,7 +69,10 @@ io::MatrixStream lens_stream(model::ModelRun<T>& run, const Spelling& spell, boo
                             K](std::size_t r) { return double(position ? *position : r / K % P); }),
         number("rank", [K](std::size_t r) { return double(r % K + 1); }),
         number("id", [id](std::size_t r) { return double(id(r)); }),
-        {"token", false, [id, spell](std::size_t r) { return spell(std::int64_t(id(r))); }, {}},
+        {"token",
+         false,
+         [id, spell](std::size_t r) { return spell.label(std::int64_t(id(r))); },
+         {}},
         {"probability", true, {}, [at](std::size_t r) {
              const auto [l, i] = at(r);
              return l->probabilities[i];

@@ -22,8 +22,6 @@ namespace attn::cli {
 
 namespace {
 
-using model::Positions;
-
 // Options of the random encodings: the config already says what they would.
 constexpr const char* kFixed[] = {"--scheme",
                                   "--dim",
@@ -219,18 +217,19 @@ int run_encode_model(const EncodeOptions& opt) {
     const std::uint64_t value_bytes = opt.out.dtype == io::Dtype::float64 ? 8 : 4;
     const OpenModel m = open_model(opt.model, n, value_bytes);
     const model::ModelConfig& c = m.config;
-    if (!opt.apply.empty() && c.positions != Positions::rope)
+    if (!opt.apply.empty() && c.positions != positions::Scheme::rope)
         throw UsageError(
             fmt::format("--apply: rotates by RoPE; a {} model has no rotation", c.model_type()));
-    if (opt.typed("--start") && (c.positions == Positions::alibi || c.positions == Positions::t5))
+    if (opt.typed("--start") &&
+        (c.positions == positions::Scheme::alibi || c.positions == positions::Scheme::t5))
         throw UsageError(
             fmt::format("--start: a {} model's bias depends on i - j only", c.model_type()));
-    if (c.positions == Positions::learned) return run_learned(m, opt, n);
-    if (c.positions == Positions::t5) return run_t5(m, opt, n);
+    if (c.positions == positions::Scheme::none) return run_learned(m, opt, n);
+    if (c.positions == positions::Scheme::t5) return run_t5(m, opt, n);
     // rope and alibi: the arrays of --scheme rope|alibi with the config's parameters.
     EncodeOptions scheme = opt;
     scheme.given.push_back("--dim");  // --apply's X must be head_dim wide
-    if (c.positions == Positions::rope) {
+    if (c.positions == positions::Scheme::rope) {
         scheme.scheme = Scheme::rope;
         scheme.dim = static_cast<std::int64_t>(c.rope.d);  // the rotated width
         scheme.base = c.rope.base;

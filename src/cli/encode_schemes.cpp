@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "attn/positions/parameter_error.hpp"
 #include "cli/arguments.hpp"
 #include "cli/encode_arrays.hpp"
 #include "cli/errors.hpp"
@@ -25,7 +26,7 @@ namespace {
 
 using Table = SchemeTable;
 
-// Library errors begin with Hugging Face's key ("factor: ..."): the same line with the option.
+// A library parameter (Hugging Face's key, "factor") as the option that sets it.
 const std::vector<std::pair<std::string, std::string>> kKeyOptions{
     {"d", "--dim"}, {"n", "--positions"}, {"heads", "--heads"}};
 
@@ -33,14 +34,12 @@ template <class F>
 auto naming_keys(F&& make) -> decltype(make()) {
     try {
         return make();
-    } catch (const std::invalid_argument& e) {
-        const std::string message = e.what();
-        const std::string key = message.substr(0, message.find(':'));
-        std::string option = "--" + key;
+    } catch (const positions::ParameterError& e) {
+        std::string option = "--" + e.parameter;
         for (const auto& table : {kKeyOptions, position_key_options()})
             for (const auto& [k, o] : table)
-                if (key == k) option = o;
-        throw UsageError(option + message.substr(key.size()));
+                if (e.parameter == k) option = o;
+        throw UsageError(option + ": " + e.detail);
     }
 }
 

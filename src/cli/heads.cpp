@@ -20,6 +20,7 @@
 #include "cli/enum_option.hpp"
 #include "cli/exit_code.hpp"
 #include "cli/model_files.hpp"
+#include "cli/prompts.hpp"
 #include "cli/tokenizer_files.hpp"
 #include "io/progress.hpp"
 

@@ -59,14 +59,6 @@ void write_partial(const HeadsRun& run, const RunIdentity& identity, const io::O
 /// first difference.
 HeadsRun merge_partials(const std::vector<std::string>& paths, RunIdentity* identity);
 
-/// The prompts of --prompts FILE ("-": standard input): text lines (empty lines skipped), or for
-/// a .jsonl file one object a line, {"text": "..."} or {"ids": [...]}. Texts go through
-/// tokenizer (its special tokens added); ids are checked below vocab. Errors name the file
-/// and line (exit 2; 1 when the file cannot be read). No prompt at all: UsageError.
-std::vector<std::vector<std::int64_t>> read_prompts(const std::string& path,
-                                                    const text::Tokenizer* tokenizer,
-                                                    std::size_t vocab);
-
 /// --probe-ids "A:B" (or "" for 0:size) within 0 .. size, without `special`, increasing;
 /// std::invalid_argument for a malformed or empty range.
 std::vector<std::int64_t> allowed_range(const std::string& probe_ids, std::size_t size,

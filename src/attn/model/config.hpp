@@ -16,15 +16,16 @@
 #include <vector>
 
 #include "attn/positions/rope.hpp"
+#include "attn/positions/scheme_kind.hpp"
 #include "attn/positions/t5.hpp"
 #include "runtime/reduced_float.hpp"
 
 namespace attn::model {
 
-enum class Positions { learned, rope, alibi, t5 };
-/// rms_norm: x / rms(x) * w (Llama, T5); gemma_rms_norm: x / rms(x) * (1 + w), computed in
-/// float32 (or the compute type) and rounded once (Gemma 2 and 3).
-enum class Norm { layer_norm, rms_norm, gemma_rms_norm };
+/// rms_norm: x / rms(x) * w (Llama, T5), under a compute dtype fl(w fl(x / rms(x)));
+/// rms_norm_rounded_once: the same product rounded once, fl(w x / rms(x)) (OLMo 2);
+/// gemma_rms_norm: x / rms(x) * (1 + w), rounded once (Gemma 2 and 3).
+enum class Norm { layer_norm, rms_norm, rms_norm_rounded_once, gemma_rms_norm };
 /// gelu: erf form; gelu_tanh: the tanh approximation (gelu_new, gelu_pytorch_tanh, BLOOM's).
 enum class Activation { relu, gelu, gelu_tanh, silu };
 
@@ -63,7 +64,9 @@ struct ModelConfig {
     bool parallel_residual = false;  // gpt_neox: h + attn(ln1 h) + mlp(ln2 h)
     std::string feed_forward_proj;   // t5, as written
 
-    Positions positions = Positions::learned;
+    /// The positions inside attention: rope, alibi, t5 (relative buckets); none for the learned
+    /// absolute rows that gpt2 and bert add to the embedding.
+    positions::Scheme positions = positions::Scheme::none;
     positions::RopeParameters rope;             // rope families: d = head_dim, base = rope_theta
     std::optional<std::size_t> sliding_window;  // mistral, phi3; qwen2 with use_sliding_window
 

@@ -18,16 +18,17 @@ positions::SchemeConfig scheme_config(const ModelConfig& c) {
     positions::SchemeConfig s;
     s.n_heads = c.num_heads;
     switch (c.positions) {
-        case Positions::learned:
-        case Positions::t5:  // the table is read by t5.cpp
+        case positions::Scheme::none:  // learned rows, added to the embedding
+        case positions::Scheme::sinusoidal:
+        case positions::Scheme::t5:  // the table is read by t5.cpp
             break;
-        case Positions::rope:
+        case positions::Scheme::rope:
             s.scheme = positions::Scheme::rope;
             s.rope = c.rope;
             s.base = c.rope.base;
             s.layout = positions::Layout::split;
             break;
-        case Positions::alibi:
+        case positions::Scheme::alibi:
             s.scheme = positions::Scheme::alibi;
             s.alibi = positions::AlibiForm::key_position;
             break;
@@ -40,7 +41,8 @@ positions::SchemeConfig scheme_config(const ModelConfig& c) {
 template <class T>
 FamilyForward<T>::FamilyForward(const ModelConfig& c, const TensorSource& source, std::size_t n)
     : c_(c), n_(n), table_(c.family->naming), w_(table_, source, c.compute_dtype) {
-    if (c.positions != Positions::t5) scheme_ = positions::PositionScheme<T>(scheme_config(c), n);
+    if (c.positions != positions::Scheme::t5)
+        scheme_ = positions::PositionScheme<T>(scheme_config(c), n);
     if (c.rope_local) {
         positions::SchemeConfig local = scheme_config(c);
         local.rope = *c.rope_local;
@@ -341,9 +343,14 @@ std::vector<T> FamilyForward<T>::lm_head(const Matrix<T>& h, const NormWeights& 
         if (c_.compute_dtype) runtime::round_all(*c_.compute_dtype, out.data(), out.size());
     };
     round_out();
-    if (c_.final_softcap) {
-        const T cap = static_cast<T>(*c_.final_softcap);
-        for (T& v : out) v = cap * std::tanh(v / cap);
+    if (c_.final_softcap) {  // fl(fl(tanh(fl(logits / cap))) cap): three ops in a dtype
+        T cap = static_cast<T>(*c_.final_softcap);
+        if (c_.compute_dtype) runtime::round_all(*c_.compute_dtype, &cap, 1);
+        for (T& v : out) v /= cap;
+        round_out();
+        for (T& v : out) v = std::tanh(v);
+        round_out();
+        for (T& v : out) v *= cap;
         round_out();
     }
     return out;

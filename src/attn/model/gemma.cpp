@@ -88,7 +88,7 @@ void read_config(const ConfigKeys& k, ModelConfig& c) {
         if (k.find(key) != nullptr) k.number(key, 1.0);  // above 0
     c.sliding_window = k.size({"sliding_window"}, 4096);
     c.sliding_layers = sliding_layers(k, c.num_layers, gemma3);
-    c.positions = Positions::rope;
+    c.positions = positions::Scheme::rope;
     const bool nested = !rope_layer_types(k.object()).empty();
     RopeContext global;
     global.head_dim = c.head_dim;

@@ -11,6 +11,7 @@
 // 1e-5, hidden_act gelu, rotary_pct (or partial_rotary_factor) 0.25, rotary_emb_base (or
 // rope_theta) 1e4 and rope_scaling, use_parallel_residual true, attention_bias true,
 // tie_word_embeddings false.
+#include <cmath>
 #include <memory>
 #include <string>
 
@@ -39,12 +40,14 @@ void read_config(const ConfigKeys& k, ModelConfig& c) {
     c.mlp_bias = true;
     c.tie_word_embeddings = k.flag("tie_word_embeddings", false);
     c.parallel_residual = k.flag("use_parallel_residual", true);
-    c.positions = Positions::rope;
+    c.query_scale = 1.0 / std::sqrt(static_cast<double>(c.head_dim));  // q.k times hd^-1/2
+    c.positions = positions::Scheme::rope;
     RopeContext rope;
     rope.head_dim = c.head_dim;
     rope.max_positions = max_positions;
     rope.default_theta = k.number("rotary_emb_base", 10000.0);
     rope.partial_rotary_factor = k.number("rotary_pct", 0.25);
+    if (rope.partial_rotary_factor > 1) k.fail("rotary_pct", "is not in (0, 1]");
     c.rope = parse_rope(k.object(), rope);
 }
 
@@ -105,16 +108,22 @@ class GptNeox final : public FamilyForward<T> {
         const Matrix<T> x = layer_norm(h, b.input_norm);
         const Matrix<T> qkv = linear(x, projection(b.query_key_value));
         // scores_h = rope(q_h) rope(k_h)^T / sqrt(hd), RoPE on each head's first rot dims
-        Matrix<T> residual = c_.parallel_residual ? h : Matrix<T>{};
-        LayerResult<T> r =
-            this->attention(layer,
-                            {this->heads(qkv, H, 0, 3 * hd), this->heads(qkv, H, hd, 3 * hd),
-                             this->heads(qkv, H, 2 * hd, 3 * hd)},
-                            projection(b.dense), keep, h);
-        // parallel:   h = h + attn(ln1 h) + dense_4h_to_h(gelu(dense_h_to_4h(ln2 h_in)))
-        // sequential: h = h' + dense_4h_to_h(gelu(dense_h_to_4h(ln2 h'))), h' = h + attn
-        const Matrix<T> x2 = layer_norm(c_.parallel_residual ? residual : h, b.post_attention_norm);
-        feed_forward(h, x2, projection(b.h_to_4h), c_.activation, projection(b.h4_to_h));
+        const QkvHeads<T> heads{this->heads(qkv, H, 0, 3 * hd), this->heads(qkv, H, hd, 3 * hd),
+                                this->heads(qkv, H, 2 * hd, 3 * hd)};
+        if (!c_.parallel_residual) {
+            // h' = h + attn(ln1 h); h = h' + dense_4h_to_h(gelu(dense_h_to_4h(ln2 h')))
+            LayerResult<T> r = this->attention(layer, heads, projection(b.dense), keep, h);
+            feed_forward(h, layer_norm(h, b.post_attention_norm), projection(b.h_to_4h),
+                         c_.activation, projection(b.h4_to_h));
+            return r;
+        }
+        // h = (mlp(ln2 h) + attn(ln1 h)) + h, summed in Hugging Face's order
+        LayerResult<T> r = this->attend(layer, heads, keep, projection(b.dense));
+        Matrix<T> m = xt::zeros<T>({h.shape(0), h.shape(1)});
+        feed_forward(m, layer_norm(h, b.post_attention_norm), projection(b.h_to_4h), c_.activation,
+                     projection(b.h4_to_h));
+        this->add_linear(m, r.output, projection(b.dense));
+        this->add(h, m);
         return r;
     }
 

@@ -49,7 +49,7 @@ void read_config(const ConfigKeys& k, ModelConfig& c) {
     c.o_bias = attention_bias;
     c.mlp_bias = k.flag("mlp_bias", false);
     c.tie_word_embeddings = k.flag("tie_word_embeddings", false);
-    c.positions = Positions::rope;
+    c.positions = positions::Scheme::rope;
     parse_rope(k, c, max_positions);
     if (mistral) {
         // Absent: MistralConfig's 4096; null: no window.

@@ -7,6 +7,7 @@
 // num_hidden_layers 32, num_attention_heads 32, num_key_value_heads = heads,
 // max_position_embeddings 2048, rms_norm_eps 1e-5, hidden_act silu, attention_bias false,
 // tie_word_embeddings false, rope_theta 1e4 and rope_scaling (or rope_parameters).
+#include <cmath>
 #include <memory>
 #include <string>
 
@@ -27,13 +28,14 @@ void read_config(const ConfigKeys& k, ModelConfig& c) {
     c.num_heads = 32;
     read_heads(k, c, {"num_attention_heads"}, {"num_key_value_heads"}, "head_dim");
     const std::size_t max_positions = k.size({"max_position_embeddings"}, 2048);
-    c.norm = Norm::rms_norm;
+    c.norm = Norm::rms_norm_rounded_once;  // Olmo2RMSNorm: (w x / rms(x)).to(dtype)
     c.norm_eps = k.number("rms_norm_eps", 1e-5);
     c.activation = activation(k, "hidden_act", k.text("hidden_act", "silu"));
     c.gated_mlp = true;
     c.qkv_bias = c.o_bias = k.flag("attention_bias", false);
     c.tie_word_embeddings = k.flag("tie_word_embeddings", false);
-    c.positions = Positions::rope;
+    c.query_scale = 1.0 / std::sqrt(static_cast<double>(c.head_dim));  // q.k times hd^-1/2
+    c.positions = positions::Scheme::rope;
     parse_rope(k, c, max_positions);
 }
 
@@ -81,7 +83,7 @@ template <class T>
 class Olmo2 final : public FamilyForward<T> {
     using B = FamilyForward<T>;
     using B::c_;
-    using B::rms_norm, B::linear, B::gated_feed_forward, B::projection;
+    using B::norm, B::linear, B::gated_feed_forward, B::projection;
 
   public:
     Olmo2(const ModelConfig& c, const TensorSource& s, std::size_t n)
@@ -96,20 +98,20 @@ class Olmo2 final : public FamilyForward<T> {
         const std::size_t H = c_.num_heads, G = c_.num_kv_heads, hd = c_.head_dim;
         const typename Tensors::Block& b = t_.layers[layer];
         // q = RMSNorm(h q_proj^T) over all heads (n, H hd), k likewise (n, G hd), v (n, G hd)
-        const Matrix<T> q = rms_norm(linear(h, projection(b.q)), b.q_norm);
-        const Matrix<T> k = rms_norm(linear(h, projection(b.k)), b.k_norm);
+        const Matrix<T> q = norm(linear(h, projection(b.q)), b.q_norm);
+        const Matrix<T> k = norm(linear(h, projection(b.k)), b.k_norm);
         const Matrix<T> v = linear(h, projection(b.v));
         // scores_h = rope(q_h) rope(k_{h / (H/G)})^T / sqrt(hd), causal;
         // h = h + RMSNorm(concat_h(softmax(scores_h) v_{h / (H/G)}) o_proj^T)       (n, d)
         LayerResult<T> r = this->attend(
             layer, {this->heads(q, H, 0, hd), this->heads(k, G, 0, hd), this->heads(v, G, 0, hd)},
             keep, projection(b.o));
-        this->add(h, rms_norm(linear(r.output, projection(b.o)), b.post_attention_norm));
+        this->add(h, norm(linear(r.output, projection(b.o)), b.post_attention_norm));
         // h = h + RMSNorm(down(silu(gate(h)) * up(h)))                     (n, I) -> (n, d)
         Matrix<T> m = xt::zeros<T>({h.shape(0), h.shape(1)});
         gated_feed_forward(m, h, projection(b.gate), projection(b.up), c_.activation,
                            projection(b.down));
-        this->add(h, rms_norm(m, b.post_feedforward_norm));
+        this->add(h, norm(m, b.post_feedforward_norm));
         return r;
     }
 

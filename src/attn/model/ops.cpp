@@ -174,6 +174,7 @@ template <class T>
 Matrix<T> norm(const ModelConfig& c, const Matrix<T>& x, const T* w, const T* b) {
     switch (c.norm) {
         case Norm::rms_norm:
+        case Norm::rms_norm_rounded_once:
             return rms_norm(x, w, c.norm_eps);
         case Norm::gemma_rms_norm:
             return gemma_rms_norm(x, w, c.norm_eps);

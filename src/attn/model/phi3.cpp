@@ -9,6 +9,7 @@
 // max_position_embeddings 4096, original_max_position_embeddings 4096, rms_norm_eps 1e-5,
 // hidden_act silu, partial_rotary_factor 1, rope_theta 1e4 and rope_scaling, sliding_window
 // null, attention_bias false, tie_word_embeddings false.
+#include <cmath>
 #include <memory>
 #include <string>
 
@@ -38,7 +39,8 @@ void read_config(const ConfigKeys& k, ModelConfig& c) {
     c.gated_mlp = true;
     c.qkv_bias = c.o_bias = k.flag("attention_bias", false);
     c.tie_word_embeddings = k.flag("tie_word_embeddings", false);
-    c.positions = Positions::rope;
+    c.query_scale = 1.0 / std::sqrt(static_cast<double>(c.head_dim));  // q.k times hd^-1/2
+    c.positions = positions::Scheme::rope;
     RopeContext rope;
     rope.head_dim = c.head_dim;
     rope.max_positions = max_positions;

@@ -8,6 +8,7 @@
 // max_position_embeddings 32768, rms_norm_eps 1e-6, hidden_act silu, attention_bias false,
 // tie_word_embeddings false, rope_theta 1e4 and rope_scaling, use_sliding_window false,
 // sliding_window 4096, max_window_layers 28, layer_types.
+#include <cmath>
 #include <memory>
 #include <string>
 
@@ -37,7 +38,8 @@ void read_config(const ConfigKeys& k, ModelConfig& c) {
     c.gated_mlp = true;
     c.qkv_bias = c.o_bias = k.flag("attention_bias", false);
     c.tie_word_embeddings = k.flag("tie_word_embeddings", false);
-    c.positions = Positions::rope;
+    c.query_scale = 1.0 / std::sqrt(static_cast<double>(c.head_dim));  // q.k times hd^-1/2
+    c.positions = positions::Scheme::rope;
     parse_rope(k, c, max_positions);
     if (!k.flag("use_sliding_window", false)) return;
     c.sliding_window = k.size({"sliding_window"}, 4096);

@@ -1,5 +1,7 @@
 #include "attn/model/rope_config.hpp"
 
+#include "attn/positions/parameter_error.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -246,15 +248,14 @@ positions::RopeParameters parse_rope(const json& config, const RopeContext& cont
     }
     try {
         positions::validate(p);
-    } catch (const std::invalid_argument& e) {
-        // positions' messages begin with Hugging Face's key: "factor: ...".
-        const std::string message = e.what();
-        const std::string key = message.substr(0, message.find(':'));
+    } catch (const positions::ParameterError& e) {
+        // the parameter is Hugging Face's key ("factor"), the dictionary's or a top-level one
+        const std::string& key = e.parameter;
         const std::string where = key == "d"                                  ? d_key
                                   : key == "base"                             ? theta_key
                                   : key == "original_max_position_embeddings" ? m_key
                                                                               : source.prefix + key;
-        std::string detail = message.substr(std::min(message.size(), key.size() + 2));
+        std::string detail = e.detail;
         if (key == "d" && partial != 1.0)
             detail =
                 fmt::format("d = int(head_dim {} x {}) = {}", context.head_dim, partial, detail);

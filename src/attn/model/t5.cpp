@@ -13,6 +13,7 @@
 
 #include "attn/model/config_keys.hpp"
 #include "attn/model/family.hpp"
+#include "attn/positions/parameter_error.hpp"
 
 namespace attn::model {
 
@@ -46,17 +47,16 @@ void read_config(const ConfigKeys& k, ModelConfig& c) {
     c.tie_word_embeddings = k.flag("tie_word_embeddings", true);
     c.causal = false;
     c.scale_scores = false;
-    c.positions = Positions::t5;
+    c.positions = positions::Scheme::t5;
     c.t5.num_buckets = static_cast<std::int64_t>(k.size({"relative_attention_num_buckets"}, 32));
     c.t5.max_distance = static_cast<std::int64_t>(k.size({"relative_attention_max_distance"}, 128));
     c.t5.bidirectional = true;
     try {
         positions::validate(c.t5);
-    } catch (const std::invalid_argument& e) {
-        const std::string m = e.what();
-        throw ConfigError(m.rfind("num_buckets", 0) == 0 ? "relative_attention_num_buckets"
-                                                         : "relative_attention_max_distance",
-                          m.substr(std::min(m.size(), m.find(':') + 2)));
+    } catch (const positions::ParameterError& e) {
+        throw ConfigError(e.parameter == "num_buckets" ? "relative_attention_num_buckets"
+                                                       : "relative_attention_max_distance",
+                          e.detail);
     }
 }
 

@@ -1,5 +1,7 @@
 #include "attn/positions/alibi.hpp"
 
+#include "attn/positions/parameter_error.hpp"
+
 #include <stdexcept>
 #include <string>
 
@@ -20,7 +22,7 @@ DoubleDouble power_of_two(Quad e) {  // 2^e to about 106 bits
 }  // namespace
 
 std::vector<DoubleDouble> alibi_slopes_exact(std::size_t heads) {
-    if (heads == 0) throw std::invalid_argument("heads: 0 is not a number of heads (at least 1)");
+    if (heads == 0) throw ParameterError("heads", "0 is not a number of heads (at least 1)");
     std::size_t p = 1;  // the largest power of two <= heads
     while (p * 2 <= heads) p *= 2;
     std::vector<DoubleDouble> slopes;
@@ -38,7 +40,7 @@ std::vector<double> alibi_slopes(std::size_t heads) {
 }
 
 AlibiBias::AlibiBias(std::size_t heads, std::size_t n) : slopes_(alibi_slopes_exact(heads)), n_(n) {
-    if (n == 0) throw std::invalid_argument("n: 0 positions (at least 1)");
+    if (n == 0) throw ParameterError("n", "0 positions (at least 1)");
 }
 
 void AlibiBias::fill(std::size_t first, std::size_t count, double* out) const {

@@ -1,5 +1,7 @@
 #include "attn/positions/rope.hpp"
 
+#include "attn/positions/parameter_error.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -26,8 +28,8 @@ std::string number(double v) {
     return buf;
 }
 
-[[noreturn]] void fail(const std::string& message) {
-    throw std::invalid_argument(message);
+[[noreturn]] void fail(const std::string& parameter, const std::string& detail) {
+    throw ParameterError(parameter, detail);
 }
 
 bool finite_above(const std::optional<double>& v, double low) {
@@ -142,11 +144,11 @@ const char* scaling_name(RopeScaling s) {
 void validate(const RopeParameters& p) {
     const std::string type = scaling_name(p.scaling);
     if (p.d < 2 || p.d % 2 != 0)
-        fail("d: " + std::to_string(p.d) + " is not an even number >= 2 (rotary pairs)");
+        fail("d", std::to_string(p.d) + " is not an even number >= 2 (rotary pairs)");
     if (p.scaling == RopeScaling::dynamic && p.d < 4)
-        fail("d: dynamic scaling needs d >= 4 (its exponent is d/(d-2))");
+        fail("d", "dynamic scaling needs d >= 4 (its exponent is d/(d-2))");
     if (!(p.base > 1.0) || !std::isfinite(p.base))
-        fail("base: " + number(p.base) + " is not a finite number greater than 1");
+        fail("base", number(p.base) + " is not a finite number greater than 1");
     const bool scaled = p.scaling != RopeScaling::none;
     const bool llama3 = p.scaling == RopeScaling::llama3, yarn = p.scaling == RopeScaling::yarn;
     const bool longrope = p.scaling == RopeScaling::longrope;
@@ -168,53 +170,53 @@ void validate(const RopeParameters& p) {
         {"mscale_all_dim", p.mscale_all_dim, yarn, false}};
     for (const Use& u : uses) {
         if (u.value && !u.used)
-            fail(std::string(u.name) + ": not a parameter of " + type + " scaling");
-        if (!u.value && u.required)
-            fail(std::string(u.name) + ": required by " + type + " scaling");
+            fail(std::string(u.name), "not a parameter of " + type + " scaling");
+        if (!u.value && u.required) fail(std::string(u.name), "required by " + type + " scaling");
         if (u.value && !std::isfinite(*u.value))
-            fail(std::string(u.name) + ": " + number(*u.value) + " is not a finite number");
+            fail(std::string(u.name), number(*u.value) + " is not a finite number");
     }
-    if (!p.truncate && !yarn) fail("truncate: not a parameter of " + type + " scaling");
+    if (!p.truncate && !yarn) fail("truncate", "not a parameter of " + type + " scaling");
     if (scaled && !finite_above(p.factor, 0.0))
-        fail("factor: " + number(*p.factor) + " is not a number greater than 0");
+        fail("factor", number(*p.factor) + " is not a number greater than 0");
     if (uses_m && !(*p.original_max_position_embeddings >= 1.0))
-        fail("original_max_position_embeddings: " + number(*p.original_max_position_embeddings) +
-             " is not at least 1");
+        fail("original_max_position_embeddings",
+             number(*p.original_max_position_embeddings) + " is not at least 1");
     if (longrope && !p.attention_factor && *p.factor > 1.0 &&
         !(*p.original_max_position_embeddings > 1.0))
-        fail(
-            "original_max_position_embeddings: 1 is not above 1 (longrope's attention factor "
-            "divides by its logarithm)");
+        fail("original_max_position_embeddings",
+             "1 is not above 1 (longrope's attention factor divides by its logarithm)");
     if (llama3 && !finite_above(p.low_freq_factor, 0.0))
-        fail("low_freq_factor: " + number(*p.low_freq_factor) + " is not greater than 0");
+        fail("low_freq_factor", number(*p.low_freq_factor) + " is not greater than 0");
     if (llama3 && !(*p.high_freq_factor > *p.low_freq_factor))
-        fail("high_freq_factor: " + number(*p.high_freq_factor) +
-             " is not greater than low_freq_factor " + number(*p.low_freq_factor));
+        fail("high_freq_factor", number(*p.high_freq_factor) +
+                                     " is not greater than low_freq_factor " +
+                                     number(*p.low_freq_factor));
     if (p.beta_fast && !(*p.beta_fast > 0.0))
-        fail("beta_fast: " + number(*p.beta_fast) + " is not greater than 0");
+        fail("beta_fast", number(*p.beta_fast) + " is not greater than 0");
     if (p.beta_slow && !(*p.beta_slow > 0.0))
-        fail("beta_slow: " + number(*p.beta_slow) + " is not greater than 0");
+        fail("beta_slow", number(*p.beta_slow) + " is not greater than 0");
     if (p.attention_factor && !(*p.attention_factor > 0.0))
-        fail("attention_factor: " + number(*p.attention_factor) + " is not greater than 0");
+        fail("attention_factor", number(*p.attention_factor) + " is not greater than 0");
     if (p.mscale && !(*p.mscale >= 0.0))
-        fail("mscale: " + number(*p.mscale) + " is not a number >= 0");
+        fail("mscale", number(*p.mscale) + " is not a number >= 0");
     if (p.mscale_all_dim && !(*p.mscale_all_dim >= 0.0))
-        fail("mscale_all_dim: " + number(*p.mscale_all_dim) + " is not a number >= 0");
+        fail("mscale_all_dim", number(*p.mscale_all_dim) + " is not a number >= 0");
     const std::pair<const char*, const std::vector<double>*> lists[] = {
         {"short_factor", &p.short_factor}, {"long_factor", &p.long_factor}};
     for (const auto& [name, list] : lists) {
         if (!longrope) {
-            if (!list->empty())
-                fail(std::string(name) + ": not a parameter of " + type + " scaling");
+            if (!list->empty()) fail(std::string(name), "not a parameter of " + type + " scaling");
             continue;
         }
         if (list->size() != p.d / 2)
-            fail(std::string(name) + ": " + std::to_string(list->size()) +
-                 " numbers; longrope needs d/2 = " + std::to_string(p.d / 2));
+            fail(std::string(name),
+                 std::to_string(list->size()) +
+                     " numbers; longrope needs d/2 = " + std::to_string(p.d / 2));
         for (std::size_t j = 0; j < list->size(); ++j)
             if (!std::isfinite((*list)[j]) || !((*list)[j] > 0.0))
-                fail(std::string(name) + ": element " + std::to_string(j) + " is " +
-                     number((*list)[j]) + ", not a finite number greater than 0");
+                fail(std::string(name), "element " + std::to_string(j) + " is " +
+                                            number((*list)[j]) +
+                                            ", not a finite number greater than 0");
     }
 }
 

@@ -63,7 +63,7 @@ struct RopeParameters {
     std::vector<double> short_factor, long_factor;
 };
 
-/// Throws std::invalid_argument whose message begins with the parameter's name ("d", "base",
+/// Throws ParameterError (parameter_error.hpp) naming the parameter ("d", "base",
 /// "factor", "original_max_position_embeddings", "low_freq_factor", "high_freq_factor",
 /// "beta_fast", "beta_slow", "attention_factor", "mscale", "mscale_all_dim", "truncate",
 /// "short_factor", "long_factor"), then what is wrong and the accepted values: d odd or < 2

@@ -21,17 +21,10 @@
 
 #include "attn/attention/tiled.hpp"
 #include "attn/positions/rope.hpp"
+#include "attn/positions/scheme_kind.hpp"
 #include "attn/positions/t5.hpp"
 
 namespace attn::positions {
-
-/// The one enum of position schemes (encode --scheme, attend --scheme, a family's scheme).
-enum class Scheme { none, sinusoidal, rope, alibi, t5 };
-
-/// Whether the scheme adds P to x before the projections (sinusoidal), making x' differ from x.
-constexpr bool adds_to_x(Scheme s) {
-    return s == Scheme::sinusoidal;
-}
 
 /// Which ALiBi bias: Press et al.'s -m_h |i - j| (attn's encode and attend), or BLOOM's
 /// m_h j (the key's position; differs from the first by a per-row constant below the diagonal,

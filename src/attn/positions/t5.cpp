@@ -1,5 +1,7 @@
 #include "attn/positions/t5.hpp"
 
+#include "attn/positions/parameter_error.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -18,15 +20,15 @@ __extension__ typedef __float128 Quad;
 void validate(const T5Buckets& t) {
     const std::int64_t least = t.bidirectional ? 4 : 2;
     if (t.num_buckets < least)
-        throw std::invalid_argument("num_buckets: " + std::to_string(t.num_buckets) + " is below " +
-                                    std::to_string(least) + " (" +
-                                    (t.bidirectional ? "bidirectional" : "causal") + ")");
+        throw ParameterError("num_buckets",
+                             std::to_string(t.num_buckets) + " is below " + std::to_string(least) +
+                                 " (" + (t.bidirectional ? "bidirectional" : "causal") + ")");
     const std::int64_t exact = t.bidirectional ? t.num_buckets / 4 : t.num_buckets / 2;
     if (t.max_distance <= exact)
-        throw std::invalid_argument("max_distance: " + std::to_string(t.max_distance) +
-                                    " is not greater than the exact range " +
-                                    std::to_string(exact) + " of " + std::to_string(t.num_buckets) +
-                                    " buckets");
+        throw ParameterError("max_distance", std::to_string(t.max_distance) +
+                                                 " is not greater than the exact range " +
+                                                 std::to_string(exact) + " of " +
+                                                 std::to_string(t.num_buckets) + " buckets");
 }
 
 std::int64_t t5_bucket(std::int64_t relative, const T5Buckets& t) {

@@ -20,8 +20,8 @@ struct T5Buckets {
     bool bidirectional = true;
 };
 
-/// Throws std::invalid_argument naming "num_buckets" (B >= 4 bidirectional, >= 2 causal) or
-/// "max_distance" (D greater than the exact range E: B/4 bidirectional, B/2 causal).
+/// Throws ParameterError (parameter_error.hpp) naming "num_buckets" (B >= 4 bidirectional, >= 2
+/// causal) or "max_distance" (D greater than the exact range E: B/4 bidirectional, B/2 causal).
 void validate(const T5Buckets& t);
 
 /// The bucket id of relative position r = j - i, in [0, B).

@@ -60,4 +60,9 @@ std::size_t Tokenizer::size() const {
     return n;
 }
 
+std::string Tokenizer::label(std::string_view token) const {
+    if (parts_.added.find(token)) return visible_text(token);
+    return token_label(token, parts_.spelling);
+}
+
 }  // namespace attn::text

@@ -16,6 +16,7 @@
 #include "attn/text/normalizer.hpp"
 #include "attn/text/post_processor.hpp"
 #include "attn/text/pre_tokenizer.hpp"
+#include "attn/text/token_text.hpp"
 
 namespace attn::text {
 
@@ -34,6 +35,7 @@ class Tokenizer {
         std::shared_ptr<const Model> model;
         PostProcessor post_processor;
         std::string kind;  // "byte-level BPE (tokenizer.json)", "WordPiece (vocab.txt)" ...
+        Spelling spelling = Spelling::plain;  // how the vocabulary spells bytes (token_text.hpp)
     };
     explicit Tokenizer(Parts parts);
 
@@ -47,6 +49,10 @@ class Tokenizer {
     /// The id of a token string, if the vocabulary or the added tokens have it.
     std::optional<TokenId> id(std::string_view token) const;
     const std::string& kind() const { return parts_.kind; }
+    Spelling spelling() const { return parts_.spelling; }
+    /// The text a token of this vocabulary stands for, made visible (token_text.hpp): an added
+    /// token as it is written, any other decoded from the vocabulary's spelling.
+    std::string label(std::string_view token) const;
     /// The added tokens, special or not (special tokens, <|endoftext|>, [CLS] ...).
     const std::vector<AddedToken>& added_tokens() const { return parts_.added.tokens(); }
     /// Ids 0 .. size() - 1: 1 + the largest id of the vocabulary and the added tokens.

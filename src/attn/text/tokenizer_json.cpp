@@ -216,7 +216,12 @@ Tokenizer tokenizer_from_json(std::string_view json_text) {
         if (const Json* p = member(root, "post_processor"))
             read_post_processor(*p, "post_processor", parts.post_processor);
         const bool bpe = dynamic_cast<const Bpe*>(parts.model.get()) != nullptr;
-        parts.kind = !bpe ? "WordPiece" : pre && is_byte_level(*pre) ? "byte-level BPE" : "BPE";
+        const bool bytes = bpe && pre && is_byte_level(*pre);
+        parts.kind = !bpe ? "WordPiece" : bytes ? "byte-level BPE" : "BPE";
+        // a BPE without byte-level pieces spells spaces "▁" with "<0xHH>" byte fallback
+        parts.spelling = !bpe    ? Spelling::wordpiece
+                         : bytes ? Spelling::byte_level
+                                 : Spelling::metaspace;
         return Tokenizer(std::move(parts));
     } catch (const Json::exception& e) {
         throw TokenizerError(e.what());

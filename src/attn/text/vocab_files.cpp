@@ -66,6 +66,7 @@ Tokenizer tokenizer_from_gpt2_files(std::string_view vocab_json, std::string_vie
     parts.added = AddedVocabulary(std::move(added));
     parts.pre_tokenizer.steps.push_back(byte_level(false, true));
     parts.kind = "byte-level BPE";
+    parts.spelling = Spelling::byte_level;
     return Tokenizer(std::move(parts));
 }
 
@@ -96,6 +97,7 @@ Tokenizer tokenizer_from_vocab_txt(std::string_view vocab_txt, const BertOptions
     parts.normalizer.steps.push_back(bert_normalizer(b));
     parts.pre_tokenizer.steps.push_back(bert_pre_tokenizer());
     parts.kind = "WordPiece";
+    parts.spelling = Spelling::wordpiece;
     return Tokenizer(std::move(parts));
 }
 
@@ -114,6 +116,7 @@ Tokenizer tokenizer_from_sentencepiece(std::string_view model_bytes,
     parts.added = AddedVocabulary(std::move(added));
     parts.model = std::move(model);
     parts.kind = "SentencePiece";
+    parts.spelling = Spelling::metaspace;
     return Tokenizer(std::move(parts));
 }
 

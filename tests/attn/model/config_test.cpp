@@ -82,7 +82,7 @@ TEST_CASE("config: gpt2 and bert, learned positions") {
     CHECK(g.norm_eps == 1e-5);
     CHECK(g.activation == Activation::gelu_tanh);
     CHECK(g.causal);
-    CHECK(g.positions == attn::model::Positions::learned);
+    CHECK(g.positions == attn::positions::Scheme::none);
     CHECK(g.describe() == "gpt2: learned absolute positions, 1024 rows");
     const auto b = parse_config(kBert);
     CHECK(b.model_type() == "bert");
@@ -157,7 +157,7 @@ TEST_CASE("config: bloom's ALiBi heads, t5's buckets and feed-forward") {
     CHECK(b.num_heads == 16);
     CHECK(b.num_layers == 24);
     CHECK(b.intermediate_size == 4096);
-    CHECK(b.positions == attn::model::Positions::alibi);
+    CHECK(b.positions == attn::positions::Scheme::alibi);
     CHECK(parse_config(R"({"model_type": "bloom", "n_embed": 128, "n_head": 4})").hidden_size ==
           128);
     const auto t = parse_config(kT5);

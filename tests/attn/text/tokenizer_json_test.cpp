@@ -50,6 +50,10 @@ TEST_CASE("tokenizer.json: pattern, byte level, merges in both forms, template, 
     CHECK(t.token(5) == "\xC4\xA0hi");
     CHECK(!t.token(10));
     CHECK(t.id("hi") == 3);
+    // labels: the bytes a token stands for, a space shown as U+2423; an added token as written
+    CHECK(t.spelling() == Spelling::byte_level);
+    CHECK(t.label("\xC4\xA0hi") == "\xE2\x90\xA3hi");
+    CHECK(t.label("<|begin_of_text|>") == "<|begin_of_text|>");
 }
 
 TEST_CASE("tokenizer.json: WordPiece with BertNormalizer, BertPreTokenizer and BertProcessing") {
@@ -64,6 +68,7 @@ TEST_CASE("tokenizer.json: WordPiece with BertNormalizer, BertPreTokenizer and B
     })");
     CHECK(t.encode("Caf\xC3\xA9! UNABLE x").ids == std::vector<TokenId>{1, 3, 4, 5, 6, 0, 2});
     CHECK(t.kind() == "WordPiece");
+    CHECK(t.label("##able") == "##able");
 }
 
 TEST_CASE("tokenizer.json: errors name the field at fault") {

@@ -179,6 +179,12 @@ def _gemma_norm(x, w, eps):
     return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * (1.0 + w)
 
 
+def _olmo2_norm(x, w, eps):
+    """Olmo2RMSNorm: Llama's, but the weight multiplied before the cast back to the dtype (the
+    same values in float32 and float64)."""
+    return _rms_norm(x, w, eps)
+
+
 def sliding_layers(cfg):
     """Which layers attend through the sliding window: layer_types when given; else Gemma 2
     even layers, Gemma 3 all but every sliding_window_pattern-th (layer l global when
@@ -207,7 +213,7 @@ def decoder(cfg, W, ids):
     hd = cfg.get("head_dim") or d // H
     eps = cfg["rms_norm_eps"]
     gemma = t in ("gemma2", "gemma3_text")
-    norm = _gemma_norm if gemma else _rms_norm
+    norm = _gemma_norm if gemma else _olmo2_norm if t == "olmo2" else _rms_norm
     n = len(ids)
     dtype = W["embed_tokens.weight"].dtype
     rot = int(hd * cfg.get("partial_rotary_factor", 1.0))
@@ -233,8 +239,8 @@ def decoder(cfg, W, ids):
             q, k, v = (_linear(h, W[p + f"self_attn.{m}_proj.weight"], W.get(p + f"self_attn.{m}_proj.bias"))
                        for m in "qkv")
         if t == "olmo2":  # over the whole projection (heads x head_dim)
-            q = _rms_norm(q, W[p + "self_attn.q_norm.weight"], eps)
-            k = _rms_norm(k, W[p + "self_attn.k_norm.weight"], eps)
+            q = _olmo2_norm(q, W[p + "self_attn.q_norm.weight"], eps)
+            k = _olmo2_norm(k, W[p + "self_attn.k_norm.weight"], eps)
         q, k, v = _heads(q, H, hd), _heads(k, KV, hd), _heads(v, KV, hd)
         if t in ("qwen3", "gemma3_text"):  # per head, over head_dim, before RoPE
             q = norm(q, W[p + "self_attn.q_norm.weight"], eps)
@@ -251,7 +257,7 @@ def decoder(cfg, W, ids):
             x = x + norm(a, W[p + "post_attention_layernorm.weight"], eps)
             h = norm(x, W[p + "pre_feedforward_layernorm.weight"], eps)
         elif t == "olmo2":
-            x = x + _rms_norm(a, W[p + "post_attention_layernorm.weight"], eps)
+            x = x + _olmo2_norm(a, W[p + "post_attention_layernorm.weight"], eps)
             h = x
         else:
             x = x + a
@@ -266,7 +272,7 @@ def decoder(cfg, W, ids):
         if gemma:
             m = norm(m, W[p + "post_feedforward_layernorm.weight"], eps)
         elif t == "olmo2":
-            m = _rms_norm(m, W[p + "post_feedforward_layernorm.weight"], eps)
+            m = _olmo2_norm(m, W[p + "post_feedforward_layernorm.weight"], eps)
         x = x + m
         rec.hidden.append(x)
     head = W["lm_head.weight"] if "lm_head.weight" in W else W["embed_tokens.weight"]

