@@ -11,6 +11,7 @@
 
 #include "attn/model/config.hpp"
 #include "cli/arguments.hpp"
+#include "cli/attend_model_lens.hpp"
 #include "cli/common_options.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_code.hpp"
@@ -38,9 +39,9 @@ void refuse_random_options(const CLI::App& attend) {
     add_curve_columns(probe, dummy);  // --plot lines' curves, of either model
     std::vector<const CLI::Option*> shared, given;
     collect_options(probe, shared);
-    std::set<std::string> allowed{"--model", "--revision", "--ids",        "--layer",
-                                  "--head",  "--show",     "--raw-tokens", "--prompts",
-                                  "--query", "--help",     "sentence"};
+    std::set<std::string> allowed{"--model",  "--revision",   "--ids",     "--layer", "--head",
+                                  "--show",   "--raw-tokens", "--prompts", "--query", "--help",
+                                  "sentence", "--top",        "--position"};
     for (const CLI::Option* o : shared) allowed.insert(o->get_name());
     collect_options(attend, given);
     for (const CLI::Option* o : given) {
@@ -84,6 +85,9 @@ int run_typed(const model::ModelConfig& c, const runtime::TensorStore& source,
         return model::ModelRun<T>(c, source, ids, layers, heads, keep, arrays.has(ModelShow::next));
     });
     if (arrays.any_summary()) run.summarise(arrays.summaries);
+    if (arrays.lens.top || arrays.lens.next) run.lens(arrays.lens);  // no lens: exit 2, why
+    if (arrays.values.norms || arrays.values.weights || arrays.values.rollout)
+        run.values(arrays.values);
     run.record(arrays.has(ModelShow::hidden), arrays.has(ModelShow::context));
     std::vector<io::MatrixStream> streams =
         model_streams<T>(arrays, run, ids, p.tokens, p.labels, spell, spec);
@@ -133,6 +137,7 @@ std::shared_ptr<AttendModelOptions> add_attend_model_options(CLI::App& attend) {
     g->add_flag("--raw-tokens", opt->raw_tokens,
                 "With --model: label pictures, pages and tables with the tokens as the "
                 "vocabulary spells them (\"\u0120is\") rather than the text they stand for");
+    add_lens_options(*g, *opt);
     return opt;
 }
 
@@ -198,6 +203,7 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
                  : fmt::format("{}: ids {}", opt.model.model, fmt::join(ids, ","));
     ModelArrays arrays = parse_model_show(show.empty() ? "weights" : show, c);
     arrays.query = query_row(attend, ids.size(), spec);
+    lens_options(opt, ids.size(), c.vocab_size, arrays);
     const bool wide = spec.dtype == io::Dtype::float64;
     // --max-memory, then every tensor present with its shape and dtype before a block runs
     open_weights(m, ids.size(), wide ? 8 : 4);

@@ -30,10 +30,13 @@ struct AttendModelOptions {
     std::string ids;     // "1,2,3": token ids instead of a text
     std::string layer;   // list grammar: "3", "2,5", "3:6", "-1"; "" = all
     std::string head;
-    bool raw_tokens = false;  // labels as the vocabulary spells tokens
-    std::string prompts;      // --prompts FILE: aggregates over its prompts (attend_prompts.cpp)
+    bool raw_tokens = false;     // labels as the vocabulary spells tokens
+    std::string prompts;         // --prompts FILE: aggregates over its prompts (attend_prompts.cpp)
+    std::size_t top = 5;         // --top K: lens's tokens per layer and position
+    std::int64_t position = -1;  // --position P: lens's position (-1 the last)
     CLI::Option* ids_opt = nullptr;
     CLI::Option* prompts_opt = nullptr;
+    CLI::Option* position_opt = nullptr;
     bool given() const { return model.given(); }
 };
 
@@ -65,6 +68,8 @@ struct ModelArrays {
     std::vector<ModelShow> shown;      // in --show order, without repeats
     model::SummaryChoice summaries;    // head_stats, offsets, mean_weights, rollout
     std::optional<std::size_t> query;  // --query: scores, weights and context hold its row only
+    model::LensChoice lens;            // lens, lens_next; --top, --position
+    model::ValueChoice values;         // value_norms, value_weights, value_rollout
     bool has(ModelShow item) const;
     bool any_summary() const {
         return summaries.head_stats || summaries.offsets || summaries.mean_weights ||

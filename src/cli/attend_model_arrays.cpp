@@ -13,6 +13,7 @@
 
 #include "attn/model/families.hpp"
 #include "cli/attend_model.hpp"
+#include "cli/attend_model_lens.hpp"
 #include "cli/errors.hpp"
 #include "cli/show_table.hpp"
 #include "io/format_columns.hpp"
@@ -327,7 +328,12 @@ const ModelTable<T>& model_show_table() {
          {S::head_stats, [](R r) { return summary_stream(r, S::head_stats); }},
          {S::offsets, [](R r) { return summary_stream(r, S::offsets); }},
          {S::mean_weights, [](R r) { return summary_stream(r, S::mean_weights); }},
-         {S::rollout, [](R r) { return summary_stream(r, S::rollout); }}});
+         {S::rollout, [](R r) { return summary_stream(r, S::rollout); }},
+         {S::lens, [](R r) { return lens_stream(r.run, r.spell, r.binary); }},
+         {S::lens_next, [](R r) { return lens_next_stream(r.run, r.labels); }},
+         {S::value_norms, [](R r) { return value_norms_stream(r.run, r.labels, r.query); }},
+         {S::value_weights, [](R r) { return value_summary_stream(r.run, false); }},
+         {S::value_rollout, [](R r) { return value_summary_stream(r.run, true); }}});
     return table;
 }
 
@@ -384,6 +390,9 @@ ModelArrays parse_model_show(const std::string& show, const model::ModelConfig& 
     a.summaries.offsets = a.has(Show::offsets);
     a.summaries.mean_weights = a.has(Show::mean_weights);
     a.summaries.rollout = a.has(Show::rollout);
+    a.lens.top = a.has(Show::lens);
+    a.lens.next = a.has(Show::lens_next);
+    a.values = {a.has(Show::value_norms), a.has(Show::value_weights), a.has(Show::value_rollout)};
     return a;
 }
 
@@ -405,7 +414,8 @@ std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::Mo
                 return l.name == "layer" || l.name == "head";
             });
         }
-        if (s.info.dtype != io::Dtype::int64 && item != Show::next && item != Show::head_stats)
+        if (s.info.dtype != io::Dtype::int64 && item != Show::next && item != Show::head_stats &&
+            item != Show::lens)
             s.info.dtype = spec.dtype;
         out.push_back(std::move(s));
         if (item == Show::next && is.numpy && spec.holds_several_arrays())

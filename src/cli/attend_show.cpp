@@ -59,6 +59,19 @@ const std::vector<AttendArray>& attend_arrays() {
         {S::rollout, "rollout", "([b,] n, n)", "(n, n)",
          "rows of 0.5 mean_weights + 0.5 I, normalised (--model: over the selected layers)", 0,
          true, layers, ask::summaries},
+        {S::lens, "lens", "", "(layers x positions x top, 6)",
+         "the logit lens: per layer and position (--position), the --top likeliest tokens of the "
+         "final norm and unembedding of the layer's residual",
+         0, false},
+        {S::lens_next, "lens_next", "", "(layers, n-1)",
+         "the probability each layer's lens gives the token at the next position", 0, false},
+        {S::value_norms, "value_norms", "", "(layers, heads, n, n)",
+         "||A_ij f_h(x_j)||: the weights times the norm of what the value carries through W_o", 0,
+         false, 0, ask::rows},
+        {S::value_weights, "value_weights", "", "(layers, n, n)",
+         "||sum_h A_ij f_h(x_j)|| over all the heads, rows normalised", 0, false},
+        {S::value_rollout, "value_rollout", "", "(n, n)",
+         "the rollout of value_weights (as rollout of mean_weights)", 0, false},
     };
     return table;
 }

@@ -42,7 +42,12 @@ enum class Show {
     head_stats,  // the summaries (model::AttentionSummaries)
     offsets,
     mean_weights,
-    rollout
+    rollout,
+    lens,  // past the weights (attend_model_lens.cpp)
+    lens_next,
+    value_norms,
+    value_weights,
+    value_rollout
 };
 
 /// What arrays of the --show table need of the run (AttendArray::needs), one bit each.

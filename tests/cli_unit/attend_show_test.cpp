@@ -52,7 +52,7 @@ TEST_CASE("attend_arrays: one row per array, each shown by at least one run") {
         CHECK(!a.help.empty());
         CHECK(&attn::cli::attend_array(a.item) == &a);
     }
-    CHECK(names.size() == 24);
+    CHECK(names.size() == 29);
 }
 
 TEST_CASE("attend_arrays: the random model shows exactly the rows with its shape") {

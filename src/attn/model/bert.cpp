@@ -121,8 +121,53 @@ class Bert final : public FamilyForward<T> {
         return r;
     }
 
+    LmHead head() override {
+        // the MLM decoder (V, d): cls.predictions.decoder.weight, else the tied word
+        // embeddings; its bias (V). No final norm: the blocks end in theirs.
+        declare_mlm();
+        return {{}, mlm_.decoder, mlm_.bias};
+    }
+
+    void check_lens() override {
+        // every tensor of the MLM head present, else the store's error naming the first absent
+        declare_mlm();
+        for (const Tensor t : {mlm_.dense.weight, mlm_.dense.bias, mlm_.norm.weight, mlm_.norm.bias,
+                               mlm_.decoder, mlm_.bias})
+            (void)w_.view(t);
+    }
+
+  protected:
+    Matrix<T> lens_input(const Matrix<T>& x) override {
+        // cls.predictions.transform: LayerNorm(act(x dense^T + b))      (m, d)
+        declare_mlm();
+        Matrix<T> y = linear(x, projection(mlm_.dense));
+        this->activate(y, c_.activation);
+        return layer_norm(y, mlm_.norm);
+    }
+
   private:
+    // BertForMaskedLM's head, declared when the lens first asks (a BertModel has none)
+    void declare_mlm() {
+        if (mlm_.decoder) return;
+        TensorTable& t = this->table_;
+        const std::uint64_t d = c_.hidden_size, V = c_.vocab_size;
+        t.layer(-1);
+        mlm_.dense = t.linear("cls.predictions.transform.dense", d, d, true);
+        mlm_.norm = t.layer_norm("cls.predictions.transform.LayerNorm", d);
+        std::vector<std::string> decoder{"cls.predictions.decoder.weight"};
+        if (c_.tie_word_embeddings)  // the word embeddings, with or without the prefix
+            for (const std::string_view prefix : kPrefixes)
+                decoder.push_back(std::string(prefix) + "embeddings.word_embeddings.weight");
+        mlm_.decoder = t.add_any(decoder, {V, d});
+        mlm_.bias = t.add_any({"cls.predictions.bias", "cls.predictions.decoder.bias"}, {V});
+    }
+
     Tensors t_;
+    struct {
+        Linear dense;
+        NormWeights norm;
+        Tensor decoder, bias;
+    } mlm_;
 };
 
 }  // namespace

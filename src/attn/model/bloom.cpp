@@ -102,9 +102,9 @@ class Bloom final : public FamilyForward<T> {
         return r;
     }
 
-    std::vector<T> next_logits(const Matrix<T>& h) override {
+    LmHead head() override {
         // logits = ln_f(h[n-1]) word_embeddings^T                        (V)
-        return this->lm_head(h, t_.ln_f, t_.word_embeddings);
+        return {t_.ln_f, t_.word_embeddings};
     }
 
   private:

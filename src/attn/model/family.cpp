@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -207,7 +209,9 @@ std::vector<MatrixRef<T>> FamilyForward<T>::heads(const Matrix<T>& y, std::size_
 }
 
 template <class T>
-LayerResult<T> FamilyForward<T>::attend(std::size_t layer, const QkvHeads<T>& heads, Keep keep) {
+LayerResult<T> FamilyForward<T>::attend(std::size_t layer, const QkvHeads<T>& heads, Keep keep,
+                                        std::optional<Projection<T>> output) {
+    if (record_values_ && output) values_ = value_vectors(heads.v, c_.num_heads, *output);
     LayerInput<T> in;  // q, k, v given: no projection inside forward()
     in.q = heads.q;
     in.k = heads.k;
@@ -219,7 +223,7 @@ LayerResult<T> FamilyForward<T>::attend(std::size_t layer, const QkvHeads<T>& he
 template <class T>
 LayerResult<T> FamilyForward<T>::attention(std::size_t layer, const QkvHeads<T>& heads,
                                            const Projection<T>& output, Keep keep, Matrix<T>& h) {
-    LayerResult<T> r = attend(layer, heads, keep);
+    LayerResult<T> r = attend(layer, heads, keep, output);
     add_linear(h, r.output, output);  // concat (n, H hd) -> (n, d)
     return r;
 }
@@ -240,8 +244,63 @@ Matrix<T> FamilyForward<T>::gather(Tensor table, std::span<const std::int64_t> i
 }
 
 template <class T>
-std::vector<T> FamilyForward<T>::next_logits(const Matrix<T>&) {
+LmHead FamilyForward<T>::head() {
     throw std::logic_error(std::string(c_.model_type()) + " has no next-token head");
+}
+
+template <class T>
+std::vector<T> FamilyForward<T>::next_logits(const Matrix<T>& h) {
+    const LmHead lm = head();
+    return lm_head(h, lm.norm, lm.table);
+}
+
+template <class T>
+void FamilyForward<T>::check_lens() {
+    if (!c_.family->lm_head)
+        throw std::invalid_argument(fmt::format("{} has no LM head for the lens", c_.model_type()));
+}
+
+template <class T>
+Matrix<T> FamilyForward<T>::lens_input(const Matrix<T>& rows) {
+    const NormWeights n = head().norm;
+    return model::norm<T>(c_, rows, w_.get(n.weight), w_.get_optional(n.bias));
+}
+
+template <class T>
+LensRows FamilyForward<T>::lens(const Matrix<T>& h, std::span<const std::size_t> rows,
+                                std::size_t top, std::vector<std::int64_t> targets) {
+    // x = lens_input(h[rows]) (m, d); logits (m, count) = x E[v0 .. v0 + count)^T + b, E (V, d)
+    // kBlock rows at a time (read in place when float32, else widened), reduced by LensScan;
+    // fewer when m is large, so that a block's logits stay within 2^24 values (64 MiB float)
+    const std::size_t d = c_.hidden_size, V = c_.vocab_size, m = rows.size();
+    const std::size_t kBlock =
+        std::clamp<std::size_t>((std::size_t{1} << 24) / std::max<std::size_t>(m, 1), 256, 4096);
+    Matrix<T> picked = Matrix<T>::from_shape({m, d});
+    for (std::size_t r = 0; r < m; ++r) std::copy_n(&h(rows[r], 0), d, &picked(r, 0));
+    const Matrix<T> x = lens_input(picked);
+    const LmHead lm = head();
+    const T* bias = w_.get_optional(lm.bias);
+    const runtime::TensorView view = w_.view(lm.table);
+    const T* in_place = nullptr;
+    if constexpr (std::is_same_v<T, float>)
+        if (view.is_f32_in_place()) in_place = view.f32().data();
+    std::vector<T> buffer(in_place ? 0 : kBlock * d);
+    LensScan scan(m, top, V, std::move(targets));
+    for (std::size_t v0 = 0; v0 < V; v0 += kBlock) {
+        const std::size_t count = std::min(kBlock, V - v0);
+        const T* block = in_place ? in_place + v0 * d : buffer.data();
+        if (!in_place) w_.rows(lm.table, v0, count, buffer.data());
+        Matrix<T> logits = model::linear(
+            x, dense(block, count, d, WeightLayout::out_in, bias ? bias + v0 : nullptr));
+        round(logits);
+        if (c_.final_softcap) {
+            const T cap = static_cast<T>(*c_.final_softcap);
+            for (T& v : logits) v = cap * std::tanh(v / cap);
+            round(logits);
+        }
+        scan.add(logits.data(), v0, count);
+    }
+    return scan.finish();
 }
 
 template <class T>

@@ -19,7 +19,9 @@
 #include "attn/attention/layer.hpp"
 #include "attn/model/config.hpp"
 #include "attn/model/families.hpp"
+#include "attn/model/lens.hpp"
 #include "attn/model/ops.hpp"
+#include "attn/model/value_vectors.hpp"
 #include "attn/model/weights.hpp"
 #include "attn/positions/scheme.hpp"
 
@@ -55,6 +57,14 @@ struct LayerAttention {
     const positions::PositionScheme<T>* scheme = nullptr;
 };
 
+/// A causal LM's head: its final norm, the table whose rows unembed (V, d: the LM head, or the
+/// token embedding where tied) and a bias (V) where it has one.
+struct LmHead {
+    LmHead(NormWeights n, Tensor t, Tensor b = {}) : norm(n), table(t), bias(b) {}
+    NormWeights norm;
+    Tensor table, bias;
+};
+
 template <class T>
 class FamilyForward {
   public:
@@ -86,9 +96,23 @@ class FamilyForward {
         return r;
     }
     /// Logits (V) of the last row of h (the last block's output): the final norm, then the LM
-    /// head or the tied embedding (lm_head). std::logic_error for families without one (bert,
-    /// t5), which do not override it.
-    virtual std::vector<T> next_logits(const Matrix<T>& h);
+    /// head or the tied embedding (lm_head over head()).
+    std::vector<T> next_logits(const Matrix<T>& h);
+    /// The LM head's tensors; std::logic_error for families without one (bert, t5), which do
+    /// not override it.
+    virtual LmHead head();
+    /// std::invalid_argument saying why lens() cannot be read (no LM head; BERT: a
+    /// cls.predictions tensor missing, named), else nothing.
+    virtual void check_lens();
+    /// The logit lens of h's rows `rows` (h: a block's output (n, d)): lens_input, then the
+    /// unembedding in blocks of vocabulary rows, the config's final soft-cap, reduced into the
+    /// top `top` and each row's target probability (lens.hpp; targets[r] -1: none).
+    LensRows lens(const Matrix<T>& h, std::span<const std::size_t> rows, std::size_t top,
+                  std::vector<std::int64_t> targets);
+    /// Whether attend() computes the value vectors (value_vectors.hpp) of the blocks that pass it
+    /// their output projection; values() holds the last block's.
+    void record_values(bool on) { record_values_ = on; }
+    const ValueVectors& values() const { return values_; }
     /// --show positions of a learned table: rows 0..n-1 (n, d); empty for the other schemes
     /// (scheme().positions_rows gives theirs).
     virtual Matrix<T> learned_positions() { return {}; }
@@ -135,8 +159,13 @@ class FamilyForward {
     std::vector<MatrixRef<T>> heads(const Matrix<T>& y, std::size_t count, std::size_t first,
                                     std::size_t step) const;
     /// The attention of the heads (layer_options(layer): masks, scale, soft-cap and
-    /// positions); the result's output is the concat of the heads' context (n, H hd).
-    LayerResult<T> attend(std::size_t layer, const QkvHeads<T>& heads, Keep keep);
+    /// positions); the result's output is the concat of the heads' context (n, H hd). With
+    /// record_values, the value vectors of heads.v through `output` (H hd -> d) into values().
+    LayerResult<T> attend(std::size_t layer, const QkvHeads<T>& heads, Keep keep,
+                          std::optional<Projection<T>> output = std::nullopt);
+    /// What the lens unembeds, from rows of the residual (m, d): the final norm of head() by
+    /// default (BERT: its MLM transform).
+    virtual Matrix<T> lens_input(const Matrix<T>& rows);
     /// attend, then the residual
     /// connection h = h + concat (n, H hd) W_o + b_o (n, d); the result's output is the concat
     /// (W_o applied here, not inside forward).
@@ -160,6 +189,8 @@ class FamilyForward {
     Weights<T> w_;
     positions::PositionScheme<T> scheme_;
     positions::PositionScheme<T> scheme_local_;  // c.rope_local's, for sliding layers
+    bool record_values_ = false;
+    ValueVectors values_;
 };
 
 /// The forward of c's family over n tokens (n >= 1), reading tensors from source (which must

@@ -236,7 +236,7 @@ struct Gemma {
             LayerResult<T> r = this->attend(
                 layer,
                 {this->heads(q, H, 0, hd), this->heads(k, G, 0, hd), this->heads(v, G, 0, hd)},
-                keep);
+                keep, projection(b.o));
             this->add(h, norm(linear(r.output, projection(b.o)), b.post_attention_norm));
             // h = h + norm(down(gelu_tanh(gate(x2)) * up(x2))), x2 = norm(h)  (n, I) -> (n, d)
             const Matrix<T> x2 = norm(h, b.pre_feedforward_norm);
@@ -247,9 +247,9 @@ struct Gemma {
             return r;
         }
 
-        std::vector<T> next_logits(const Matrix<T>& h) override {
+        LmHead head() override {
             // logits = cap tanh(norm(h[n-1]) embed_tokens^T / cap)               (V)
-            return this->lm_head(h, t_.norm, c_.tie_word_embeddings ? t_.embed_tokens : t_.lm_head);
+            return {t_.norm, c_.tie_word_embeddings ? t_.embed_tokens : t_.lm_head};
         }
 
       private:

@@ -118,9 +118,9 @@ class Gpt2 final : public FamilyForward<T> {
         return r;
     }
 
-    std::vector<T> next_logits(const Matrix<T>& h) override {
+    LmHead head() override {
         // logits = ln_f(h[n-1]) wte^T (lm_head^T when untied)            (V)
-        return this->lm_head(h, t_.ln_f, c_.tie_word_embeddings ? t_.wte : t_.lm_head);
+        return {t_.ln_f, c_.tie_word_embeddings ? t_.wte : t_.lm_head};
     }
 
   private:

@@ -118,7 +118,7 @@ class GptNeox final : public FamilyForward<T> {
             return r;
         }
         // h = (mlp(ln2 h) + attn(ln1 h)) + h, summed in Hugging Face's order
-        LayerResult<T> r = this->attend(layer, heads, keep);
+        LayerResult<T> r = this->attend(layer, heads, keep, projection(b.dense));
         Matrix<T> m = xt::zeros<T>({h.shape(0), h.shape(1)});
         feed_forward(m, layer_norm(h, b.post_attention_norm), projection(b.h_to_4h), c_.activation,
                      projection(b.h4_to_h));
@@ -127,9 +127,9 @@ class GptNeox final : public FamilyForward<T> {
         return r;
     }
 
-    std::vector<T> next_logits(const Matrix<T>& h) override {
+    LmHead head() override {
         // logits = final_layer_norm(h[n-1]) embed_out^T (or embed_in^T when tied)   (V)
-        return this->lm_head(h, t_.final_norm, c_.tie_word_embeddings ? t_.embed_in : t_.embed_out);
+        return {t_.final_norm, c_.tie_word_embeddings ? t_.embed_in : t_.embed_out};
     }
 
   private:

@@ -105,7 +105,7 @@ class Olmo2 final : public FamilyForward<T> {
         // h = h + RMSNorm(concat_h(softmax(scores_h) v_{h / (H/G)}) o_proj^T)       (n, d)
         LayerResult<T> r = this->attend(
             layer, {this->heads(q, H, 0, hd), this->heads(k, G, 0, hd), this->heads(v, G, 0, hd)},
-            keep);
+            keep, projection(b.o));
         this->add(h, norm(linear(r.output, projection(b.o)), b.post_attention_norm));
         // h = h + RMSNorm(down(silu(gate(h)) * up(h)))                     (n, I) -> (n, d)
         Matrix<T> m = xt::zeros<T>({h.shape(0), h.shape(1)});
@@ -115,9 +115,9 @@ class Olmo2 final : public FamilyForward<T> {
         return r;
     }
 
-    std::vector<T> next_logits(const Matrix<T>& h) override {
+    LmHead head() override {
         // logits = RMSNorm(h[n-1]) lm_head^T (or embed_tokens^T when tied)   (V)
-        return this->lm_head(h, t_.norm, c_.tie_word_embeddings ? t_.embed_tokens : t_.lm_head);
+        return {t_.norm, c_.tie_word_embeddings ? t_.embed_tokens : t_.lm_head};
     }
 
   private:

@@ -144,9 +144,9 @@ class Phi3 final : public FamilyForward<T> {
         return r;
     }
 
-    std::vector<T> next_logits(const Matrix<T>& h) override {
+    LmHead head() override {
         // logits = RMSNorm(h[n-1]) lm_head^T (or embed_tokens^T when tied)   (V)
-        return this->lm_head(h, t_.norm, c_.tie_word_embeddings ? t_.embed_tokens : t_.lm_head);
+        return {t_.norm, c_.tie_word_embeddings ? t_.embed_tokens : t_.lm_head};
     }
 
   private:

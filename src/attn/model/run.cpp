@@ -34,6 +34,8 @@ void ModelRun<T>::restart() {
     hidden_.clear();
     context_.clear();
     if (choice_) summaries_ = std::make_unique<AttentionSummaries>(ids_.size(), *choice_);
+    if (value_choice_) values(*value_choice_);
+    lens_.clear();
     if (layers_.front() == 0 && record_hidden_) hidden_.push_back(h_);
 }
 
@@ -48,7 +50,24 @@ void ModelRun<T>::step() {
     check_finite(h_.data(), h_.shape(0), h_.shape(1), 0, block_);
     ++block_;
     if (!chosen) return;
+    if (value_choice_) last_values_ = f_->values();
     if (!recorded_) {
+        if (value_summaries_) {
+            // value_weights_l (n, n) from all H heads, whatever the selection
+            std::vector<const T*> w;
+            for (const Matrix<T>& m : r.weights) w.push_back(m.data());
+            const std::vector<double> vw = value_weights(last_values_, w);
+            value_summaries_->add_head(block_ - 1, 0, std::span<const double>(vw));
+            value_summaries_->end_layer();
+        }
+        if (lens_choice_) {
+            std::vector<std::int64_t> targets(lens_positions_.size(), -1);
+            for (std::size_t r = 0; r < targets.size(); ++r)
+                if (lens_choice_->next && lens_positions_[r] + 1 < ids_.size())
+                    targets[r] = ids_[lens_positions_[r] + 1];
+            lens_.push_back(f_->lens(h_, lens_positions_, lens_choice_->top ? lens_choice_->k : 0,
+                                     std::move(targets)));
+        }
         if (summaries_) {
             for (const std::size_t head : heads_)
                 summaries_->add_head(
@@ -93,6 +112,27 @@ void ModelRun<T>::summarise(SummaryChoice choice) {
     choice_ = choice;
     keep_.weights = true;
     summaries_ = std::make_unique<AttentionSummaries>(ids_.size(), choice);
+}
+
+template <class T>
+void ModelRun<T>::lens(LensChoice choice) {
+    f_->check_lens();
+    lens_choice_ = choice;
+    lens_positions_.clear();
+    if (choice.position && !choice.next)
+        lens_positions_.push_back(*choice.position);
+    else
+        for (std::size_t p = 0; p < ids_.size(); ++p) lens_positions_.push_back(p);
+}
+
+template <class T>
+void ModelRun<T>::values(ValueChoice choice) {
+    value_choice_ = choice;
+    keep_.weights = true;
+    f_->record_values(true);
+    if (choice.weights || choice.rollout)
+        value_summaries_ = std::make_unique<AttentionSummaries>(
+            ids_.size(), SummaryChoice{false, false, choice.weights, choice.rollout});
 }
 
 template <class T>

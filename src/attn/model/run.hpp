@@ -6,6 +6,8 @@
 //   hidden   (layers + 1) x (n, d): before the first selected block, then after each
 //   context  layers x heads x (n, hd): weights v of each selected query head
 //   next     (V): softmax of the LM head's logits after the last position
+//   lens     layers x (rows, K): the logit lens's top K of each selected layer (lens.hpp)
+//   value weights: layers x n x n and their rollout (value_vectors.hpp), as the summaries
 #pragma once
 
 #include <cstddef>
@@ -19,6 +21,19 @@
 #include "attn/model/summaries.hpp"
 
 namespace attn::model {
+
+/// What the lens records: the top K at every position or at `position`, and (next) each
+/// position's probability of the token after it.
+struct LensChoice {
+    bool top = false, next = false;
+    std::size_t k = 5;
+    std::optional<std::size_t> position;
+};
+
+/// Which arrays of the value vectors the run makes (value_vectors.hpp).
+struct ValueChoice {
+    bool norms = false, weights = false, rollout = false;
+};
 
 template <class T>
 class ModelRun {
@@ -46,6 +61,23 @@ class ModelRun {
     void record(bool hidden, bool context);
     /// After finish(): the summaries chosen (null when none).
     const AttentionSummaries* summaries() const { return summaries_.get(); }
+    /// Records the lens of each selected layer during the first pass (family().check_lens()
+    /// first: std::invalid_argument when the model has none). Call before layer() or finish().
+    void lens(LensChoice choice);
+    /// After finish(): lens_rows()[k] for the k-th selected layer, its rows the positions
+    /// lens_positions() gives (targets: the next ids).
+    const std::vector<LensRows>& lens_rows() const { return lens_; }
+    const std::vector<std::size_t>& lens_positions() const { return lens_positions_; }
+    const std::optional<LensChoice>& lens_choice() const { return lens_choice_; }
+    /// Records the value vectors of each selected layer (and, during the first pass, value
+    /// weights and their rollout as mean_weights and rollout of value_summaries()). Call before
+    /// layer() or finish().
+    void values(ValueChoice choice);
+    /// The value vectors of the layer layer() last returned.
+    const ValueVectors& layer_values() const { return last_values_; }
+    /// After finish(): value_weights as mean_weights (one "head" per layer), value_rollout as
+    /// rollout (null unless chosen).
+    const AttentionSummaries* value_summaries() const { return value_summaries_.get(); }
 
     /// Runs whatever of the first pass is left (the remaining blocks, the LM head).
     void finish();
@@ -85,6 +117,12 @@ class ModelRun {
     std::vector<Matrix<T>> hidden_;
     std::vector<std::vector<Matrix<T>>> context_;
     std::vector<double> next_;
+    std::optional<LensChoice> lens_choice_;
+    std::vector<std::size_t> lens_positions_;
+    std::vector<LensRows> lens_;
+    std::optional<ValueChoice> value_choice_;
+    ValueVectors last_values_;
+    std::unique_ptr<AttentionSummaries> value_summaries_;
     std::optional<SummaryChoice> choice_;
     std::unique_ptr<AttentionSummaries> summaries_;
 };

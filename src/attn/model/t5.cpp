@@ -8,6 +8,7 @@
 // "gated-gelu": gelu_new, gated), relative_attention_num_buckets 32,
 // relative_attention_max_distance 128.
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "attn/model/config_keys.hpp"
@@ -150,6 +151,11 @@ class T5 final : public FamilyForward<T> {
         else
             feed_forward(h, x2, projection(b.wi), c_.activation, wo);
         return r;
+    }
+
+    void check_lens() override {
+        throw std::invalid_argument(
+            "t5: attn runs T5's encoder, and T5's LM head reads the decoder's output (no lens)");
     }
 
   private:

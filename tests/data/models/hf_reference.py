@@ -16,6 +16,10 @@ returns a dict of numpy arrays:
   positions  the scheme's contribution: learned rows (n, d); RoPE angles (n, hd/2); the ALiBi
              bias m_h * j (heads, n, n); the T5 bias (heads, n, n)
   logits     (n, vocab) for causal LMs (final norm, then the LM head or the tied embedding)
+  lens       (layers, n, vocab) for causal LMs: softmax of that head (the final norm recomputed)
+             on each block's output, the logit lens
+  value_norms (layers, heads, n, n), value_weights (layers, n, n), value_rollout (n, n): the
+             attention weighed by what the values carry (Kobayashi et al. 2020; _Record.value)
 Run with /usr/bin/python3 (Debian's PyTorch 1.13). Nothing here trains or loads transformers.
 """
 import math
@@ -80,6 +84,19 @@ def _causal(n, window=None):
 class _Record:
     def __init__(self):
         self.scores, self.weights, self.context, self.hidden = [], [], [], []
+        self.value_norms, self.value_weights = [], []
+        self.head = None  # the final norm and the unembedding, (m, d) -> (m, vocab)
+
+    def value(self, w, v, wo):
+        """w (H, n, n) weights, v (H, n, hd) each query head's values (K/V repeated), wo
+        (H hd, d) the output projection as x @ wo. f_h(x_j) = v_h[j] wo[h hd:(h+1) hd] (H, n, d);
+        value_norms[h, i, j] = w[h, i, j] ||f_h(x_j)||; value_weights[i, j] =
+        ||sum_h w[h, i, j] f_h(x_j)||, rows divided by their sum."""
+        H, n, hd = v.shape
+        f = torch.einsum("hjc,hcd->hjd", v, wo.reshape(H, hd, -1))
+        self.value_norms.append(w * f.norm(dim=-1)[:, None, :])
+        s = torch.einsum("hij,hjd->ijd", w, f).norm(dim=-1)
+        self.value_weights.append(s / s.sum(-1, keepdim=True))
 
     def layer(self, scores, weights, context):
         self.scores.append(scores)
@@ -96,6 +113,16 @@ class _Record:
         }
         if logits is not None:
             out["logits"] = logits.numpy()
+        if self.head is not None:
+            out["lens"] = torch.stack([torch.softmax(self.head(h), -1) for h in self.hidden[1:]]).numpy()
+        if self.value_weights:
+            out["value_norms"] = torch.stack(self.value_norms).numpy()
+            out["value_weights"] = torch.stack(self.value_weights).numpy()
+            r = torch.eye(self.value_weights[0].shape[0], dtype=self.value_weights[0].dtype)
+            for vw in self.value_weights:  # rollout: A = rownorm(0.5 vw + 0.5 I), R = A R
+                a = 0.5 * vw + 0.5 * torch.eye(vw.shape[0], dtype=vw.dtype)
+                r = (a / a.sum(-1, keepdim=True)) @ r
+            out["value_rollout"] = r.numpy()
         return out
 
 
@@ -127,12 +154,14 @@ def gpt2(cfg, W, ids):
         q, k, v = (_heads(t, H, hd) for t in qkv.split(d, dim=-1))
         s, w, c = _attend(q, k, v, 1.0 / math.sqrt(hd), None, mask)
         rec.layer(s, w, c)
+        rec.value(w, v, W[p + "attn.c_proj.weight"])
         x = x + _conv1d(_merge(c), W[p + "attn.c_proj.weight"], W[p + "attn.c_proj.bias"])
         h = _layer_norm(x, W[p + "ln_2.weight"], W[p + "ln_2.bias"], eps)
         h = _gelu_new(_conv1d(h, W[p + "mlp.c_fc.weight"], W[p + "mlp.c_fc.bias"]))
         x = x + _conv1d(h, W[p + "mlp.c_proj.weight"], W[p + "mlp.c_proj.bias"])
         rec.hidden.append(x)
-    logits = _linear(_layer_norm(x, W["ln_f.weight"], W["ln_f.bias"], eps), W["wte.weight"])
+    rec.head = lambda y: _linear(_layer_norm(y, W["ln_f.weight"], W["ln_f.bias"], eps), W["wte.weight"])
+    logits = rec.head(x)
     return rec.result(positions, logits)
 
 
@@ -155,6 +184,7 @@ def bert(cfg, W, ids):
                    for t in ("query", "key", "value"))
         s, w, c = _attend(q, k, v, 1.0 / math.sqrt(hd), None, None)
         rec.layer(s, w, c)
+        rec.value(w, v, W[p + "attention.output.dense.weight"].t())
         a = _linear(_merge(c), W[p + "attention.output.dense.weight"],
                     W[p + "attention.output.dense.bias"])
         x = _layer_norm(a + x, W[p + "attention.output.LayerNorm.weight"],
@@ -164,6 +194,17 @@ def bert(cfg, W, ids):
         h = _linear(h, W[p + "output.dense.weight"], W[p + "output.dense.bias"])
         x = _layer_norm(h + x, W[p + "output.LayerNorm.weight"], W[p + "output.LayerNorm.bias"], eps)
         rec.hidden.append(x)
+    if "cls.predictions.transform.dense.weight" in W:  # BertForMaskedLM's head
+        decoder = W.get("cls.predictions.decoder.weight", W["embeddings.word_embeddings.weight"])
+        bias = W.get("cls.predictions.bias", W.get("cls.predictions.decoder.bias"))
+
+        def mlm(y):
+            y = torch.nn.functional.gelu(_linear(y, W["cls.predictions.transform.dense.weight"],
+                                                 W["cls.predictions.transform.dense.bias"]))
+            y = _layer_norm(y, W["cls.predictions.transform.LayerNorm.weight"],
+                            W["cls.predictions.transform.LayerNorm.bias"], eps)
+            return _linear(y, decoder, bias)
+        rec.head = mlm
     return rec.result(positions)
 
 
@@ -230,6 +271,7 @@ def llama(cfg, W, ids):
         v = v.repeat_interleave(H // KV, dim=0)
         s, w, c = _attend(q, k, v, 1.0 / math.sqrt(hd), None, mask)
         rec.layer(s, w, c)
+        rec.value(w, v, W[p + "self_attn.o_proj.weight"].t())
         x = x + _linear(_merge(c), W[p + "self_attn.o_proj.weight"])
         h = _rms_norm(x, W[p + "post_attention_layernorm.weight"], eps)
         gate = _linear(h, W[p + "mlp.gate_proj.weight"])
@@ -237,7 +279,8 @@ def llama(cfg, W, ids):
         x = x + _linear(torch.nn.functional.silu(gate) * up, W[p + "mlp.down_proj.weight"])
         rec.hidden.append(x)
     head = W["lm_head.weight"] if "lm_head.weight" in W else W["embed_tokens.weight"]
-    logits = _linear(_rms_norm(x, W["norm.weight"], eps), head)
+    rec.head = lambda y: _linear(_rms_norm(y, W["norm.weight"], eps), head)
+    logits = rec.head(x)
     return rec.result(angles, logits)
 
 
@@ -280,6 +323,7 @@ def bloom(cfg, W, ids):
         q, k, v = (fused[:, :, t, :].transpose(0, 1) for t in range(3))
         s, w, c = _attend(q, k, v, 1.0 / math.sqrt(hd), alibi, mask)
         rec.layer(s, w, c)
+        rec.value(w, v, W[p + "self_attention.dense.weight"].t())
         x = x + _linear(_merge(c), W[p + "self_attention.dense.weight"],
                         W[p + "self_attention.dense.bias"])
         h = _layer_norm(x, W[p + "post_attention_layernorm.weight"],
@@ -287,7 +331,9 @@ def bloom(cfg, W, ids):
         h = _bloom_gelu(_linear(h, W[p + "mlp.dense_h_to_4h.weight"], W[p + "mlp.dense_h_to_4h.bias"]))
         x = x + _linear(h, W[p + "mlp.dense_4h_to_h.weight"], W[p + "mlp.dense_4h_to_h.bias"])
         rec.hidden.append(x)
-    logits = _linear(_layer_norm(x, W["ln_f.weight"], W["ln_f.bias"], eps), W["word_embeddings.weight"])
+    rec.head = lambda y: _linear(_layer_norm(y, W["ln_f.weight"], W["ln_f.bias"], eps),
+                                 W["word_embeddings.weight"])
+    logits = rec.head(x)
     return rec.result(alibi.contiguous(), logits)
 
 
@@ -327,6 +373,7 @@ def t5(cfg, W, ids):
         q, k, v = (_heads(_linear(h, W[p + f"0.SelfAttention.{t}.weight"]), H, hd) for t in "qkv")
         s, w, c = _attend(q, k, v, 1.0, bias, None)
         rec.layer(s, w, c)
+        rec.value(w, v, W[p + "0.SelfAttention.o.weight"].t())
         x = x + _linear(_merge(c), W[p + "0.SelfAttention.o.weight"])
         h = _rms_norm(x, W[p + "1.layer_norm.weight"], eps)
         if gated:  # gated-gelu: gelu_new(wi_0 h) * wi_1 h

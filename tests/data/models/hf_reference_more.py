@@ -152,6 +152,7 @@ def gpt_neox(cfg, W, ids):
         q, k = _rope(q, cos, sin), _rope(k, cos, sin)
         s, w, c = _attend(q, k, v, hd ** -0.5, None, mask)
         rec.layer(s, w, c)
+        rec.value(w, v, W[p + "attention.dense.weight"].t())
         a = _linear(_merge(c), W[p + "attention.dense.weight"], W[p + "attention.dense.bias"])
 
         def mlp(y):
@@ -167,8 +168,9 @@ def gpt_neox(cfg, W, ids):
             a = a + x
             x = mlp(a) + a
         rec.hidden.append(x)
-    h = _layer_norm(x, W["final_layer_norm.weight"], W["final_layer_norm.bias"], eps)
-    return rec.result(angles, _linear(h, W["embed_out.weight"]))
+    rec.head = lambda y: _linear(_layer_norm(y, W["final_layer_norm.weight"],
+                                             W["final_layer_norm.bias"], eps), W["embed_out.weight"])
+    return rec.result(angles, rec.head(x))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -249,6 +251,7 @@ def decoder(cfg, W, ids):
         v = v.repeat_interleave(H // KV, dim=0)
         s, w, c = _attend(q, k, v, scale, softcap, mask)
         rec.layer(s, w, c)
+        rec.value(w, v, W[p + "self_attn.o_proj.weight"].t())
         a = _linear(_merge(c), W[p + "self_attn.o_proj.weight"])
         if gemma:
             x = x + norm(a, W[p + "post_attention_layernorm.weight"], eps)
@@ -273,11 +276,13 @@ def decoder(cfg, W, ids):
         x = x + m
         rec.hidden.append(x)
     head = W["lm_head.weight"] if "lm_head.weight" in W else W["embed_tokens.weight"]
-    logits = _linear(norm(x, W["norm.weight"], eps), head)
     cap = cfg.get("final_logit_softcapping") if gemma else None
-    if cap:
-        logits = torch.tanh(logits / cap) * cap
-    out = rec.result(angles, logits)
+
+    def lm_head(y):
+        logits = _linear(norm(y, W["norm.weight"], eps), head)
+        return torch.tanh(logits / cap) * cap if cap else logits
+    rec.head = lm_head
+    out = rec.result(angles, rec.head(x))
     if local is not None:
         out["positions_local"] = local[2].numpy()
     return out

@@ -255,6 +255,18 @@ def build_t5(r):
     return cfg, t
 
 
+def build_bert_mlm(r):
+    """`bert` with BertForMaskedLM's head: cls.predictions.transform (dense, erf GELU, LayerNorm
+    in the legacy gamma/beta names), the decoder tied to the word embeddings, and its bias."""
+    cfg, t = build_bert(r)
+    d, V = cfg["hidden_size"], cfg["vocab_size"]
+    t["cls.predictions.transform.dense.weight"] = r.linear(d, d)
+    t["cls.predictions.transform.dense.bias"] = r.bias(d)
+    t["cls.predictions.transform.LayerNorm.gamma"] = r.norm(d)
+    t["cls.predictions.transform.LayerNorm.beta"] = r.bias(d)
+    return cfg, t
+
+
 # name, builder, stored dtype, prefix to strip, special ids (bos first / (cls, sep) / eos last)
 CHECKPOINTS = [
     ("gpt2", build_gpt2, "F32", "", {}),
@@ -279,6 +291,7 @@ CHECKPOINTS = [
     ("olmo2", more.build_olmo2, "F32", "model.", {}),
     ("olmo2-yarn", more.build_olmo2_yarn, "F32", "model.", {}),
     ("gemma2-layer-types", more.build_gemma2_layer_types, "F32", "model.", {"bos": 2}),
+    ("bert-mlm", build_bert_mlm, "F32", "bert.", {"cls": 2, "sep": 3}),
 ]
 LENGTHS = (1, 7, 16)  # the model's own specials included
 CAUSAL = {"gpt2", "llama", "mistral", "qwen2", "bloom", "gpt_neox", "gemma2", "gemma3_text",
