@@ -156,8 +156,16 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
     ModelArrays arrays = parse_model_show(show.empty() ? "weights" : show, c);
     arrays.query = query_row(attend, ids.size(), spec);
     const bool wide = spec.dtype == io::Dtype::float64;
-    // --max-memory, then every tensor present with its shape and dtype before a block runs
-    open_weights(m, ids.size(), wide ? 8 : 4);
+    // --max-memory for what the arrays keep (no n x n array: the fused kernel), then every
+    // tensor present with its shape and dtype before a block runs
+    model::ForwardKeep keep;
+    keep.square =
+        arrays.has(ModelShow::scores) || arrays.has(ModelShow::weights) || arrays.any_summary();
+    const std::size_t layers = parse_index_list(opt.layer, c.num_layers, "--layer").size();
+    const std::size_t heads = parse_index_list(opt.head, c.num_heads, "--head").size();
+    if (arrays.has(ModelShow::hidden)) keep.hidden = layers + 1;
+    if (arrays.has(ModelShow::context)) keep.contexts = layers * heads;
+    open_weights(m, ids.size(), wide ? 8 : 4, keep);
     return wide ? run_typed<double>(c, m.weights(), ids, tokens, spell, opt, arrays, spec)
                 : run_typed<float>(c, m.weights(), ids, tokens, spell, opt, arrays, spec);
 }
