@@ -4,7 +4,8 @@
 # n x n array) runs under --max-memory 256M in less than 256 MiB of peak resident memory,
 # where 2 H n^2 float32 scores and weights alone are 1 GiB; `--show weights` is refused with
 # what would fit (the tokens that fit, the same tokens without n x n arrays), before any weight
-# is read and with no output.
+# is read and with no output. A sliding window on the fused kernel gives the direct path's
+# context.
 . "$(dirname "$0")/lib.sh"
 numpy_or_skip
 if [ ! -x /usr/bin/time ] || ! /usr/bin/time -f %M true >/dev/null 2>&1; then
@@ -45,4 +46,22 @@ expect_status 0 "$ATTN" attend --model "$MODEL" --ids "$(ids "$fits")" --show we
     --head 0 --max-memory 256M -o "$WORK/fits.npy"
 expect_usage_error max-memory "$ATTN" attend --model "$MODEL" --ids "$(ids $((fits + 1)))" \
     --show weights --max-memory 256M -o "$WORK/more.npy"
+
+# A sliding window on the fused kernel: a query whose window starts past a whole key tile
+# (Mistral's window of 512 at positions 767 and on) has the context of the direct path.
+"$PYTHON" "$ATTN_SOURCE_DIR/tests/data/models/long_llama.py" "$WORK/mistral" 2 512 ||
+    fail "writing the sliding checkpoint"
+IDS1K=$(ids 1024)
+expect_status 0 "$ATTN" attend --model "$WORK/mistral" --ids "$IDS1K" --show context \
+    -o "$WORK/fused.npy"
+expect_status 0 "$ATTN" attend --model "$WORK/mistral" --ids "$IDS1K" --show weights,context \
+    -o "$WORK/direct.npz"
+checks=$((checks + 1))
+"$PYTHON" - "$WORK/fused.npy" "$WORK/direct.npz" <<'PY' || fail "sliding window: the fused kernel's context differs"
+import sys
+import numpy as np
+a, b = np.load(sys.argv[1]), np.load(sys.argv[2])["context"]
+assert a.shape == b.shape == (2, 8, 1024, 64), (a.shape, b.shape)
+assert np.abs(a - b).max() < 1e-4, np.abs(a - b).max()
+PY
 finish
