@@ -159,8 +159,9 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
     // --max-memory for what the arrays keep (no n x n array: the fused kernel), then every
     // tensor present with its shape and dtype before a block runs
     model::ForwardKeep keep;
-    keep.square =
-        arrays.has(ModelShow::scores) || arrays.has(ModelShow::weights) || arrays.any_summary();
+    // head_stats and offsets stream from the fused kernel; mean_weights and rollout sum n x n
+    keep.square = arrays.has(ModelShow::scores) || arrays.has(ModelShow::weights) ||
+                  arrays.summaries.mean_weights || arrays.summaries.rollout;
     const std::size_t layers = parse_index_list(opt.layer, c.num_layers, "--layer").size();
     const std::size_t heads = parse_index_list(opt.head, c.num_heads, "--head").size();
     if (arrays.has(ModelShow::hidden)) keep.hidden = layers + 1;
