@@ -205,8 +205,19 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
     arrays.query = query_row(attend, ids.size(), spec);
     lens_options(opt, ids.size(), c.vocab_size, arrays);
     const bool wide = spec.dtype == io::Dtype::float64;
-    // --max-memory, then every tensor present with its shape and dtype before a block runs
-    open_weights(m, ids.size(), wide ? 8 : 4);
+    // --max-memory for what the arrays keep (no n x n array: the fused kernel), then every
+    // tensor present with its shape and dtype before a block runs
+    model::ForwardKeep keep;
+    // head_stats and offsets stream from the fused kernel; mean_weights, rollout and the value
+    // arrays sum n x n
+    keep.square = arrays.has(ModelShow::scores) || arrays.has(ModelShow::weights) ||
+                  arrays.summaries.mean_weights || arrays.summaries.rollout ||
+                  arrays.values.norms || arrays.values.weights || arrays.values.rollout;
+    const std::size_t layers = parse_index_list(opt.layer, c.num_layers, "--layer").size();
+    const std::size_t heads = parse_index_list(opt.head, c.num_heads, "--head").size();
+    if (arrays.has(ModelShow::hidden)) keep.hidden = layers + 1;
+    if (arrays.has(ModelShow::context)) keep.contexts = layers * heads;
+    open_weights(m, ids.size(), wide ? 8 : 4, keep);
     return wide ? run_typed<double>(c, m.weights(), p, spell, opt, arrays, titled)
                 : run_typed<float>(c, m.weights(), p, spell, opt, arrays, titled);
 }

@@ -65,11 +65,32 @@ OpenModel open_model(const ModelOptions& opt, std::uint64_t n, std::uint64_t val
     return m;
 }
 
-void open_weights(OpenModel& m, std::uint64_t n, std::uint64_t value_bytes) {
+void open_weights(OpenModel& m, std::uint64_t n, std::uint64_t value_bytes,
+                  const model::ForwardKeep& keep) {
     // Sizes from config.json against --max-memory before anything is mapped or allocated.
-    const std::uint64_t bytes = model::forward_bytes(m.config, n, value_bytes);
-    runtime::reserve(bytes, fmt::format("--model: {}: a forward of {} over {} tokens",
-                                        m.source.config_path().string(), m.config.model_type(), n));
+    const model::ModelConfig& c = m.config;
+    const std::uint64_t bytes = model::forward_bytes(c, n, value_bytes, keep);
+    const std::string what = fmt::format("--model: {}: a forward of {} over {} tokens",
+                                         m.source.config_path().string(), c.model_type(), n);
+    try {
+        runtime::reserve(bytes, what);
+    } catch (const runtime::BudgetExceeded& e) {
+        // what would fit: fewer tokens, or (when n x n arrays are asked) the same without them
+        const std::uint64_t fits = model::longest_forward(c, n, value_bytes, keep, e.limit);
+        std::string hint =
+            fits > 0 ? fmt::format("{} tokens fit", fits) : std::string("not one token fits");
+        if (keep.square && !c.compute_dtype) {
+            model::ForwardKeep flat = keep;
+            flat.square = false;
+            const std::uint64_t without = model::forward_bytes(c, n, value_bytes, flat);
+            if (without <= e.limit)
+                hint += fmt::format(
+                    "; without scores, weights and the summaries (--show next, hidden, "
+                    "context) the {} tokens need {}",
+                    n, runtime::human_bytes(without));
+        }
+        throw UsageError(fmt::format("{} (--max-memory): {}", e.what(), hint));
+    }
     m.source.open_weights();
     for (const auto& spec : model::model_tensors(m.config)) {
         m.weights().tensor(spec.names, spec.shape);

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "attn/model/config.hpp"
+#include "attn/model/tensors.hpp"
 #include "io/model_source.hpp"
 #include "runtime/tensor_store.hpp"
 
@@ -48,9 +49,11 @@ OpenModel open_model_config(const ModelOptions& opt);
 /// open_model_config, then open_weights.
 OpenModel open_model(const ModelOptions& opt, std::uint64_t n, std::uint64_t value_bytes);
 
-/// The bytes of a forward over n tokens with values of value_bytes checked against
-/// --max-memory before anything is mapped or allocated, then the checkpoint mapped and every
-/// tensor the family reads checked.
-void open_weights(OpenModel& m, std::uint64_t n, std::uint64_t value_bytes);
+/// The bytes of a forward over n tokens with values of value_bytes, keeping `keep`
+/// (model::forward_bytes), checked against --max-memory before anything is mapped or
+/// allocated, then the checkpoint mapped and every tensor the family reads checked. A refusal
+/// says what would fit: how many tokens, and the same tokens without n x n arrays.
+void open_weights(OpenModel& m, std::uint64_t n, std::uint64_t value_bytes,
+                  const model::ForwardKeep& keep = {});
 
 }  // namespace attn::cli

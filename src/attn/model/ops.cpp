@@ -238,6 +238,10 @@ void add_linear(Matrix<T>& y, const Matrix<T>& x, const Projection<T>& p) {
          T(1), y.data());
 }
 
+std::size_t mlp_block_rows(std::size_t n) {
+    return n;
+}
+
 template <class T>
 void feed_forward(Matrix<T>& y, const Matrix<T>& x, const Projection<T>& up, Activation act,
                   const Projection<T>& down) {

@@ -5,6 +5,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "attn/model/streamed_summaries.hpp"
+
 namespace attn::model {
 
 template <class T>
@@ -70,9 +72,15 @@ void ModelRun<T>::step() {
         }
         if (summaries_) {
             for (const std::size_t head : heads_)
-                summaries_->add_head(
-                    block_ - 1, head,
-                    std::span<const T>(r.weights[head].data(), r.weights[head].size()));
+                if (r.weights.empty()) {  // the fused kernel's: row blocks, no n x n held
+                    const HeadSummary s = stream_head_summary(*r.rows, block_ - 1, head,
+                                                              ids_.size(), choice_->offsets);
+                    summaries_->add_reduced(block_ - 1, head, s.stats, s.offsets);
+                } else {
+                    summaries_->add_head(
+                        block_ - 1, head,
+                        std::span<const T>(r.weights[head].data(), r.weights[head].size()));
+                }
             summaries_->end_layer();
         }
         if (record_hidden_) hidden_.push_back(h_);
@@ -110,7 +118,9 @@ void ModelRun<T>::check_finite(const T* out, std::size_t rows, std::size_t cols,
 template <class T>
 void ModelRun<T>::summarise(SummaryChoice choice) {
     choice_ = choice;
-    keep_.weights = true;
+    // head_stats and offsets stream from the fused kernel's rows; the sums of mean_weights and
+    // rollout (and a compute dtype's direct path) take each head's n x n weights
+    if (choice.mean_weights || choice.rollout || f_->config().compute_dtype) keep_.weights = true;
     summaries_ = std::make_unique<AttentionSummaries>(ids_.size(), choice);
 }
 

@@ -102,6 +102,33 @@ void AttentionSummaries::add_head(std::size_t layer, std::size_t head, std::span
 template <class T>
 void AttentionSummaries::add(std::size_t layer, std::size_t head, std::span<const T> w) {
     check_block(w.size(), n_, "summaries");
+    open(layer);
+    if (choice_.head_stats) stats_.push_back(stats_of(layer, head, w, n_));
+    if (choice_.offsets) {
+        offsets_.resize(offsets_.size() + 2 * n_ - 1);
+        profile_of(w, n_, std::span<double>(offsets_).last(2 * n_ - 1));
+    }
+    if (choice_.mean_weights || choice_.rollout)
+        for (std::size_t k = 0; k < n_ * n_; ++k) head_sum_[k] += w[k];
+}
+
+void AttentionSummaries::add_reduced(std::size_t layer, std::size_t head, const HeadStats& stats,
+                                     std::span<const double> offsets) {
+    if (choice_.mean_weights || choice_.rollout)
+        throw std::invalid_argument("summaries: mean_weights and rollout need the weights");
+    if (choice_.offsets && offsets.size() != 2 * n_ - 1)
+        throw std::invalid_argument(fmt::format("summaries: {} offsets given, 2n - 1 = {} expected",
+                                                offsets.size(), 2 * n_ - 1));
+    open(layer);
+    if (choice_.head_stats) {
+        stats_.push_back(stats);
+        stats_.back().layer = layer;
+        stats_.back().head = head;
+    }
+    if (choice_.offsets) offsets_.insert(offsets_.end(), offsets.begin(), offsets.end());
+}
+
+void AttentionSummaries::open(std::size_t layer) {
     if (open_ && layer != open_layer_)
         throw std::invalid_argument(
             fmt::format("summaries: head of layer {} while layer {} is open (end_layer first)",
@@ -117,13 +144,6 @@ void AttentionSummaries::add(std::size_t layer, std::size_t head, std::span<cons
         if (choice_.mean_weights || choice_.rollout) head_sum_.assign(n_ * n_, 0.0);
     }
     ++open_heads_;
-    if (choice_.head_stats) stats_.push_back(stats_of(layer, head, w, n_));
-    if (choice_.offsets) {
-        offsets_.resize(offsets_.size() + 2 * n_ - 1);
-        profile_of(w, n_, std::span<double>(offsets_).last(2 * n_ - 1));
-    }
-    if (choice_.mean_weights || choice_.rollout)
-        for (std::size_t k = 0; k < n_ * n_; ++k) head_sum_[k] += w[k];
 }
 
 void AttentionSummaries::end_layer() {

@@ -82,6 +82,10 @@ class AttentionSummaries {
 
     void add_head(std::size_t layer, std::size_t head, std::span<const float> w);
     void add_head(std::size_t layer, std::size_t head, std::span<const double> w);
+    /// A head's head_stats row and offsets (2n - 1) reduced elsewhere (streamed_summaries.hpp)
+    /// instead of its weights: only without mean_weights and rollout, whose sums need them.
+    void add_reduced(std::size_t layer, std::size_t head, const HeadStats& stats,
+                     std::span<const double> offsets);
     /// Closes the open layer: its mean over heads joins mean_weights and the rollout.
     void end_layer();
 
@@ -102,6 +106,7 @@ class AttentionSummaries {
   private:
     template <class T>
     void add(std::size_t layer, std::size_t head, std::span<const T> w);
+    void open(std::size_t layer);  // checks the layer's order, opens it when not open
 
     std::size_t n_;
     SummaryChoice choice_;

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "attn/attention/tiled.hpp"
 #include "attn/model/config.hpp"
 #include "attn/model/families.hpp"
+#include "attn/model/ops.hpp"
 #include "runtime/memory_budget.hpp"
+#include "runtime/parallel.hpp"
 
 namespace attn::model {
 
@@ -76,7 +79,8 @@ TensorSpec position_table(const ModelConfig& c) {
     return t.spec(table);
 }
 
-std::uint64_t forward_bytes(const ModelConfig& c, std::uint64_t n, std::uint64_t value_bytes) {
+std::uint64_t forward_bytes(const ModelConfig& c, std::uint64_t n, std::uint64_t value_bytes,
+                            const ForwardKeep& keep) {
     using runtime::checked_add;
     using runtime::checked_mul;
     using runtime::checked_product;
@@ -91,16 +95,51 @@ std::uint64_t forward_bytes(const ModelConfig& c, std::uint64_t n, std::uint64_t
         for (const auto s : t.shape) count = checked_mul(count, s, what);
         block = checked_add(block, count, what);
     }
-    const std::uint64_t d = c.hidden_size, H = c.num_heads;
-    const std::uint64_t qkv = checked_product({n, H + 2 * c.num_kv_heads, c.head_dim}, what);
-    const std::uint64_t scores = checked_product({2, H, n, n}, what);  // scores and weights
+    const std::uint64_t d = c.hidden_size, H = c.num_heads, G = c.num_kv_heads, hd = c.head_dim;
+    const std::uint64_t qkv = checked_product({n, H + 2 * G, hd}, what);
+    // the layer's q k v copies, rotated q and k, concat; the block's and the run's previous one
+    const std::uint64_t layer = checked_product({2, n, (H + 2 * G) + (H + G) + H, hd}, what);
+    const std::uint64_t mlp_rows = std::min<std::uint64_t>(n, mlp_block_rows(n));
     const std::uint64_t mlp =
-        checked_product({c.gated_mlp ? 3u : 2u, n, c.intermediate_size}, what);
-    const std::uint64_t stream = checked_product({4, n, d}, what);  // residual, normed, out, ctx
+        checked_product({c.gated_mlp ? 3u : 2u, mlp_rows, c.intermediate_size}, what);
+    const std::uint64_t stream = checked_product({4, n, d}, what);  // residual, normed x2, out
+    std::uint64_t attention = 0;
+    if (keep.square || c.compute_dtype) {
+        attention = checked_product({2, H, n, n}, what);  // scores and weights
+    } else {
+        // packed K^T and padded V of one key/value group, its heads' workspace per thread,
+        // and 2 x 128 rows of n (scores and weights of a row block that a reduction reads)
+        const std::uint64_t threads = thread_limit(), group = H / std::max<std::uint64_t>(G, 1);
+        const std::uint64_t work = value_bytes == 8 ? tiled_workspace<double>(n, hd, group)
+                                                    : tiled_workspace<float>(n, hd, group);
+        attention = checked_add(checked_product({2, n + 1024, hd + 16}, what),
+                                checked_mul(threads, work, what), what);
+        attention = checked_add(attention, checked_product({2, 128, n}, what), what);
+    }
+    const std::uint64_t kept = checked_add(checked_product({keep.hidden, n, d}, what),
+                                           checked_product({keep.contexts, n, hd}, what), what);
     std::uint64_t values = block;
-    for (const auto v : {qkv, scores, mlp, stream, std::uint64_t{c.vocab_size}})
+    for (const auto v : {qkv, layer, attention, mlp, stream, kept, std::uint64_t{c.vocab_size}})
         values = checked_add(values, v, what);
     return checked_mul(values, value_bytes, what);
+}
+
+std::uint64_t longest_forward(const ModelConfig& c, std::uint64_t n, std::uint64_t value_bytes,
+                              const ForwardKeep& keep, std::uint64_t limit) {
+    std::uint64_t lo = 0, hi = n;  // forward_bytes grows with n: the last n' that fits
+    while (lo < hi) {
+        const std::uint64_t mid = lo + (hi - lo + 1) / 2;
+        bool fits = false;
+        try {
+            fits = forward_bytes(c, mid, value_bytes, keep) <= limit;
+        } catch (const runtime::SizeOverflow&) {
+        }
+        if (fits)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
 }
 
 }  // namespace attn::model

@@ -99,10 +99,31 @@ std::vector<TensorSpec> model_tensors(const ModelConfig& c);
 /// without one.
 TensorSpec position_table(const ModelConfig& c);
 
+/// What a forward keeps besides one block's working set (forward_bytes).
+struct ForwardKeep {
+    /// A layer's n x n arrays (scores, weights, or the summaries reduced from them): the direct
+    /// path, 2 H n^2 values. false: the fused kernel, O(n hd) per key/value head.
+    bool square = true;
+    std::uint64_t hidden = 0;    // (n, d) matrices recorded (hidden: selected layers + 1)
+    std::uint64_t contexts = 0;  // (n, hd) matrices recorded (context: layers x heads)
+};
+
 /// Bytes a forward over n tokens holds at once, with values of value_bytes (4 float32, 8
-/// float64): one block's weights widened, the activations of one block (residual stream, q k v,
-/// the H x n x n scores and weights, the MLP), one row of logits. runtime::SizeOverflow when a
-/// product overflows 64 bits.
-std::uint64_t forward_bytes(const ModelConfig& c, std::uint64_t n, std::uint64_t value_bytes);
+/// float64): one block's weights widened, the activations of one block, per token
+///   4 d (residual, normed, normed again, the attention's sum) + (H + 2G) hd (q k v)
+///   + 2 ((H + 2G) hd + (H + G) hd + H hd) (the layer's copies, rotated q and k, its concat:
+///     the block's and the previous selected block's, which the run keeps)
+///   + (gated ? 3 : 2) I (the MLP, over mlp_block_rows(n) rows at a time)
+/// plus, with keep.square (or a compute dtype, which runs the direct path) the H x n x n
+/// scores and weights, else the fused kernel's packed K and V (n hd each) and its workspace
+/// per thread; then what is recorded (keep.hidden n d, keep.contexts n hd) and one row of
+/// logits. runtime::SizeOverflow when a product overflows 64 bits.
+std::uint64_t forward_bytes(const ModelConfig& c, std::uint64_t n, std::uint64_t value_bytes,
+                            const ForwardKeep& keep = {});
+
+/// The largest n' <= n whose forward_bytes(c, n', value_bytes, keep) is at most `limit` (0
+/// when not even one token fits): what a refusal offers instead.
+std::uint64_t longest_forward(const ModelConfig& c, std::uint64_t n, std::uint64_t value_bytes,
+                              const ForwardKeep& keep, std::uint64_t limit);
 
 }  // namespace attn::model
