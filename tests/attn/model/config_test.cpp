@@ -250,11 +250,18 @@ TEST_CASE("tensors: names with the accepted prefixes and the shapes the config i
 }
 
 TEST_CASE("forward_bytes: one block's weights plus the activations, overflow refused") {
-    // gpt2, n = 1024, float32: block 7,087,872 values; q k v 3 x 1024 x 768; scores 2 x 12 x
-    // 1024^2; MLP 2 x 1024 x 3072; stream 4 x 1024 x 768; logits 50257.
-    const std::uint64_t values = 7087872ull + 3ull * 1024 * 768 + 2ull * 12 * 1024 * 1024 +
-                                 2ull * 1024 * 3072 + 4ull * 1024 * 768 + 50257;
+    // gpt2, n = 1024, float32: block 7,087,872 values; q k v 3 x 1024 x 768; the layer's
+    // copies 2 x 1024 x (36 + 24 + 12) x 64; scores 2 x 12 x 1024^2; MLP 2 x 1024 x 3072;
+    // stream 4 x 1024 x 768; logits 50257.
+    const std::uint64_t values = 7087872ull + 3ull * 1024 * 768 + 2ull * 1024 * 72 * 64 +
+                                 2ull * 12 * 1024 * 1024 + 2ull * 1024 * 3072 + 4ull * 1024 * 768 +
+                                 50257;
     CHECK(attn::model::forward_bytes(parse_config(kGpt2), 1024, 4) == 4 * values);
+    // Without n x n arrays (the fused kernel) the scores' 2 H n^2 are not held.
+    attn::model::ForwardKeep fused;
+    fused.square = false;
+    CHECK(attn::model::forward_bytes(parse_config(kGpt2), 1024, 4, fused) <
+          4 * (values - 2ull * 12 * 1024 * 1024 / 2));
     CHECK_THROWS_AS(attn::model::forward_bytes(parse_config(kGpt2), 1ull << 40, 4),
                     attn::runtime::SizeOverflow);
 }
