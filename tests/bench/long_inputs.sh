@@ -24,56 +24,8 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 "$PY" "$HERE/../data/models/long_llama.py" "$WORK/model"
 
-cat >"$WORK/fma.cpp" <<'CPP'
-#include <immintrin.h>
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
-#include <thread>
-#include <vector>
-constexpr long kIters = 100000000L / 10;
-__attribute__((target("avx2,fma"))) void work256(float* sink) {
-    __m256 a[10], b = _mm256_set1_ps(0.999f), c = _mm256_set1_ps(1e-3f);
-    for (int k = 0; k < 10; ++k) a[k] = _mm256_set1_ps(float(k));
-    for (long i = 0; i < kIters; ++i) {
-#pragma GCC unroll 10
-        for (int k = 0; k < 10; ++k) a[k] = _mm256_fmadd_ps(a[k], b, c);
-    }
-    __m256 s = a[0];
-    for (int k = 1; k < 10; ++k) s = _mm256_add_ps(s, a[k]);
-    *sink = _mm256_cvtss_f32(s);
-}
-__attribute__((target("avx512f"))) void work512(float* sink) {
-    __m512 a[10], b = _mm512_set1_ps(0.999f), c = _mm512_set1_ps(1e-3f);
-    for (int k = 0; k < 10; ++k) a[k] = _mm512_set1_ps(float(k));
-    for (long i = 0; i < kIters; ++i) {
-#pragma GCC unroll 10
-        for (int k = 0; k < 10; ++k) a[k] = _mm512_fmadd_ps(a[k], b, c);
-    }
-    __m512 s = a[0];
-    for (int k = 1; k < 10; ++k) s = _mm512_add_ps(s, a[k]);
-    *sink = _mm512_reduce_add_ps(s);
-}
-// GFLOP per wall second of the faster instruction set, all threads at once
-int main(int argc, char** argv) {
-    const int threads = std::atoi(argv[1]);
-    double best = 0;
-    for (int wide : {8, 16}) {
-        if (wide == 16 && !__builtin_cpu_supports("avx512f")) continue;
-        std::vector<float> sinks(threads);
-        const auto t0 = std::chrono::steady_clock::now();
-        std::vector<std::thread> pool;
-        for (int t = 0; t < threads; ++t) pool.emplace_back(wide == 8 ? work256 : work512, &sinks[t]);
-        for (auto& t : pool) t.join();
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        const double g = threads * kIters * 10.0 * 2.0 * wide / s / 1e9;
-        if (g > best) best = g;
-    }
-    std::printf("%.1f\n", best);
-}
-CPP
-g++ -O2 -pthread "$WORK/fma.cpp" -o "$WORK/fma"
-CEILING=$("$WORK/fma" "$THREADS")
+source "$HERE/lib.sh"
+CEILING=$(fma_ceiling "$THREADS" | cut -d" " -f1)  # per wall second
 echo "Llama shape (2 layers, d 512, 8 heads / 2 K/V heads of 64), $THREADS threads," \
     "load average $(cut -d' ' -f1-3 /proc/loadavg); FMA ceiling $CEILING GFLOP/s"
 printf '%7s %-18s %8s %8s %9s %9s %8s\n' n show "wall s" "CPU s" "peak MiB" "attn GF/s" "of peak"

@@ -26,91 +26,12 @@ PY=/usr/bin/python3
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-"$PY" - "$WORK" "$HERE/../data/models" <<'PY'
-import json, sys
-import numpy as np
-folder = sys.argv[1]
-sys.path.insert(0, sys.argv[2])
-import safetensors_numpy  # the tests' writer of safetensors files
-d, L, H, V, P = 768, 12, 12, 50257, 1024
-json.dump({"model_type": "gpt2", "n_embd": d, "n_layer": L, "n_head": H, "vocab_size": V,
-           "n_positions": P, "activation_function": "gelu_new", "layer_norm_epsilon": 1e-5},
-          open(f"{folder}/config.json", "w"))
-shapes = {"wte.weight": (V, d), "wpe.weight": (P, d)}
-for i in range(L):
-    p = f"h.{i}."
-    shapes.update({p + "ln_1.weight": (d,), p + "ln_1.bias": (d,),
-                   p + "attn.c_attn.weight": (d, 3 * d), p + "attn.c_attn.bias": (3 * d,),
-                   p + "attn.c_proj.weight": (d, d), p + "attn.c_proj.bias": (d,),
-                   p + "ln_2.weight": (d,), p + "ln_2.bias": (d,),
-                   p + "mlp.c_fc.weight": (d, 4 * d), p + "mlp.c_fc.bias": (4 * d,),
-                   p + "mlp.c_proj.weight": (4 * d, d), p + "mlp.c_proj.bias": (d,)})
-shapes.update({"ln_f.weight": (d,), "ln_f.bias": (d,)})
-rng = np.random.default_rng(0)
-tensors = {name: np.ones(shape, np.float32)
-           if name.endswith(("ln_1.weight", "ln_2.weight", "ln_f.weight"))
-           else (0.02 * rng.standard_normal(shape)).astype(np.float32)
-           for name, shape in shapes.items()}
-safetensors_numpy.write(f"{folder}/model.safetensors", tensors)
-PY
+source "$HERE/lib.sh"
+write_gpt2_small "$WORK"
 IDS=$("$PY" -c "import numpy as np; print(','.join(map(str, np.random.default_rng(1).integers(0, 50257, $N))))")
 
-cat >"$WORK/fma.cpp" <<'CPP'
-#include <immintrin.h>
-#include <chrono>
-#include <ctime>
-#include <cstdio>
-#include <cstdlib>
-#include <thread>
-#include <vector>
-constexpr long kIters = 200000000L / 10;
-// 10 independent chains of 8-wide (AVX2) or 16-wide (AVX-512) FMAs per thread.
-__attribute__((target("avx2,fma"))) void work256(float* sink) {
-    __m256 a[10], b = _mm256_set1_ps(0.999f), c = _mm256_set1_ps(1e-3f);
-    for (int k = 0; k < 10; ++k) a[k] = _mm256_set1_ps(float(k));
-    for (long i = 0; i < kIters; ++i) {
-#pragma GCC unroll 10
-        for (int k = 0; k < 10; ++k) a[k] = _mm256_fmadd_ps(a[k], b, c);
-    }
-    __m256 s = a[0];
-    for (int k = 1; k < 10; ++k) s = _mm256_add_ps(s, a[k]);
-    *sink = _mm256_cvtss_f32(s);
-}
-__attribute__((target("avx512f"))) void work512(float* sink) {
-    __m512 a[10], b = _mm512_set1_ps(0.999f), c = _mm512_set1_ps(1e-3f);
-    for (int k = 0; k < 10; ++k) a[k] = _mm512_set1_ps(float(k));
-    for (long i = 0; i < kIters; ++i) {
-#pragma GCC unroll 10
-        for (int k = 0; k < 10; ++k) a[k] = _mm512_fmadd_ps(a[k], b, c);
-    }
-    __m512 s = a[0];
-    for (int k = 1; k < 10; ++k) s = _mm512_add_ps(s, a[k]);
-    *sink = _mm512_reduce_add_ps(s);
-}
-// Prints GFLOP per wall second and per CPU second of the faster instruction set.
-int main(int argc, char** argv) {
-    const int threads = std::atoi(argv[1]);
-    double best_wall = 0, best_cpu = 0;
-    for (int wide : {8, 16}) {
-        if (wide == 16 && !__builtin_cpu_supports("avx512f")) continue;
-        std::vector<float> sinks(threads);
-        const auto t0 = std::chrono::steady_clock::now();
-        const std::clock_t c0 = std::clock();
-        std::vector<std::thread> pool;
-        for (int t = 0; t < threads; ++t) pool.emplace_back(wide == 8 ? work256 : work512, &sinks[t]);
-        for (auto& t : pool) t.join();
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        const double cpu = double(std::clock() - c0) / CLOCKS_PER_SEC;
-        const double flop = threads * kIters * 10.0 * 2.0 * wide;
-        if (flop / cpu > best_cpu) best_wall = flop / s / 1e9, best_cpu = flop / cpu / 1e9;
-    }
-    std::printf("%.1f %.1f\n", best_wall, best_cpu);  // per wall, per CPU second
-}
-CPP
-g++ -O2 -pthread "$WORK/fma.cpp" -o "$WORK/fma"
-CEILING=$("$WORK/fma" "$THREADS")
+CEILING=$(fma_ceiling "$THREADS")
 
-median() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 for _ in $(seq "$RUNS"); do
     /usr/bin/time -f "%e %M %U %S" -o "$WORK/t" "$ATTN" attend --model "$WORK" --ids "$IDS" \
         --show next --threads "$THREADS" -f csv >/dev/null
