@@ -3,9 +3,9 @@
 // wall second and per CPU second of the faster instruction set. Usage: fma_peak THREADS
 #include <immintrin.h>
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <thread>
 #include <vector>
 constexpr long kIters = 200000000L / 10;
@@ -40,9 +40,11 @@ int main(int argc, char** argv) {
         const auto t0 = std::chrono::steady_clock::now();
         const std::clock_t c0 = std::clock();
         std::vector<std::thread> pool;
-        for (int t = 0; t < threads; ++t) pool.emplace_back(wide == 8 ? work256 : work512, &sinks[t]);
+        for (int t = 0; t < threads; ++t)
+            pool.emplace_back(wide == 8 ? work256 : work512, &sinks[t]);
         for (auto& t : pool) t.join();
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const double cpu = double(std::clock() - c0) / CLOCKS_PER_SEC;
         const double flop = threads * kIters * 10.0 * 2.0 * wide;
         if (flop / cpu > best_cpu) best_wall = flop / s / 1e9, best_cpu = flop / cpu / 1e9;
