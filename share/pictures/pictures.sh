@@ -23,6 +23,7 @@ text="<|endoftext|>XKXKqmwhzrtDLDLqmwhzrt"
 "$attn" attend --model "$model" "$text" -o "$out/induction-grid.svg"
 "$attn" attend --model "$model" "$text" --show head_stats -o "$out/induction-head-stats.svg"
 "$attn" attend --model "$model" "$text" --show offsets -o "$out/induction-offsets.svg"
+"$attn" attend --model "$model" "$text" --show lens_next -o "$out/induction-lens-next.svg"
 # The positional profile that ALiBi imposes, for comparison (the random model, 8 heads).
 "$attn" attend "Life is short, eat dessert first and then eat more dessert" --heads 8 \
     --scheme alibi --causal --show offsets -o "$out/offsets-alibi.svg"
