@@ -79,16 +79,16 @@ int run_typed(const model::ModelConfig& c, const runtime::TensorStore& source,
     const std::vector<std::int64_t>& ids = p.ids;
     const auto layers = parse_index_list(opt.layer, c.num_layers, "--layer");
     const auto heads = parse_index_list(opt.head, c.num_heads, "--head");
-    model::Keep keep{arrays.has(ModelShow::scores), arrays.has(ModelShow::weights)};
+    model::Keep keep{arrays.has(Show::scores), arrays.has(Show::weights)};
     // a text longer than the model's context is the text's fault (--model), not --ids'
     model::ModelRun<T> run = naming_option(opt.ids_opt->count() ? "--ids" : "--model", [&] {
-        return model::ModelRun<T>(c, source, ids, layers, heads, keep, arrays.has(ModelShow::next));
+        return model::ModelRun<T>(c, source, ids, layers, heads, keep, arrays.has(Show::next));
     });
     if (arrays.any_summary()) run.summarise(arrays.summaries);
     if (arrays.lens.top || arrays.lens.next) run.lens(arrays.lens);  // no lens: exit 2, why
     if (arrays.values.norms || arrays.values.weights || arrays.values.rollout)
         run.values(arrays.values);
-    run.record(arrays.has(ModelShow::hidden), arrays.has(ModelShow::context));
+    run.record(arrays.has(Show::hidden), arrays.has(Show::context));
     std::vector<io::MatrixStream> streams =
         model_streams<T>(arrays, run, ids, p.tokens, p.labels, spell, spec);
     io::Output output(spec, streams.size());
@@ -210,13 +210,13 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
     model::ForwardKeep keep;
     // head_stats and offsets stream from the fused kernel; mean_weights, rollout and the value
     // arrays sum n x n
-    keep.square = arrays.has(ModelShow::scores) || arrays.has(ModelShow::weights) ||
+    keep.square = arrays.has(Show::scores) || arrays.has(Show::weights) ||
                   arrays.summaries.mean_weights || arrays.summaries.rollout ||
                   arrays.values.norms || arrays.values.weights || arrays.values.rollout;
     const std::size_t layers = parse_index_list(opt.layer, c.num_layers, "--layer").size();
     const std::size_t heads = parse_index_list(opt.head, c.num_heads, "--head").size();
-    if (arrays.has(ModelShow::hidden)) keep.hidden = layers + 1;
-    if (arrays.has(ModelShow::context)) keep.contexts = layers * heads;
+    if (arrays.has(Show::hidden)) keep.hidden = layers + 1;
+    if (arrays.has(Show::context)) keep.contexts = layers * heads;
     open_weights(m, ids.size(), wide ? 8 : 4, keep);
     return wide ? run_typed<double>(c, m.weights(), p, spell, opt, arrays, titled)
                 : run_typed<float>(c, m.weights(), p, spell, opt, arrays, titled);

@@ -60,17 +60,14 @@ int run_attend_prompts(const AttendModelOptions& opt, const std::string& show,
 std::vector<std::size_t> parse_index_list(const std::string& text, std::size_t length,
                                           const std::string& option);
 
-/// attend's one enum of arrays (attend_show.hpp), under the name --model's code reads.
-using ModelShow = Show;
-
 /// The arrays of `show` for a run over the model, parsed once by parse_model_show.
 struct ModelArrays {
-    std::vector<ModelShow> shown;      // in --show order, without repeats
+    std::vector<Show> shown;           // in --show order, without repeats
     model::SummaryChoice summaries;    // head_stats, offsets, mean_weights, rollout
     std::optional<std::size_t> query;  // --query: scores, weights and context hold its row only
     model::LensChoice lens;            // lens, lens_next; --top, --position
     model::ValueChoice values;         // value_norms, value_weights, value_rollout
-    bool has(ModelShow item) const;
+    bool has(Show item) const;
     bool any_summary() const {
         return summaries.head_stats || summaries.offsets || summaries.mean_weights ||
                summaries.rollout;
