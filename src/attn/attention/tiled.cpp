@@ -66,6 +66,11 @@ struct Portable {
             if (a.v[i] > b.v[i]) return true;
         return false;
     }
+    static bool any_not_below(reg a, reg b) {
+        for (std::size_t i = 0; i < W; ++i)
+            if (!(a.v[i] < b.v[i])) return true;
+        return false;
+    }
     static T hmax(reg x) {
         T m = x.v[0];
         for (std::size_t i = 1; i < W; ++i) m = x.v[i] > m ? x.v[i] : m;

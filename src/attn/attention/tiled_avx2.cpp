@@ -33,6 +33,9 @@ struct F256 {
     static bool any_greater(reg a, reg b) {
         return _mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ)) != 0;
     }
+    static bool any_not_below(reg a, reg b) {
+        return _mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_NLT_UQ)) != 0;
+    }
     static T hmax(reg x) {
         __m128 m = _mm_max_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
         m = _mm_max_ps(m, _mm_movehl_ps(m, m));
@@ -78,6 +81,9 @@ struct D256 {
     static reg min(reg a, reg b) { return _mm256_min_pd(a, b); }
     static bool any_greater(reg a, reg b) {
         return _mm256_movemask_pd(_mm256_cmp_pd(a, b, _CMP_GT_OQ)) != 0;
+    }
+    static bool any_not_below(reg a, reg b) {
+        return _mm256_movemask_pd(_mm256_cmp_pd(a, b, _CMP_NLT_UQ)) != 0;
     }
     static T hmax(reg x) {
         __m128d m = _mm_max_pd(_mm256_castpd256_pd128(x), _mm256_extractf128_pd(x, 1));

@@ -37,6 +37,7 @@ struct F512 {
     static reg max(reg a, reg b) { return _mm512_max_ps(a, b); }
     static reg min(reg a, reg b) { return _mm512_min_ps(a, b); }
     static bool any_greater(reg a, reg b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ) != 0; }
+    static bool any_not_below(reg a, reg b) { return _mm512_cmp_ps_mask(a, b, _CMP_NLT_UQ) != 0; }
     static T hmax(reg x) { return _mm512_reduce_max_ps(x); }
     static T hsum(reg x) { return _mm512_reduce_add_ps(x); }
     static reg round(reg x) {
@@ -65,6 +66,7 @@ struct D512 {
     static reg max(reg a, reg b) { return _mm512_max_pd(a, b); }
     static reg min(reg a, reg b) { return _mm512_min_pd(a, b); }
     static bool any_greater(reg a, reg b) { return _mm512_cmp_pd_mask(a, b, _CMP_GT_OQ) != 0; }
+    static bool any_not_below(reg a, reg b) { return _mm512_cmp_pd_mask(a, b, _CMP_NLT_UQ) != 0; }
     static T hmax(reg x) { return _mm512_reduce_max_pd(x); }
     static T hsum(reg x) { return _mm512_reduce_add_pd(x); }
     static reg round(reg x) {
