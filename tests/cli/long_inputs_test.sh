@@ -5,7 +5,9 @@
 # where 2 H n^2 float32 scores and weights alone are 1 GiB; `--show weights` is refused with
 # what would fit (the tokens that fit, the same tokens without n x n arrays), before any weight
 # is read and with no output. A sliding window on the fused kernel gives the direct path's
-# context.
+# context. Past 4,096 tokens the MLP runs on row blocks: over 5,000 tokens (blocks of 2,500)
+# the first 4,000 rows of every layer's hidden state are those of a run over those 4,000 alone
+# (the MLP on the whole (4000, 1536)), a causal model's rows reading no later token.
 . "$(dirname "$0")/lib.sh"
 numpy_or_skip
 if [ ! -x /usr/bin/time ] || ! /usr/bin/time -f %M true >/dev/null 2>&1; then
@@ -63,5 +65,19 @@ import numpy as np
 a, b = np.load(sys.argv[1]), np.load(sys.argv[2])["context"]
 assert a.shape == b.shape == (2, 8, 1024, 64), (a.shape, b.shape)
 assert np.abs(a - b).max() < 1e-4, np.abs(a - b).max()
+PY
+
+IDS5K=$(ids 5000)
+expect_status 0 "$ATTN" attend --model "$MODEL" --ids "$IDS5K" --show hidden -o "$WORK/h5k.npy"
+expect_status 0 "$ATTN" attend --model "$MODEL" --ids "$(echo "$IDS5K" | cut -d, -f1-4000)" \
+    --show hidden -o "$WORK/h4k.npy"
+checks=$((checks + 1))
+"$PYTHON" - "$WORK/h5k.npy" "$WORK/h4k.npy" <<'PY' || fail "MLP row blocks: hidden states differ"
+import sys
+import numpy as np
+a, b = np.load(sys.argv[1]), np.load(sys.argv[2])
+assert a.shape == (3, 5000, 512) and b.shape == (3, 4000, 512), (a.shape, b.shape)
+err = np.abs(a[:, :4000] - b).max() / np.abs(b).max()
+assert err < 1e-5, err
 PY
 finish

@@ -179,23 +179,48 @@ void FamilyForward<T>::add_linear(Matrix<T>& y, const Matrix<T>& x, const Projec
     add(y, linear(x, p));  // fl(y + fl(x W + b)), as the residual's sum of addmm's result
 }
 
+namespace {
+
+// mlp(y_b, x_b) on blocks of mlp_block_rows(n) rows of y and x (n, d) each, copied in and y's
+// written back: a row's MLP reads only its own row, so its numbers do not depend on the block.
+template <class T, class Mlp>
+void by_row_blocks(Matrix<T>& y, const Matrix<T>& x, const Mlp& mlp) {
+    const std::size_t n = x.shape(0), rows = mlp_block_rows(n);
+    if (rows >= n) return mlp(y, x);
+    const std::size_t d_in = x.shape(1), d_out = y.shape(1);
+    for (std::size_t r0 = 0; r0 < n; r0 += rows) {
+        const std::size_t m = std::min(rows, n - r0);
+        Matrix<T> xb({m, d_in}), yb({m, d_out});
+        std::copy_n(x.data() + r0 * d_in, m * d_in, xb.data());
+        std::copy_n(y.data() + r0 * d_out, m * d_out, yb.data());
+        mlp(yb, xb);
+        std::copy_n(yb.data(), m * d_out, y.data() + r0 * d_out);
+    }
+}
+
+}  // namespace
+
 template <class T>
 void FamilyForward<T>::feed_forward(Matrix<T>& y, const Matrix<T>& x, const Projection<T>& up,
                                     Activation act, const Projection<T>& down) const {
-    if (!c_.compute_dtype) return model::feed_forward(y, x, up, act, down);
-    Matrix<T> a = linear(x, up);  // (n, I)
-    activate(a, act);
-    add_linear(y, a, down);  // (n, d)
+    by_row_blocks(y, x, [&](Matrix<T>& yb, const Matrix<T>& xb) {
+        if (!c_.compute_dtype) return model::feed_forward(yb, xb, up, act, down);
+        Matrix<T> a = linear(xb, up);  // (rows, I)
+        activate(a, act);
+        add_linear(yb, a, down);  // (rows, d)
+    });
 }
 
 template <class T>
 void FamilyForward<T>::gated_feed_forward(Matrix<T>& y, const Matrix<T>& x,
                                           const Projection<T>& gate_w, const Projection<T>& up,
                                           Activation act, const Projection<T>& down) const {
-    if (!c_.compute_dtype) return model::gated_feed_forward(y, x, gate_w, up, act, down);
-    Matrix<T> a = linear(x, gate_w);  // (n, I)
-    gate(a, linear(x, up), act);
-    add_linear(y, a, down);  // (n, d)
+    by_row_blocks(y, x, [&](Matrix<T>& yb, const Matrix<T>& xb) {
+        if (!c_.compute_dtype) return model::gated_feed_forward(yb, xb, gate_w, up, act, down);
+        Matrix<T> a = linear(xb, gate_w);  // (rows, I)
+        gate(a, linear(xb, up), act);
+        add_linear(yb, a, down);  // (rows, d)
+    });
 }
 
 template <class T>

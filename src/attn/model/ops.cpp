@@ -239,7 +239,8 @@ void add_linear(Matrix<T>& y, const Matrix<T>& x, const Projection<T>& p) {
 }
 
 std::size_t mlp_block_rows(std::size_t n) {
-    return n;
+    const std::size_t blocks = (n + kMlpRows - 1) / kMlpRows;  // of about equal rows
+    return blocks <= 1 ? n : (n + blocks - 1) / blocks;
 }
 
 template <class T>

@@ -60,7 +60,9 @@ void gate(Matrix<T>& a, const Matrix<T>& b, Activation act);
 /// itself (no (n, out) temporary, no separate sum). y and x must not overlap.
 template <class T>
 void add_linear(Matrix<T>& y, const Matrix<T>& x, const Projection<T>& p);
-/// Rows of x each MLP product takes at once over n tokens (n: the whole (n, I) at once).
+/// Rows of x each MLP product takes at once over n tokens: n up to kMlpRows, else blocks of
+/// about equal rows, none above kMlpRows (the (n, I) intermediates of a long input never held).
+inline constexpr std::size_t kMlpRows = 4096;
 std::size_t mlp_block_rows(std::size_t n);
 /// The MLP of a block added to y (n, d): x (n, d) -> up (n, I) -> act -> down (n, d).
 template <class T>

@@ -100,8 +100,9 @@ std::uint64_t forward_bytes(const ModelConfig& c, std::uint64_t n, std::uint64_t
     // the layer's q k v copies, rotated q and k, concat; the block's and the run's previous one
     const std::uint64_t layer = checked_product({2, n, (H + 2 * G) + (H + G) + H, hd}, what);
     const std::uint64_t mlp_rows = std::min<std::uint64_t>(n, mlp_block_rows(n));
-    const std::uint64_t mlp =
+    std::uint64_t mlp =
         checked_product({c.gated_mlp ? 3u : 2u, mlp_rows, c.intermediate_size}, what);
+    if (mlp_rows < n) mlp = checked_add(mlp, checked_product({2, mlp_rows, d}, what), what);
     const std::uint64_t stream = checked_product({4, n, d}, what);  // residual, normed x2, out
     std::uint64_t attention = 0;
     if (keep.square || c.compute_dtype) {

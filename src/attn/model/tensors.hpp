@@ -113,7 +113,8 @@ struct ForwardKeep {
 ///   4 d (residual, normed, normed again, the attention's sum) + (H + 2G) hd (q k v)
 ///   + 2 ((H + 2G) hd + (H + G) hd + H hd) (the layer's copies, rotated q and k, its concat:
 ///     the block's and the previous selected block's, which the run keeps)
-///   + (gated ? 3 : 2) I (the MLP, over mlp_block_rows(n) rows at a time)
+///   + (gated ? 3 : 2) I (the MLP, over mlp_block_rows(n) rows at a time, and, when that is
+///     fewer than n, 2 d for the block's copies of its input and output rows)
 /// plus, with keep.square (or a compute dtype, which runs the direct path) the H x n x n
 /// scores and weights, else the fused kernel's packed K and V (n hd each) and its workspace
 /// per thread; then what is recorded (keep.hidden n d, keep.contexts n hd) and one row of
