@@ -217,6 +217,9 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
     const std::size_t heads = parse_index_list(opt.head, c.num_heads, "--head").size();
     if (arrays.has(Show::hidden)) keep.hidden = layers + 1;
     if (arrays.has(Show::context)) keep.contexts = layers * heads;
+    if (arrays.lens.top || arrays.lens.next)  // the unembedding's blocks, each layer's top K
+        keep.lens = {layers, arrays.lens.top ? arrays.lens.k : 0,
+                     arrays.lens.next || !arrays.lens.position};
     open_weights(m, ids.size(), wide ? 8 : 4, keep);
     return wide ? run_typed<double>(c, m.weights(), p, spell, opt, arrays, titled)
                 : run_typed<float>(c, m.weights(), p, spell, opt, arrays, titled);
