@@ -85,12 +85,19 @@ int run_typed(const model::ModelConfig& c, const runtime::TensorStore& source,
         return model::ModelRun<T>(c, source, ids, layers, heads, keep, arrays.has(Show::next));
     });
     if (arrays.any_summary()) run.summarise(arrays.summaries);
-    if (arrays.lens.top || arrays.lens.next) run.lens(arrays.lens);  // no lens: exit 2, why
+    bool lens = arrays.lens.top || arrays.lens.next;
+    try {
+        if (lens) run.lens(arrays.lens);  // no lens: exit 2, why
+    } catch (const std::invalid_argument&) {
+        if (!arrays.lens_if_any) throw;
+        lens = false;  // the page is made without its table
+    }
     if (arrays.values.norms || arrays.values.weights || arrays.values.rollout)
         run.values(arrays.values);
     run.record(arrays.has(Show::hidden), arrays.has(Show::context));
     std::vector<io::MatrixStream> streams =
         model_streams<T>(arrays, run, ids, p.tokens, p.labels, spell, spec);
+    if (arrays.page_lens && lens) streams.push_back(lens_table_stream(run, p.labels, spell));
     io::Output output(spec, streams.size());
     io::drive(output.sink(), streams);
     output.commit();
@@ -201,9 +208,11 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
         titled.style.picture.title =
             text ? fmt::format("{}: \"{}\"", opt.model.model, *text)
                  : fmt::format("{}: ids {}", opt.model.model, fmt::join(ids, ","));
-    ModelArrays arrays = parse_model_show(show.empty() ? "weights" : show, c);
+    const bool page = io::format_columns(spec.format).page;
+    ModelArrays arrays = page ? page_arrays(opt, show, c, ids.size())
+                              : parse_model_show(show.empty() ? "weights" : show, c);
     arrays.query = query_row(attend, ids.size(), spec);
-    lens_options(opt, ids.size(), c.vocab_size, arrays);
+    if (!page) lens_options(opt, ids.size(), c.vocab_size, arrays);
     const bool wide = spec.dtype == io::Dtype::float64;
     // --max-memory for what the arrays keep (no n x n array: the fused kernel), then every
     // tensor present with its shape and dtype before a block runs

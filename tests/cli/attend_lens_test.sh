@@ -51,4 +51,21 @@ expect_status 0 "$ATTN" attend --model "$M/gpt2" --ids "$(seq 1 "$fits" | paste 
 expect_status 2 "$ATTN" attend --model "$M/gpt2" --ids "$(seq 1 $((fits + 1)) | paste -sd, -)" \
     --show lens --max-memory 1M -f csv
 
+# npz: lens's numbers, and its tokens beside them as numpy strings
+expect_status 0 "$ATTN" attend --model "$M/induction" "ABqwertABqwert" --show lens --top 2 \
+    -o "$WORK/lens.npz"
+run "$ATTN" attend --model "$M/induction" "ABqwertABqwert" --show lens --top 2 -f csv
+checks=$((checks + 1))
+"$PYTHON" - "$WORK/lens.npz" "$OUT" <<'PY' || fail "lens.npz: its tokens"
+import csv, sys
+import numpy as np
+z = np.load(sys.argv[1])
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert sorted(z.files) == ["lens", "lens_tokens"], z.files
+assert z["lens_tokens"].dtype.kind == "U" and z["lens_tokens"].shape == (len(rows),)
+assert z["lens"].shape == (len(rows), 5)
+assert list(z["lens_tokens"]) == [r["token"] for r in rows], list(z["lens_tokens"])[:6]
+assert list(z["lens"][:, 3].astype(int)) == [int(r["id"]) for r in rows]
+PY
+
 finish
