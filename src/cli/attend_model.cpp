@@ -208,7 +208,8 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
         titled.style.picture.title =
             text ? fmt::format("{}: \"{}\"", opt.model.model, *text)
                  : fmt::format("{}: ids {}", opt.model.model, fmt::join(ids, ","));
-    const bool page = io::format_columns(spec.format).page;
+    // one page holding the arrays (-o DIR/ writes a page per array, as before)
+    const bool page = io::format_columns(spec.format).page && !spec.directory;
     ModelArrays arrays = page ? page_arrays(opt, show, c, ids.size())
                               : parse_model_show(show.empty() ? "weights" : show, c);
     arrays.query = query_row(attend, ids.size(), spec);

@@ -108,6 +108,10 @@ expect_usage_error "--show" "$ATTN" attend --model "$M/gpt2" --ids 46,68 --show 
 expect_usage_error "--show" "$ATTN" attend --model "$M/gpt2" --ids 46,68 --show lens,weights -f html
 expect_usage_error "--top" "$ATTN" attend --model "$M/gpt2" --ids 46,68 --top 3 -f html
 expect_usage_error "--position" "$ATTN" attend --model "$M/gpt2" --ids 46,68 --position 1 -f html
+mkdir "$WORK/pages"  # -o DIR/: a page per array, the weights by default
+expect_status 0 "$ATTN" attend --model "$M/gpt2" --ids 46,68,50,65 -f html -o "$WORK/pages/"
+checks=$((checks + 1))
+[ "$(ls "$WORK/pages")" = weights.html ] || fail "-f html -o DIR/: $(ls "$WORK/pages")"
 expect_status 2 "$ATTN" attend --model "$M/bert" --ids 2,10,11,3 --show weights,lens -f html
 expect_grep "cls.predictions" "$ERR"
 [ ! -s "$OUT" ] || fail "bert weights,lens -f html: wrote to stdout"
