@@ -8,7 +8,10 @@
    under 0.005 are not drawn, nor the faintest levels beyond 300,000 lines). A focused query (hover, or click to keep it) hides those and
    draws one SVG line per head and key with opacity w and width 2 + 4 w, for every w > 0.
    Masked keys and weights of 0 get no line. Model view: one canvas per layer and head, white 0 to the head's
-   colour 1, masked keys grey; a click opens that head in the head view. */
+   colour 1, masked keys grey; a click opens that head in the head view.
+   Views ("extras" of kind "view", html.hpp): other values of the same matrices; buttons beside
+   the head toggles draw them in place of the weights, in both views (scale "row_sum": each
+   value's fraction of its row's sum, null and negative values as 0). */
 (function () {
   "use strict";
   const NS = "http://www.w3.org/2000/svg";
@@ -18,7 +21,8 @@
   const L = data.layers.length;
   const H = data.heads.length;
   const axes = data.axes || ["layer", "head"];
-  const W = data.weights;
+  let W = data.weights;  // what is drawn: the weights or a view's (scaled) values
+  const views = (data.extras || []).filter((e) => e.kind === "view");
   const ROW = 20;      // pixels per token row
   const TOP = 28;      // room for the column titles
   const SPAN = 280;    // horizontal length of a line
@@ -46,6 +50,7 @@
     shown: new Array(H).fill(true),
     focus: null,    // the focused query, or null
     pinned: false,  // a click keeps the focus until the next click or Esc
+    values: -1,     // the view drawn: -1 the weights, else an index into views
   };
 
   // The masked keys of row (l, h, i) as a Uint8Array(n), or null when none is masked.
@@ -272,6 +277,51 @@
     });
   }
 
+  // The values drawn: the weights, or view v's, each row divided by its sum when so scaled.
+  const scaled = [];
+  function valuesOf(v) {
+    if (v < 0) return data.weights;
+    if (views[v].scale !== "row_sum") return views[v].values;
+    if (!scaled[v])
+      scaled[v] = views[v].values.map((layer) => layer.map((head) => head.map((row) => {
+        let sum = 0;
+        for (const x of row) sum += x > 0 ? x : 0;
+        return row.map((x) => (x > 0 && sum > 0 ? x / sum : 0));
+      })));
+    return scaled[v];
+  }
+  const valueButtons = [];
+  if (views.length > 0) {
+    const box = document.getElementById("value-toggles");
+    box.hidden = false;
+    box.querySelector(".value-toggle").textContent = data.name || "weights";
+    views.forEach((view, v) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "value-toggle small";
+      b.dataset.view = v;
+      b.textContent = view.name;
+      b.title = view.title + (view.scale === "row_sum" ? " (drawn as a fraction of the row's sum)" : "");
+      box.appendChild(b);
+    });
+    for (const b of box.querySelectorAll(".value-toggle")) {
+      valueButtons.push(b);
+      b.addEventListener("click", () => drawValues(Number(b.dataset.view)));
+    }
+  }
+  function drawValues(v) {
+    state.values = v;
+    W = valuesOf(v);
+    for (const b of valueButtons)
+      b.setAttribute("aria-pressed", String(Number(b.dataset.view) === v));
+    if (gridBuilt) {
+      clear(grid);
+      gridBuilt = false;
+      if (state.view === "model") buildGrid();
+    }
+    redraw();
+  }
+
   function redraw() {
     for (let h = 0; h < H; h++) toggles[h].setAttribute("aria-pressed", String(state.shown[h]));
     layerSelect.value = state.layer;
@@ -351,5 +401,6 @@
 
   redraw();
   // For the curious (and the tests): the data, the state, and when the page was ready.
-  window.attnPage = {data: data, state: state, openHead: openHead, readyMs: performance.now()};
+  window.attnPage = {data: data, state: state, openHead: openHead, drawValues: drawValues,
+                     readyMs: performance.now()};
 })();

@@ -85,12 +85,19 @@ int run_typed(const model::ModelConfig& c, const runtime::TensorStore& source,
         return model::ModelRun<T>(c, source, ids, layers, heads, keep, arrays.has(Show::next));
     });
     if (arrays.any_summary()) run.summarise(arrays.summaries);
-    if (arrays.lens.top || arrays.lens.next) run.lens(arrays.lens);  // no lens: exit 2, why
+    bool lens = arrays.lens.top || arrays.lens.next;
+    try {
+        if (lens) run.lens(arrays.lens);  // no lens: exit 2, why
+    } catch (const std::invalid_argument&) {
+        if (!arrays.lens_if_any) throw;
+        lens = false;  // the page is made without its table
+    }
     if (arrays.values.norms || arrays.values.weights || arrays.values.rollout)
         run.values(arrays.values);
     run.record(arrays.has(Show::hidden), arrays.has(Show::context));
     std::vector<io::MatrixStream> streams =
         model_streams<T>(arrays, run, ids, p.tokens, p.labels, spell, spec);
+    if (arrays.page_lens && lens) streams.push_back(lens_table_stream(run, p.labels, spell));
     io::Output output(spec, streams.size());
     io::drive(output.sink(), streams);
     output.commit();
@@ -201,9 +208,12 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
         titled.style.picture.title =
             text ? fmt::format("{}: \"{}\"", opt.model.model, *text)
                  : fmt::format("{}: ids {}", opt.model.model, fmt::join(ids, ","));
-    ModelArrays arrays = parse_model_show(show.empty() ? "weights" : show, c);
+    // one page holding the arrays (-o DIR/ writes a page per array, as before)
+    const bool page = io::format_columns(spec.format).page && !spec.directory;
+    ModelArrays arrays = page ? page_arrays(opt, show, c, ids.size())
+                              : parse_model_show(show.empty() ? "weights" : show, c);
     arrays.query = query_row(attend, ids.size(), spec);
-    lens_options(opt, ids.size(), c.vocab_size, arrays);
+    if (!page) lens_options(opt, ids.size(), c.vocab_size, arrays);
     const bool wide = spec.dtype == io::Dtype::float64;
     // --max-memory for what the arrays keep (no n x n array: the fused kernel), then every
     // tensor present with its shape and dtype before a block runs
@@ -217,6 +227,9 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
     const std::size_t heads = parse_index_list(opt.head, c.num_heads, "--head").size();
     if (arrays.has(Show::hidden)) keep.hidden = layers + 1;
     if (arrays.has(Show::context)) keep.contexts = layers * heads;
+    if (arrays.lens.top || arrays.lens.next)  // the unembedding's blocks, each layer's top K
+        keep.lens = {layers, arrays.lens.top ? arrays.lens.k : 0,
+                     arrays.lens.next || !arrays.lens.position};
     open_weights(m, ids.size(), wide ? 8 : 4, keep);
     return wide ? run_typed<double>(c, m.weights(), p, spell, opt, arrays, titled)
                 : run_typed<float>(c, m.weights(), p, spell, opt, arrays, titled);

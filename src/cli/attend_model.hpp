@@ -37,6 +37,7 @@ struct AttendModelOptions {
     CLI::Option* ids_opt = nullptr;
     CLI::Option* prompts_opt = nullptr;
     CLI::Option* position_opt = nullptr;
+    CLI::Option* top_opt = nullptr;
     bool given() const { return model.given(); }
 };
 
@@ -67,6 +68,9 @@ struct ModelArrays {
     std::optional<std::size_t> query;  // --query: scores, weights and context hold its row only
     model::LensChoice lens;            // lens, lens_next; --top, --position
     model::ValueChoice values;         // value_norms, value_weights, value_rollout
+    /// -f html: the lens (top 1 at every position) drawn as the page's table, not in `shown`;
+    /// lens_if_any: left out, without an error, when the model has no lens (page_arrays).
+    bool page_lens = false, lens_if_any = false;
     bool has(Show item) const;
     bool any_summary() const {
         return summaries.head_stats || summaries.offsets || summaries.mean_weights ||
@@ -84,9 +88,9 @@ struct Spelling {
 /// The streams of arrays.shown. tokens: the rows' tokens (n) as spelled, the `tokens` array;
 /// labels: the same as labels show them (keys, query rows of pictures, the html page); spell:
 /// next's token column (labels) and next_tokens (spelled). npz and npy store `tokens` as numpy
-/// strings ('<U'), and, when the output holds several arrays, next's tokens as the member
-/// `next_tokens` beside its numbers. Pictures of one matrix name its layer and head in the
-/// title.
+/// strings ('<U'), and, when the output holds several arrays, next's and lens's tokens as the
+/// members `next_tokens` and `lens_tokens` beside their numbers. Pictures of one matrix name its
+/// layer and head in the title.
 template <class T>
 std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::ModelRun<T>& run,
                                             const std::vector<std::int64_t>& ids,

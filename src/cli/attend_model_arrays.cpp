@@ -420,6 +420,8 @@ std::vector<io::MatrixStream> model_streams(const ModelArrays& arrays, model::Mo
         out.push_back(std::move(s));
         if (item == Show::next && is.numpy && spec.holds_several_arrays())
             out.push_back(next_tokens_stream(sources.next, spell));
+        if (item == Show::lens && is.numpy && spec.holds_several_arrays())
+            out.push_back(lens_tokens_stream(run, spell));
     }
     return out;
 }

@@ -6,13 +6,15 @@
 #include <fmt/format.h>
 
 #include "cli/errors.hpp"
+#include "io/html.hpp"
 #include "io/matrix_stack.hpp"
 
 namespace attn::cli {
 
 void add_lens_options(CLI::App& group, AttendModelOptions& opt) {
-    group.add_option("--top", opt.top, "With --show lens: tokens per layer and position (5)")
-        ->type_name("K");
+    opt.top_opt =
+        group.add_option("--top", opt.top, "With --show lens: tokens per layer and position (5)")
+            ->type_name("K");
     opt.position_opt =
         group
             .add_option("--position", opt.position,
@@ -37,6 +39,42 @@ void lens_options(const AttendModelOptions& opt, std::size_t n, std::size_t V,
                         opt.position, n, -count, count - 1));
     arrays.lens.position =
         static_cast<std::size_t>(opt.position < 0 ? count + opt.position : opt.position);
+}
+
+ModelArrays page_arrays(const AttendModelOptions& opt, const std::string& show,
+                        const model::ModelConfig& c, std::size_t n) {
+    ModelArrays a = parse_model_show(show.empty() ? "weights,value_norms,lens" : show, c);
+    const bool drawn = !a.shown.empty() && a.shown.front() == Show::weights &&
+                       std::all_of(a.shown.begin() + 1, a.shown.end(), [](Show s) {
+                           return s == Show::value_norms || s == Show::lens;
+                       });
+    if (!drawn)
+        throw UsageError(
+            fmt::format("--show: -f html draws weights, then value_norms (a toggle of the head "
+                        "view) and lens (a table under the tokens); not '{}'",
+                        show));
+    for (const CLI::Option* o : {opt.top_opt, opt.position_opt})
+        if (o->count())
+            throw UsageError(
+                fmt::format("{}: -f html's lens table holds each layer's likeliest token at every "
+                            "position; use another format for {}",
+                            o->get_name(), o->get_name()));
+    const std::size_t layers = parse_index_list(opt.layer, c.num_layers, "--layer").size();
+    const std::size_t heads = parse_index_list(opt.head, c.num_heads, "--head").size();
+    if (show.empty() && a.values.norms &&
+        double(layers) * double(heads) * double(n) * double(n) * 2 > double(io::kMaxHtmlWeights)) {
+        fmt::print(stderr,
+                   "attn: warning: -f html: value_norms left out: with the weights, more than the "
+                   "{} values a page holds (select fewer with --layer and --head)\n",
+                   io::kMaxHtmlWeights);
+        std::erase(a.shown, Show::value_norms);
+        a.values.norms = false;
+    }
+    a.page_lens = a.lens.top;
+    a.lens_if_any = show.empty();
+    a.lens.k = 1;
+    std::erase(a.shown, Show::lens);
+    return a;
 }
 
 template <class T>
@@ -81,6 +119,72 @@ io::MatrixStream lens_stream(model::ModelRun<T>& run, const Spelling& spell, boo
                             "the logit lens: the likeliest tokens of each layer's residual "
                             "through the final norm and the unembedding",
                             run.layers().size() * P * K, std::move(cols), binary);
+}
+
+template <class T>
+io::MatrixStream lens_tokens_stream(model::ModelRun<T>& run, const Spelling& spell) {
+    // the ids of lens's rows in its order: (layer, position, rank)
+    const auto ids = [&run] {
+        run.finish();
+        const model::LensChoice choice = run.lens_choice().value_or(model::LensChoice{});
+        const std::size_t K = std::min(choice.k, run.family().config().vocab_size);
+        const std::size_t first =
+            choice.position && run.lens_positions().size() == run.n() ? *choice.position : 0;
+        const std::size_t P = choice.position ? 1 : run.n();
+        std::vector<std::size_t> out;
+        for (const model::LensRows& l : run.lens_rows())
+            for (std::size_t p = first; p < first + P; ++p)
+                for (std::size_t k = 0; k < K; ++k) out.push_back(l.ids[p * l.top + k]);
+        return out;
+    };
+    const model::LensChoice choice = run.lens_choice().value_or(model::LensChoice{});
+    const std::size_t rows = run.layers().size() * (choice.position ? 1 : run.n()) *
+                             std::min(choice.k, run.family().config().vocab_size);
+    io::MatrixStream s;
+    s.info.name = "lens_tokens";
+    s.info.title = "lens's tokens, as the tokenizer spells them";
+    s.info.shape = {rows};
+    s.info.dtype = io::Dtype::int64;
+    s.info.column_labels = io::index_labels(rows);
+    s.info.strings = [ids, spell] {
+        std::vector<std::string> text;
+        for (const std::size_t id : ids()) text.push_back(spell.spelled(std::int64_t(id)));
+        return text;
+    };
+    s.produce = [ids](std::size_t, std::size_t, double* out) {
+        for (const std::size_t id : ids()) *out++ = static_cast<double>(id);
+    };
+    return s;
+}
+
+template <class T>
+io::MatrixStream lens_table_stream(model::ModelRun<T>& run, const std::vector<std::string>& labels,
+                                   const Spelling& spell) {
+    // row k, column p: lens_rows()[k] at p, rank 1 (every position recorded)
+    const std::size_t n = run.n();
+    io::MatrixStream s = io::matrix_stack(
+        "lens",
+        "the logit lens: each layer's likeliest token at each position, and its probability", {},
+        {}, io::every_row(run.layers().size()), labels, {io::value_label("layer", run.layers())},
+        [&run, n](std::size_t, std::size_t, std::size_t i, std::size_t len, double* out) {
+            run.finish();
+            for (std::size_t k = i; k < i + len; ++k) {
+                const model::LensRows& l = run.lens_rows()[k];
+                for (std::size_t p = 0; p < n; ++p) *out++ = l.probabilities[p * l.top];
+            }
+        });
+    s.info.strings = [&run, spell, n] {
+        run.finish();
+        std::vector<std::string> text;
+        for (const model::LensRows& l : run.lens_rows())
+            for (std::size_t p = 0; p < n; ++p)
+                text.push_back(spell.label(std::int64_t(l.ids[p * l.top])));
+        return text;
+    };
+    s.info.dtype = io::Dtype::float64;
+    s.info.column_axis = "position";
+    s.info.value_range = std::pair{0.0, 1.0};
+    return s;
 }
 
 template <class T>
@@ -143,12 +247,15 @@ io::MatrixStream value_summary_stream(model::ModelRun<T>& run, bool rollout) {
     return s;
 }
 
-#define ATTN_LENS_STREAMS(T)                                                               \
-    template io::MatrixStream lens_stream(model::ModelRun<T>&, const Spelling&, bool);     \
-    template io::MatrixStream lens_next_stream(model::ModelRun<T>&,                        \
-                                               const std::vector<std::string>&);           \
-    template io::MatrixStream value_norms_stream(                                          \
-        model::ModelRun<T>&, const std::vector<std::string>&, std::optional<std::size_t>); \
+#define ATTN_LENS_STREAMS(T)                                                                       \
+    template io::MatrixStream lens_stream(model::ModelRun<T>&, const Spelling&, bool);             \
+    template io::MatrixStream lens_tokens_stream(model::ModelRun<T>&, const Spelling&);            \
+    template io::MatrixStream lens_table_stream(model::ModelRun<T>&,                               \
+                                                const std::vector<std::string>&, const Spelling&); \
+    template io::MatrixStream lens_next_stream(model::ModelRun<T>&,                                \
+                                               const std::vector<std::string>&);                   \
+    template io::MatrixStream value_norms_stream(                                                  \
+        model::ModelRun<T>&, const std::vector<std::string>&, std::optional<std::size_t>);         \
     template io::MatrixStream value_summary_stream(model::ModelRun<T>&, bool);
 ATTN_LENS_STREAMS(float)
 ATTN_LENS_STREAMS(double)

@@ -79,6 +79,14 @@ void open_weights(OpenModel& m, std::uint64_t n, std::uint64_t value_bytes,
         const std::uint64_t fits = model::longest_forward(c, n, value_bytes, keep, e.limit);
         std::string hint =
             fits > 0 ? fmt::format("{} tokens fit", fits) : std::string("not one token fits");
+        if (keep.lens.layers > 0) {  // the lens's unembedding blocks and top K (lens_bytes)
+            model::ForwardKeep plain = keep;
+            plain.lens = {};
+            hint += fmt::format(
+                "; the lens needs {} of it, without it the {} tokens need {}",
+                runtime::human_bytes(model::lens_bytes(c, n, value_bytes, keep.lens)), n,
+                runtime::human_bytes(model::forward_bytes(c, n, value_bytes, plain)));
+        }
         if (keep.square && !c.compute_dtype) {
             model::ForwardKeep flat = keep;
             flat.square = false;

@@ -52,7 +52,8 @@ OpenModel open_model(const ModelOptions& opt, std::uint64_t n, std::uint64_t val
 /// The bytes of a forward over n tokens with values of value_bytes, keeping `keep`
 /// (model::forward_bytes), checked against --max-memory before anything is mapped or
 /// allocated, then the checkpoint mapped and every tensor the family reads checked. A refusal
-/// says what would fit: how many tokens, and the same tokens without n x n arrays.
+/// says what would fit: how many tokens, the same tokens without the lens (what it needs), and
+/// without n x n arrays.
 void open_weights(OpenModel& m, std::uint64_t n, std::uint64_t value_bytes,
                   const model::ForwardKeep& keep = {});
 

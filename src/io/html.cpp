@@ -91,9 +91,11 @@ std::string html_json_string(const std::string& text) {
 HtmlWriter::HtmlWriter(OutputFile& out, const TextStyle& style) : out_(out), style_(style) {}
 
 void HtmlWriter::begin(const ArrayInfo& info) {
-    if (started_) throw OutputError(OutputError::Kind::one_array_only, "", Format::html, 0);
+    if (started_) return begin_extra(info);
     started_ = true;
     info_ = info;
+    dtype_ = info.dtype;
+    columns_ = info.columns();
     shape_ = html_shape(info.shape);
     const std::size_t n = shape_.n, H = shape_.heads, rank = info.shape.size();
 
@@ -119,9 +121,9 @@ void HtmlWriter::begin(const ArrayInfo& info) {
     const std::size_t data_at = page.find("@DATA@");
     b.append(fill(page.substr(0, data_at), {{"@TITLE@", xml_escape(title)},
                                             {"@STYLE@", std::string(html_resources::kStyle)}}));
-    fmt::format_to(it, "{{\"title\": {}, \"axes\": [{}, {}],\n\"tokens\": [",
-                   html_json_string(title), html_json_string(layer_axis),
-                   html_json_string(head_axis));
+    fmt::format_to(it, "{{\"title\": {}, \"name\": {}, \"axes\": [{}, {}],\n\"tokens\": [",
+                   html_json_string(title), html_json_string(info.name),
+                   html_json_string(layer_axis), html_json_string(head_axis));
     for (std::size_t j = 0; j < n; ++j) {
         const std::string token =
             j < info.column_labels.size() ? info.column_labels[j] : std::to_string(j);
@@ -139,25 +141,31 @@ void HtmlWriter::begin(const ArrayInfo& info) {
 }
 
 // Row r = (layer x H + head) x n + query opens a layer's bracket every H x n rows, a head's
-// every n rows; each row is one bracketed list of n weights.
+// every n rows; each row is one bracketed list of n weights. A table's rows are plain lists.
 void HtmlWriter::rows(std::size_t first_row, const double* values, std::size_t n_rows) {
-    const std::size_t n = shape_.n, per_layer = shape_.heads * n;
+    const bool table = part_ == Part::table;
+    const std::size_t n = shape_.n, per_layer = shape_.heads * n, m = columns_;
     fmt::memory_buffer b;
     for (std::size_t i = 0; i < n_rows; ++i) {
         const std::size_t r = first_row + i;
-        if (r > 0) b.append(std::string_view(r % n == 0 ? ",\n" : ","));
-        if (r % per_layer == 0) b.push_back('[');
-        if (r % n == 0) b.push_back('[');
-        b.push_back('[');
-        for (std::size_t j = 0; j < n; ++j) {
+        if (table) {
+            b.append(std::string_view(r > 0 ? ",\n[" : "["));
+        } else {
+            if (r > 0) b.append(std::string_view(r % n == 0 ? ",\n" : ","));
+            if (r % per_layer == 0) b.push_back('[');
+            if (r % n == 0) b.push_back('[');
+            b.push_back('[');
+        }
+        for (std::size_t j = 0; j < m; ++j) {
             if (j) b.push_back(',');
-            const double v = values[i * n + j];
+            const double v = values[i * m + j];
             if (std::isfinite(v))
-                append_number(b, v, info_.dtype, style_.precision);
+                append_number(b, v, dtype_, style_.precision);
             else
                 b.append(std::string_view("null"));
         }
         b.push_back(']');
+        if (table) continue;
         if ((r + 1) % n == 0) b.push_back(']');
         if ((r + 1) % per_layer == 0) b.push_back(']');
     }
@@ -194,12 +202,76 @@ void HtmlWriter::write_masked() {
 }
 
 void HtmlWriter::end() {
-    out_.write(std::string_view("]"));
-    if (info_.masked) write_masked();
+    out_.write(std::string_view(part_ == Part::main ? "]" : "]}"));
+    if (part_ == Part::main && info_.masked) write_masked();
+}
+
+void HtmlWriter::finish() {
+    if (!started_) return;
+    if (extras_ > 0) out_.write(std::string_view("]"));
     const std::string_view page = html_resources::kPage;
     const std::size_t data_at = page.find("@DATA@") + std::string_view("@DATA@").size();
     out_.write(std::string_view("}\n"));
-    out_.write(fill(page.substr(data_at), {{"@SCRIPT@", std::string(html_resources::kScript)}}));
+    out_.write(fill(page.substr(data_at), {{"@SCRIPT@", std::string(html_resources::kScript)},
+                                           {"@TABLES@", std::string(html_resources::kTables)}}));
+    started_ = false;
+}
+
+void HtmlWriter::begin_extra(const ArrayInfo& info) {
+    const std::size_t n = shape_.n;
+    const bool view = info.shape == info_.shape;
+    if (!view && !(info.shape.size() == 2 && info.shape[1] == n))
+        throw std::invalid_argument(fmt::format(
+            "html: '{}' of shape ({}) is neither of the page's shape ({}) nor a table of "
+            "{} columns, one per token",
+            info.name, shape_text(info.shape), shape_text(info_.shape), n));
+    if (view) {
+        const std::size_t total = (views_ + 2) * shape_.layers * shape_.heads * n * n;
+        if (total > kMaxHtmlWeights)
+            throw OutputError(OutputError::Kind::too_many_weights,
+                              fmt::format("{} and {} more", shape_text(info.shape), views_ + 1),
+                              Format::html, total);
+        ++views_;
+    }
+    part_ = view ? Part::view : Part::table;
+    dtype_ = info.dtype;
+    columns_ = info.columns();
+    fmt::memory_buffer b;
+    auto it = std::back_inserter(b);
+    b.append(std::string_view(extras_++ == 0 ? ",\n\"extras\": [" : ",\n"));
+    fmt::format_to(it, "{{\"kind\": \"{}\", \"name\": {}, \"title\": {}", view ? "view" : "table",
+                   html_json_string(info.name),
+                   html_json_string(info.title.empty() ? info.name : info.title));
+    if (view) {
+        const bool as_is = info.value_range && *info.value_range == std::pair{0.0, 1.0};
+        fmt::format_to(it, ", \"scale\": \"{}\",\n\"values\": [", as_is ? "none" : "row_sum");
+        out_.write(b.data(), b.size());
+        return;
+    }
+    const std::size_t rows = info.shape[0];
+    const bool named = !info.labels.empty();
+    fmt::format_to(it, ", \"axis\": {},\n\"rows\": [",
+                   html_json_string(named ? info.labels[0].name : "row"));
+    for (std::size_t r = 0; r < rows; ++r)
+        fmt::format_to(it, "{}{}", r ? ", " : "",
+                       json_label(named ? info.labels[0].value(r) : std::to_string(r)));
+    b.push_back(']');
+    if (info.strings) {
+        const std::vector<std::string> texts = info.strings();
+        if (texts.size() != rows * n)
+            throw std::invalid_argument(fmt::format("html: table '{}' has {} texts for {} cells",
+                                                    info.name, texts.size(), rows * n));
+        b.append(std::string_view(",\n\"texts\": ["));
+        for (std::size_t r = 0; r < rows; ++r) {
+            b.append(std::string_view(r ? ",\n[" : "["));
+            for (std::size_t j = 0; j < n; ++j)
+                fmt::format_to(it, "{}{}", j ? "," : "", html_json_string(texts[r * n + j]));
+            b.push_back(']');
+        }
+        b.push_back(']');
+    }
+    b.append(std::string_view(",\n\"values\": ["));
+    out_.write(b.data(), b.size());
 }
 
 }  // namespace attn::io

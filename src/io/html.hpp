@@ -12,6 +12,20 @@
 // The page draws the head view (query tokens left, key tokens right, a line per weight > 0)
 // and the model view (a heatmap thumbnail per layer and head). Values stream into the page
 // as they arrive: memory does not grow with the array.
+// Arrays after the first, each an element of "extras" in the order they come:
+//   - of the first array's shape: other values of the same matrices, which a toggle in the
+//     head view draws in place of the first's (e.g. weights weighed by something else):
+//       {"kind": "view", "name": ..., "title": ..., "scale": "none" | "row_sum",
+//        "values": [layer][head][query][key]}
+//     scale "none" when the array's value_range is [0, 1] (drawn as they are), else "row_sum":
+//     drawn as each value's fraction of its row's sum (null and negative values as 0);
+//   - of shape (rows, n), n the page's tokens: a table under the tokens, a row per array row
+//     named by its first label field, a column per token, each cell its number and, when
+//     ArrayInfo::strings gives rows x n texts (row-major), its text:
+//       {"kind": "table", "name": ..., "title": ..., "axis": label name, "rows": [labels],
+//        "texts": [rows][n] (absent without strings), "values": [rows][n]}
+// Other shapes: std::invalid_argument. The first array and its views hold at most
+// kMaxHtmlWeights values in all.
 #pragma once
 
 #include <cstddef>
@@ -48,15 +62,22 @@ class HtmlWriter : public ArraySink {
     void begin(const ArrayInfo& info) override;
     void rows(std::size_t first_row, const double* values, std::size_t n_rows) override;
     void end() override;
+    void finish() override;
 
   private:
     void write_masked();
+    void begin_extra(const ArrayInfo& info);
 
+    enum class Part { main, view, table };
     OutputFile& out_;
     TextStyle style_;
-    ArrayInfo info_;
+    ArrayInfo info_;  // the first array's
     HtmlShape shape_;
+    Dtype dtype_ = Dtype::float32;  // of the array being written
     bool started_ = false;
+    Part part_ = Part::main;
+    std::size_t views_ = 0, extras_ = 0;
+    std::size_t columns_ = 0;  // values per row of the array being written
 };
 
 }  // namespace attn::io

@@ -171,7 +171,8 @@ Output::Output(const OutputSpec& spec, std::size_t arrays)
         sink_ = std::make_unique<DirectorySink>(spec.path, spec.format, spec.style);
         return;
     }
-    if (arrays > 1 && !io::holds_several_arrays(spec.format))
+    // a page draws its first array and takes views and tables after it (html.hpp)
+    if (arrays > 1 && !io::holds_several_arrays(spec.format) && spec.format != Format::html)
         throw OutputError(OutputError::Kind::one_array_only, spec.path, spec.format, arrays);
     file_ = std::make_unique<OutputFile>(spec.path);
     sink_ = make_writer(spec.format, *file_, spec.style);

@@ -102,7 +102,8 @@ OutputSpec resolve_output(const OutputRequest& request, const Surroundings& arou
 class Output {
   public:
     /// arrays: how many arrays the run will write; a single-array format refuses more
-    /// (OutputError one_array_only).
+    /// (OutputError one_array_only), but for html, whose page takes views and tables after
+    /// its first array (html.hpp).
     Output(const OutputSpec& spec, std::size_t arrays);
     ~Output();
     ArraySink& sink() { return *sink_; }

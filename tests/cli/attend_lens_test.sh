@@ -36,4 +36,36 @@ expect_usage_error --position "$ATTN" attend --model "$M/gpt2" --ids $IDS --show
     --position 1 -f csv
 expect_usage_error lens_next "$ATTN" attend --model "$M/gpt2" --ids 7 --show lens_next -f csv
 
+# --max-memory counts the lens (the unembedding's blocks of 4096 rows, each row's top K): 32
+# tokens of the tiny GPT-2 fit in 1M without it, not with it; what the refusal says fits does
+IDS32=$(seq 1 32 | paste -sd, -)
+expect_status 0 "$ATTN" attend --model "$M/gpt2" --ids "$IDS32" --show next --max-memory 1M -f csv
+expect_status 2 "$ATTN" attend --model "$M/gpt2" --ids "$IDS32" --show lens --max-memory 1M -f csv
+expect_grep "max-memory.*the lens needs [0-9.]* [KM]iB of it, without it the 32 tokens need" "$ERR"
+[ ! -s "$OUT" ] || fail "a refused lens wrote to stdout"
+fits=$(sed -n 's/.*: \([0-9]*\) tokens fit.*/\1/p' "$ERR")
+checks=$((checks + 1))
+[ -n "$fits" ] && [ "$fits" -ge 1 ] && [ "$fits" -lt 32 ] || fail "tokens that fit: '$fits'"
+expect_status 0 "$ATTN" attend --model "$M/gpt2" --ids "$(seq 1 "$fits" | paste -sd, -)" \
+    --show lens --max-memory 1M -f csv
+expect_status 2 "$ATTN" attend --model "$M/gpt2" --ids "$(seq 1 $((fits + 1)) | paste -sd, -)" \
+    --show lens --max-memory 1M -f csv
+
+# npz: lens's numbers, and its tokens beside them as numpy strings
+expect_status 0 "$ATTN" attend --model "$M/induction" "ABqwertABqwert" --show lens --top 2 \
+    -o "$WORK/lens.npz"
+run "$ATTN" attend --model "$M/induction" "ABqwertABqwert" --show lens --top 2 -f csv
+checks=$((checks + 1))
+"$PYTHON" - "$WORK/lens.npz" "$OUT" <<'PY' || fail "lens.npz: its tokens"
+import csv, sys
+import numpy as np
+z = np.load(sys.argv[1])
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert sorted(z.files) == ["lens", "lens_tokens"], z.files
+assert z["lens_tokens"].dtype.kind == "U" and z["lens_tokens"].shape == (len(rows),)
+assert z["lens"].shape == (len(rows), 5)
+assert list(z["lens_tokens"]) == [r["token"] for r in rows], list(z["lens_tokens"])[:6]
+assert list(z["lens"][:, 3].astype(int)) == [int(r["id"]) for r in rows]
+PY
+
 finish

@@ -1,6 +1,6 @@
 """The -f html page in a real browser (Debian's chromium and chromedriver, python3-selenium).
 
-    html_browser.py ATTN WORKDIR [--pictures DIR]
+    html_browser.py ATTN WORKDIR [--pictures DIR] [--models DIR]
 
 Makes pages with ATTN, opens each from file:// in headless Chromium (no network: its own
 background connections are off) and checks, against `attn attend --show weights -f json` of
@@ -10,6 +10,10 @@ key, a click keeps the focus, a toggled-off head draws nothing, a causal page dr
 a later key, the model view's click opens that head; no request but the page itself and no
 console message. Screenshots of the head view and the model view are checked not blank (and
 kept in DIR when given: the README's share/pictures/page-head.png and page-model.png).
+With --models (tests/data/models): a model's page (attend --model), whose toggle draws
+value_norms (each row as fractions of its sum) in place of the weights, checked against
+`--show value_norms` in npz, and whose lens table's cells are `--show lens --top 1` in csv; a
+model without a lens (BERT without its MLM head) gets a page without the table.
 Prints one line per failed check; exits 1 when any failed.
 """
 import json
@@ -29,6 +33,7 @@ from png_pixel import read_png  # noqa: E402
 
 ATTN, WORK = sys.argv[1], sys.argv[2]
 PICTURES = sys.argv[sys.argv.index("--pictures") + 1] if "--pictures" in sys.argv else None
+MODELS = sys.argv[sys.argv.index("--models") + 1] if "--models" in sys.argv else None
 SENTENCE = "Life is short, eat dessert first"
 failures, checks = [], 0
 
@@ -249,10 +254,109 @@ def test_layers(driver):
     check(driver.get_log("browser") == [], "console messages")
 
 
+def focus_values(driver, path, head, query):
+    """The focused query's drawn values of one head by key, read from its lines' data-weight,
+    and the numbers written beside the keys (one head shown)."""
+    hover(driver, query)
+    drawn = {f["key"]: f["weight"] for f in lines(driver, "line.focus") if f["head"] == head}
+    texts = driver.execute_script(
+        "return [...document.querySelectorAll('#head-svg text.weight')].map(t => t.textContent)")
+    return drawn, texts
+
+
+def test_model(driver):
+    """attend --model's page: the value_norms toggle and the lens table."""
+    model, text = os.path.join(MODELS, "induction"), "ABqwertABqwert"
+    path = os.path.join(WORK, "model.html")
+    attn("attend", "--model", model, text, "-o", path)
+    w = np.array(json.loads(attn("attend", "--model", model, text, "--show", "weights", "-f",
+                                 "json"))["weights"]["data"])
+    npz = os.path.join(WORK, "value_norms.npz")
+    attn("attend", "--model", model, text, "--show", "value_norms", "-o", npz)
+    vn = np.load(npz)["value_norms"].astype(np.float64)
+    lens = attn("attend", "--model", model, text, "--show", "lens", "--top", "1", "-f",
+                "csv").decode().splitlines()
+    # the page's own run: value vectors kept change the float32 forward's path (the direct
+    # kernel), so the same arrays in json give the page's numbers exactly
+    same = json.loads(attn("attend", "--model", model, text, "--show",
+                           "weights,value_norms,lens", "--top", "1", "-f", "json"))["lens"]
+    data = open_page(driver, path)
+    checked_quiet(driver, path, driver.get_log("performance"))
+    L, H, n, _ = w.shape
+    check(vn.shape == w.shape, f"value_norms {vn.shape}, weights {w.shape}")
+    kinds = [(e["kind"], e["name"]) for e in data.get("extras", [])]
+    check(kinds == [("view", "value_norms"), ("table", "lens")], f"{path}: extras {kinds}")
+    buttons = driver.find_elements(By.CSS_SELECTOR, ".value-toggle")
+    check([b.text for b in buttons] == ["weights", "value_norms"] and buttons[0].is_displayed(),
+          f"{path}: value toggles {[b.text for b in buttons]}")
+
+    # one head shown, layer 1: the focused query's lines and numbers, before and after
+    layer, head, query = 1, 1, n - 2
+    driver.execute_script("window.attnPage.openHead(arguments[0], arguments[1])", layer, head)
+    shown = vn[layer, head, query] / vn[layer, head, query].sum()
+    for name, want in [("weights", w[layer, head, query]), ("value_norms", shown),
+                       ("weights", w[layer, head, query])]:
+        view = -1 if name == "weights" else 0
+        driver.find_element(By.CSS_SELECTOR, f".value-toggle[data-view='{view}']").click()
+        drawn, texts = focus_values(driver, path, head, query)
+        got = np.array([drawn.get(j, 0.0) for j in range(n)])
+        check(np.allclose(got, want, rtol=1e-6, atol=1e-7),
+              f"{path}: {name}: query {query} draws {got}, want {want}")
+        numbers = [f"{v:.3f}" for v in want]
+        check(texts == numbers, f"{path}: {name}: beside the keys {texts}, want {numbers}")
+    check(not np.allclose(shown, w[layer, head, query], atol=1e-3),
+          "value_norms draws what the weights draw: the check cannot tell them apart")
+    # the model view follows the toggle: row `query` of thumbnail (layer, head) is darkest
+    # at the view's largest value
+    driver.find_element(By.CSS_SELECTOR, ".value-toggle[data-view='0']").click()
+    driver.find_element(By.ID, "tab-model").click()
+    pixel = driver.execute_script(
+        "const c = document.querySelector("
+        "`canvas[data-layer='${arguments[0]}'][data-head='${arguments[1]}']`);"
+        "return [...c.getContext('2d').getImageData(0, arguments[2], c.width, 1).data]",
+        layer, head, query)
+    sums = [sum(pixel[4 * j:4 * j + 3]) for j in range(n)]
+    check(int(np.argmin(sums)) == int(np.argmax(shown)), f"value_norms thumbnail row {sums}")
+    driver.find_element(By.ID, "tab-head").click()
+
+    # the lens table: layers x positions, each cell lens's top token and its probability
+    header, rows = lens[0].split(","), [r.split(",") for r in lens[1:]]
+    check(header == ["layer", "position", "rank", "id", "token", "probability"], f"lens {header}")
+    cells = driver.execute_script(
+        "return [...document.querySelectorAll('table.cells td')].map(c => [+c.dataset.row,"
+        " +c.dataset.column, c.querySelector('.text').textContent, +c.dataset.value,"
+        " c.getClientRects().length > 0])")
+    check(len(cells) == L * n == len(rows) == len(same["data"]),
+          f"{len(cells)} lens cells, {len(rows)} csv rows, {len(same['data'])} json rows")
+    for (k, p, token, value, visible), row, exact in zip(cells, rows, same["data"]):
+        check([k, p] == [int(row[0]), int(row[1])] and token == row[4] and visible and
+              abs(value - float(row[5])) <= 1e-6,
+              f"{path}: lens cell ({k}, {p}) = {token!r} {value}, csv {row}")
+        check([k, p, 1, token, value] == exact[:3] + exact[4:],
+              f"{path}: lens cell ({k}, {p}) = {token!r} {value}, json {exact}")
+    heads = driver.execute_script(
+        "return [...document.querySelectorAll('table.cells th.token')].map(t => t.textContent)")
+    check(heads == list(text), f"{path}: the lens table's columns {heads}")
+    check(driver.get_log("browser") == [], "console messages")
+
+    # BERT without its MLM head: no lens, a page without the table; with it, the table
+    for name, table in [("bert", False), ("bert-mlm", True)]:
+        page = os.path.join(WORK, name + ".html")
+        attn("attend", "--model", os.path.join(MODELS, name), "--ids", "2,10,11,3", "-o", page)
+        data = open_page(driver, page)
+        checked_quiet(driver, page, driver.get_log("performance"))
+        kinds = sorted(e["kind"] for e in data.get("extras", []))
+        check(kinds == (["table", "view"] if table else ["view"]), f"{page}: extras {kinds}")
+        count = len(driver.find_elements(By.CSS_SELECTOR, "table.cells"))
+        check(count == int(table), f"{page}: {count} tables")
+
+
 driver = browser()
 try:
     test_sentence(driver)
     test_layers(driver)
+    if MODELS:
+        test_model(driver)
 finally:
     driver.quit()
 print(f"{checks} browser checks, {len(failures)} failed")

@@ -88,7 +88,36 @@ expect_usage_error "SENTENCE" "$ATTN" attend -f html <"$WORK/two.txt"
 expect_usage_error "html: draws every query against every key" "$ATTN" encode -n 4 -d 6 -f html
 expect_status 0 "$ATTN" attend "$S" --show weights -f html
 
+# attend --model's page: weights, then value_norms (the toggle) and lens (the table) as the
+# data's extras; only those; the lens asked for on a model without one exits 2 as elsewhere.
+M=$ATTN_TEST_DATA/models
+expect_status 0 "$ATTN" attend --model "$M/gpt2" --ids 46,68,50,65 --show weights -f html
+checks=$((checks + 1))
+grep -q '^"extras": \[' "$OUT" && fail "--show weights -f html: a page with extras"
+expect_status 0 "$ATTN" attend --model "$M/gpt2" --ids 46,68,50,65 --show weights,lens -f html
+checks=$((checks + 1))
+"$PYTHON" - "$OUT" <<'PY' || fail "--show weights,lens: the page's extras"
+import json, re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+data = json.loads(re.search(r'id="attn-data">(.*?)</script>', page, re.S).group(1))
+assert [(e["kind"], e["name"]) for e in data["extras"]] == [("table", "lens")], data["extras"]
+t = data["extras"][0]
+assert t["rows"] == [0, 1, 2] and len(t["texts"]) == 3 and len(t["values"][0]) == 4, t
+PY
+expect_usage_error "--show" "$ATTN" attend --model "$M/gpt2" --ids 46,68 --show weights,context -f html
+expect_usage_error "--show" "$ATTN" attend --model "$M/gpt2" --ids 46,68 --show lens,weights -f html
+expect_usage_error "--top" "$ATTN" attend --model "$M/gpt2" --ids 46,68 --top 3 -f html
+expect_usage_error "--position" "$ATTN" attend --model "$M/gpt2" --ids 46,68 --position 1 -f html
+mkdir "$WORK/pages"  # -o DIR/: a page per array, the weights by default
+expect_status 0 "$ATTN" attend --model "$M/gpt2" --ids 46,68,50,65 -f html -o "$WORK/pages/"
+checks=$((checks + 1))
+[ "$(ls "$WORK/pages")" = weights.html ] || fail "-f html -o DIR/: $(ls "$WORK/pages")"
+expect_status 2 "$ATTN" attend --model "$M/bert" --ids 2,10,11,3 --show weights,lens -f html
+expect_grep "cls.predictions" "$ERR"
+[ ! -s "$OUT" ] || fail "bert weights,lens -f html: wrote to stdout"
+
 # The browser: hover, click, toggles, the model view, no request, no console message.
 checks=$((checks + 1))
-"$PYTHON" "$(dirname "$0")/html_browser.py" "$ATTN" "$WORK" || fail "html_browser.py failed"
+"$PYTHON" "$(dirname "$0")/html_browser.py" "$ATTN" "$WORK" --models "$ATTN_TEST_DATA/models" ||
+    fail "html_browser.py failed"
 finish

@@ -101,7 +101,7 @@ TEST_CASE("html: masked keys as runs per row, --precision digits, a token ends n
                                "[[0,1]]]}"));
     CHECK(attn::test::contains(data, "[0.33,0.33,0.33]"));
     CHECK(attn::test::contains(data, R"("tokens": ["\u003c/script>", "a\u003cb", "\"q\""])"));
-    CHECK(attn::test::count(p, "</script>") == 2);  // the data's and the page script's
+    CHECK(attn::test::count(p, "</script>") == 3);  // the data's and the page's two scripts
 }
 
 TEST_CASE("html: the page's limits: 512 tokens, 2^24 weights, square matrices") {
@@ -143,4 +143,78 @@ TEST_CASE("html: the page's limits: 512 tokens, 2^24 weights, square matrices") 
     CHECK(attn::test::invalid_argument_of([] {
               html_shape({0, 0});
           }) == "html: no tokens: nothing to draw");
+}
+
+TEST_CASE("html: arrays after the first are views of its matrices and tables under the tokens") {
+    // weights (1, 2, 2, 2); a view of the same shape without a [0, 1] range (drawn as row
+    // fractions); a (2, 2) table with texts; then a shape that is neither
+    const ArrayInfo weights = weights_info({1, 2, 2, 2}, {"layer", "head"});
+    ArrayInfo view = weights;
+    view.name = "norms";
+    view.title = "norms <b>";
+    ArrayInfo table = attn::test::matrix_info(2, 2, "top");
+    table.name = "lens";
+    table.labels = {{"layer", [](std::size_t r) { return std::to_string(3 * r); }}};
+    table.strings = [] { return std::vector<std::string>{"a", "</script>", "c", "d"}; };
+    table.dtype = attn::io::Dtype::float64;
+    const std::string path = attn::test::tmp_path("extras.html");
+    {
+        attn::io::OutputFile out(path);
+        attn::io::HtmlWriter w(out, {});
+        const std::vector<double> v{0.5, 0.5, 1, 0, 0.25, 0.75, 0, 1};
+        for (const ArrayInfo* info : std::vector<const ArrayInfo*>{&weights, &view}) {
+            w.begin(*info);
+            w.rows(0, v.data(), 4);
+            w.end();
+        }
+        const std::vector<double> t{0.125, 0.5, 1, std::nan("")};
+        w.begin(table);
+        w.rows(0, t.data(), 1);
+        w.rows(1, t.data() + 2, 1);
+        w.end();
+        ArrayInfo odd = attn::test::matrix_info(3, 3, "odd");
+        CHECK(attn::test::invalid_argument_of([&] { w.begin(odd); })
+                  .starts_with("html: 'M' of "
+                               "shape (3 x 3)"));
+        w.finish();
+        out.commit();
+    }
+    const std::string data = data_of(attn::test::read_file(path));
+    CHECK(attn::test::contains(data, "\"name\": \"weights\""));
+    CHECK(attn::test::contains(data,
+                               "\"weights\": [[[[0.5,0.5],[1,0]],\n[[0.25,0.75],[0,1]]]],\n"
+                               "\"extras\": [{\"kind\": \"view\", \"name\": \"norms\", "
+                               "\"title\": \"norms \\u003cb>\", \"scale\": \"row_sum\",\n"
+                               "\"values\": [[[[0.5,0.5],[1,0]],\n[[0.25,0.75],[0,1]]]]},\n"));
+    CHECK(attn::test::contains(data,
+                               "{\"kind\": \"table\", \"name\": \"lens\", \"title\": \"top\", "
+                               "\"axis\": \"layer\",\n\"rows\": [0, 3],\n\"texts\": "
+                               "[[\"a\",\"\\u003c/script>\"],\n[\"c\",\"d\"]],\n"
+                               "\"values\": [[0.125,0.5],\n[1,null]]}]}\n"));
+}
+
+TEST_CASE("html: a view of weights in [0, 1] is drawn as it is; views count toward 2^24") {
+    // 2^22 weights: the page and three views hold 2^24
+    const ArrayInfo weights = weights_info({16, 512, 512}, {"head"});
+    ArrayInfo view = weights;
+    view.value_range = std::pair{0.0, 1.0};
+    const std::string path = attn::test::tmp_path("views.html");
+    attn::io::OutputFile out(path);
+    attn::io::HtmlWriter w(out, {});
+    w.begin(weights);
+    w.end();  // no rows: the brackets are not checked here
+    for (int k = 0; k < 3; ++k) {
+        w.begin(view);
+        w.end();
+    }
+    try {
+        w.begin(view);
+        FAIL("a fourth view accepted");
+    } catch (const OutputError& e) {
+        CHECK(e.kind == OutputError::Kind::too_many_weights);
+        CHECK(e.arrays == 5u * 16 * 512 * 512);
+    }
+    w.finish();
+    out.commit();
+    CHECK(attn::test::count(attn::test::read_file(path), "\"scale\": \"none\"") == 3);
 }

@@ -122,7 +122,27 @@ std::uint64_t forward_bytes(const ModelConfig& c, std::uint64_t n, std::uint64_t
     std::uint64_t values = block;
     for (const auto v : {qkv, layer, attention, mlp, stream, kept, std::uint64_t{c.vocab_size}})
         values = checked_add(values, v, what);
-    return checked_mul(values, value_bytes, what);
+    return checked_add(checked_mul(values, value_bytes, what),
+                       lens_bytes(c, n, value_bytes, keep.lens), what);
+}
+
+std::uint64_t lens_bytes(const ModelConfig& c, std::uint64_t n, std::uint64_t value_bytes,
+                         const ForwardKeep::Lens& lens) {
+    using runtime::checked_add;
+    using runtime::checked_product;
+    if (lens.layers == 0) return 0;
+    const char* what = "the logit lens of the model";
+    const std::uint64_t m = lens.every_position ? n : 1, d = c.hidden_size;
+    const std::uint64_t K = std::min<std::uint64_t>(lens.top, c.vocab_size);
+    // as FamilyForward::lens picks its block of vocabulary rows
+    const std::uint64_t b = std::clamp<std::uint64_t>(
+        (std::uint64_t{1} << 24) / std::max<std::uint64_t>(m, 1), 256, 4096);
+    const std::uint64_t values =
+        checked_add(checked_product({3, m, d}, what), checked_product({b, d + m}, what), what);
+    std::uint64_t bytes = checked_product({values, value_bytes}, what);
+    bytes = checked_add(bytes, checked_product({m, K + 1, 16}, what), what);
+    bytes = checked_add(bytes, checked_product({64, m}, what), what);
+    return checked_add(bytes, checked_product({lens.layers, m, 16 * K + 8}, what), what);
 }
 
 std::uint64_t longest_forward(const ModelConfig& c, std::uint64_t n, std::uint64_t value_bytes,

@@ -106,6 +106,12 @@ struct ForwardKeep {
     bool square = true;
     std::uint64_t hidden = 0;    // (n, d) matrices recorded (hidden: selected layers + 1)
     std::uint64_t contexts = 0;  // (n, hd) matrices recorded (context: layers x heads)
+    /// The logit lens (lens.hpp) of `layers` selected layers (0: no lens), its top K, over
+    /// every position (else one).
+    struct Lens {
+        std::uint64_t layers = 0, top = 0;
+        bool every_position = true;
+    } lens;
 };
 
 /// Bytes a forward over n tokens holds at once, with values of value_bytes (4 float32, 8
@@ -118,9 +124,19 @@ struct ForwardKeep {
 /// plus, with keep.square (or a compute dtype, which runs the direct path) the H x n x n
 /// scores and weights, else the fused kernel's packed K and V (n hd each) and its workspace
 /// per thread; then what is recorded (keep.hidden n d, keep.contexts n hd) and one row of
-/// logits. runtime::SizeOverflow when a product overflows 64 bits.
+/// logits; with keep.lens (lens_bytes) the lens of m = n (or 1) rows besides.
+/// runtime::SizeOverflow when a product overflows 64 bits.
 std::uint64_t forward_bytes(const ModelConfig& c, std::uint64_t n, std::uint64_t value_bytes,
                             const ForwardKeep& keep = {});
+
+/// Bytes the logit lens over n tokens holds besides the forward (FamilyForward::lens), m = n
+/// or 1 rows, b = clamp(2^24 / m, 256, 4096) vocabulary rows a block:
+///   value_bytes (3 m d (the rows picked, normed, and a family's transform) + b d (a block of
+///   the unembedding widened) + m b (its logits))
+///   + m (K + 1) 16 (the running top K of each row, (logit, id)) + 64 m (each row's sums)
+///   + layers m (16 K + 8) (each selected layer's top K ids and probabilities, and its target)
+std::uint64_t lens_bytes(const ModelConfig& c, std::uint64_t n, std::uint64_t value_bytes,
+                         const ForwardKeep::Lens& lens);
 
 /// The largest n' <= n whose forward_bytes(c, n', value_bytes, keep) is at most `limit` (0
 /// when not even one token fits): what a refusal offers instead.

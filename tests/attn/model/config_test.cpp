@@ -265,3 +265,24 @@ TEST_CASE("forward_bytes: one block's weights plus the activations, overflow ref
     CHECK_THROWS_AS(attn::model::forward_bytes(parse_config(kGpt2), 1ull << 40, 4),
                     attn::runtime::SizeOverflow);
 }
+
+TEST_CASE("lens_bytes: the unembedding's blocks and the top K, counted by forward_bytes") {
+    // gpt2, 12 layers, top 5, float32. Every position of 1024: m = 1024, blocks of
+    // b = clamp(2^24 / 1024, 256, 4096) = 4096 rows: 4 (3 m d + b (d + m)) + 16 m (K + 1)
+    // + 64 m + 12 m (16 K + 8); one position: m = 1, b = 4096.
+    const attn::model::ModelConfig c = parse_config(kGpt2);
+    const attn::model::ForwardKeep::Lens every{12, 5, true}, one{12, 5, false};
+    const std::uint64_t m = 1024, b = 4096, d = 768;
+    CHECK(attn::model::lens_bytes(c, 1024, 4, every) ==
+          4 * (3 * m * d + b * (d + m)) + 16 * m * 6 + 64 * m + 12 * m * 88);
+    CHECK(attn::model::lens_bytes(c, 1024, 4, one) ==
+          4 * (3 * d + b * (d + 1)) + 96 + 64 + 12 * 88);
+    CHECK(attn::model::lens_bytes(c, 1024, 4, {}) == 0);  // no layers: no lens
+    // 64 positions: b = clamp(2^18, 256, 4096) = 4096 still; float64 doubles the values' part
+    CHECK(attn::model::lens_bytes(c, 64, 8, every) ==
+          8 * (3 * 64 * d + b * (d + 64)) + 16 * 64 * 6 + 64 * 64 + 12 * 64 * 88);
+    attn::model::ForwardKeep keep;
+    keep.lens = every;
+    CHECK(attn::model::forward_bytes(c, 1024, 4, keep) ==
+          attn::model::forward_bytes(c, 1024, 4) + attn::model::lens_bytes(c, 1024, 4, every));
+}
