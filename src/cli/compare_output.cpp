@@ -96,6 +96,7 @@ io::MatrixStream js_grid(std::shared_ptr<const CompareResult> r, const io::Outpu
         fmt::format("Jensen-Shannon divergence of the attention weights (nats), {}{}", r->title,
                     r->prompts > 1 ? fmt::format(", mean of {} prompts", r->prompts) : ""));
     s.info.column_axis = "head";
+    s.info.row_axis = "layer";
     return s;
 }
 
