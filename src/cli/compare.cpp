@@ -1,8 +1,9 @@
 // attn compare: options; model A (--model) and model B (--against, or A again in
 // --against-dtype) opened and checked against each other (layers x heads, vocabulary,
 // tokenizer); then each prompt through both forwards side by side, a layer at a time, each
-// head's weight rows reduced as they are read (weight_divergence.hpp): at most one layer's
-// H x n x n weights of each model are held, and no prompt's once it is done.
+// head's weight rows reduced as they are read (weight_divergence.hpp): the rows stream in
+// blocks from the fused kernel (the bfloat16/float16 path holds one layer's H x n x n), and
+// nothing of a prompt is kept once it is done but its figures' sums.
 #include "cli/compare.hpp"
 
 #include <fmt/format.h>
@@ -150,12 +151,22 @@ CompareSetup setup_compare(const CompareOptions& opt, const io::OutputSpec& spec
     return s;
 }
 
-/// Rows [r, r + count) of a held (n, n) matrix as doubles, into out (count, n).
-template <class M>
-void rows_of(const M& m, std::size_t r, std::size_t count, double* out) {
-    const std::size_t n = m.shape(1);
-    for (std::size_t i = r; i < r + count; ++i)
-        for (std::size_t j = 0; j < n; ++j) *out++ = static_cast<double>(m(i, j));
+/// Rows [r, r + count) of head h's weights (n keys each) of layer, as doubles, into out (count,
+/// n); buf holds them in T on the way.
+template <class T>
+void weight_rows(const LayerResult<T>& layer, std::size_t h, std::size_t r, std::size_t count,
+                 std::size_t n, std::vector<T>& buf, double* out) {
+    if (!layer.weights.empty()) {  // held (the reduced path)
+        for (std::size_t i = r; i < r + count; ++i)
+            for (std::size_t j = 0; j < n; ++j)
+                *out++ = static_cast<double>(layer.weights[h](i, j));
+        return;
+    }
+    ScoreRows<T> rows;
+    rows.weights = buf.data();
+    rows.stride = n;
+    layer.rows->rows(h, r, count, rows);
+    for (std::size_t k = 0; k < count * n; ++k) out[k] = static_cast<double>(buf[k]);
 }
 
 /// The hidden state k of a run as doubles (n d).
@@ -177,7 +188,9 @@ void run_prompts(CompareSetup& s, const CompareShow& show, CompareResult& r, boo
     r.weights.assign(r.layers * r.heads, {});
     r.hidden.assign(r.layers, 0.0);
     io::Progress bar("compare", s.prompts.size(), progress);
-    const model::Keep keep{false, show.weights};
+    // the reduced path (bfloat16, float16) holds a layer's weights; the others stream row blocks
+    const model::Keep keep_a{false, show.weights && ca.compute_dtype.has_value()};
+    const model::Keep keep_b{false, show.weights && cb.compute_dtype.has_value()};
     double kl_sum = 0;
     for (std::size_t p = 0; p < s.prompts.size(); ++p) {
         const std::vector<std::int64_t>& ids = s.prompts[p];
@@ -185,16 +198,18 @@ void run_prompts(CompareSetup& s, const CompareShow& show, CompareResult& r, boo
         const std::string where =
             s.prompts.size() > 1 ? fmt::format("{}: prompt {}", s.input, p + 1) : s.input;
         model::ModelRun<TA> ra = naming_option(where, [&] {
-            return model::ModelRun<TA>(ca, s.a.weights(), ids, layers, heads, keep, show.next);
+            return model::ModelRun<TA>(ca, s.a.weights(), ids, layers, heads, keep_a, show.next);
         });
         model::ModelRun<TB> rb = naming_option(where, [&] {
-            return model::ModelRun<TB>(cb, s.b.weights(), ids, layers, heads, keep, show.next);
+            return model::ModelRun<TB>(cb, s.b.weights(), ids, layers, heads, keep_b, show.next);
         });
         ra.record(show.hidden, false);
         rb.record(show.hidden, false);
         if (show.weights) {
             const std::size_t block = std::clamp<std::size_t>((1 << 16) / n, 1, n);
             std::vector<double> wa(block * n), wb(block * n);  // (block, n) rows of one head
+            std::vector<TA> buf_a(block * n);
+            std::vector<TB> buf_b(block * n);
             for (std::size_t k = 0; k < layers.size(); ++k) {
                 const LayerResult<TA>& la = ra.layer(k);
                 const LayerResult<TB>& lb = rb.layer(k);
@@ -202,8 +217,8 @@ void run_prompts(CompareSetup& s, const CompareShow& show, CompareResult& r, boo
                     HeadDivergence d;
                     for (std::size_t i = 0; i < n; i += block) {
                         const std::size_t count = std::min(block, n - i);
-                        rows_of(la.weights[h], i, count, wa.data());
-                        rows_of(lb.weights[h], i, count, wb.data());
+                        weight_rows(la, h, i, count, n, buf_a, wa.data());
+                        weight_rows(lb, h, i, count, n, buf_b, wb.data());
                         d.add_rows(wa.data(), wb.data(), count, n, n);
                     }
                     r.weights[k * heads.size() + h].add(d);
@@ -241,13 +256,15 @@ int run_compare(const CompareOptions& opt) {
                                      s.a.config.model_type(), model::family_names(true)));
     std::size_t longest = 0;
     for (const auto& p : s.prompts) longest = std::max(longest, p.size());
-    model::ForwardKeep keep;
-    keep.square = show.weights;
-    if (show.hidden) keep.hidden = s.a.config.num_layers + 1;
+    // the weights stream in row blocks (no n x n array held) except on the reduced path
+    model::ForwardKeep keep_a, keep_b;
+    if (show.hidden) keep_a.hidden = keep_b.hidden = s.a.config.num_layers + 1;
+    keep_a.square = show.weights && s.a.config.compute_dtype.has_value();
+    keep_b.square = show.weights && s.b.config.compute_dtype.has_value();
     const bool wide_a = s.a_dtype == io::Dtype::float64, wide_b = s.b_dtype == io::Dtype::float64;
-    open_weights(s.a, longest, wide_a ? 8 : 4, keep);
+    open_weights(s.a, longest, wide_a ? 8 : 4, keep_a);
     try {
-        open_weights(s.b, longest, wide_b ? 8 : 4, keep);
+        open_weights(s.b, longest, wide_b ? 8 : 4, keep_b);
     } catch (const UsageError& e) {
         const std::string what = e.what();
         throw UsageError(what.starts_with("--model") ? "--against" + what.substr(7) : what);
