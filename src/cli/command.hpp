@@ -24,5 +24,6 @@ Command add_rotate(CLI::App& root);
 Command add_tokenize(CLI::App& root);
 Command add_heads(CLI::App& root);
 Command add_merge(CLI::App& root);
+Command add_compare(CLI::App& root);
 
 }  // namespace attn::cli

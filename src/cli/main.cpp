@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
 
     const std::vector<Command> commands{add_encode(app),     add_attend(app), add_rotate(app),
                                         add_complexity(app), add_bits(app),   add_tokenize(app),
-                                        add_heads(app),      add_merge(app)};
+                                        add_heads(app),      add_merge(app),  add_compare(app)};
     Shell shell = Shell::bash;
     const CLI::App* completion = add_completion(app, shell);
     add_value_checks(app);

@@ -53,7 +53,8 @@ checks=$((checks + 1))
 complete -p attn 2>/dev/null | grep -q -- '-F _attn attn' || fail "no 'complete -F _attn attn'"
 expect_completion "encode" en
 expect_completion "bits" b
-expect_completion "encode attend rotate complexity bits tokenize heads merge completion" ""
+expect_completion "encode attend rotate complexity bits tokenize heads merge compare completion" ""
+expect_completion "float32 float64 bfloat16 float16" compare --against-dtype ""
 # attn completion's own argument: the shells.
 expect_completion "bash zsh" completion ""
 expect_completion "zsh" completion z

@@ -1,0 +1,332 @@
+// attn compare: options; model A (--model) and model B (--against, or A again in
+// --against-dtype) opened and checked against each other (layers x heads, vocabulary,
+// tokenizer); then each prompt through both forwards side by side, a layer at a time, each
+// head's weight rows reduced as they are read (weight_divergence.hpp): the rows stream in
+// blocks from the fused kernel (the bfloat16/float16 path holds one layer's H x n x n), and
+// nothing of a prompt is kept once it is done but its figures' sums.
+#include "cli/compare.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "attn/model/families.hpp"
+#include "attn/model/run.hpp"
+#include "cli/arguments.hpp"
+#include "cli/attend_model.hpp"
+#include "cli/command.hpp"
+#include "cli/enum_option.hpp"
+#include "cli/exit_code.hpp"
+#include "cli/model_files.hpp"
+#include "cli/prompts.hpp"
+#include "cli/tokenizer_files.hpp"
+#include "io/model_locator.hpp"
+#include "io/progress.hpp"
+
+namespace attn::cli {
+
+namespace {
+
+const NameTable<io::Dtype> kDtypes{{"float32", io::Dtype::float32},
+                                   {"float64", io::Dtype::float64},
+                                   {"bfloat16", io::Dtype::bfloat16},
+                                   {"float16", io::Dtype::float16}};
+
+struct CompareOptions {
+    ModelOptions model;   // A
+    std::string against;  // --against B
+    io::Dtype against_dtype = io::Dtype::float32;
+    CLI::Option* against_opt = nullptr;
+    CLI::Option* against_dtype_opt = nullptr;
+    std::optional<std::string> text;
+    std::optional<std::string> ids;
+    std::string prompts;  // --prompts FILE
+    CLI::Option* prompts_opt = nullptr;
+    std::string show = "weights";
+    OutputOptions out;
+};
+
+/// The two models and the prompts, decided before any forward.
+struct CompareSetup {
+    OpenModel a, b;
+    io::Dtype a_dtype = io::Dtype::float32, b_dtype = io::Dtype::float32;
+    std::vector<std::vector<std::int64_t>> prompts;
+    std::string input;  // what a prompt's error names: TEXT, --ids or --prompts
+};
+
+/// B from --against: opened as --model opens A, its errors naming --against.
+OpenModel open_against(const std::string& path) {
+    ModelOptions b;
+    b.model = path;
+    try {
+        return open_model_config(b);
+    } catch (const io::ModelNotFound& e) {
+        throw io::ModelNotFound(std::string("--against: ") + e.what(), e.looked_at);
+    } catch (const UsageError& e) {
+        const std::string what = e.what();
+        if (what.starts_with("--model") || what.starts_with("--revision"))
+            throw UsageError("--against" + what.substr(what.find(':')));
+        throw UsageError("--against: " + what);
+    }
+}
+
+/// The tokenizer of m, or nullopt when its files hold none attn reads.
+std::optional<text::Tokenizer> try_tokenizer(const OpenModel& m) {
+    try {
+        return load_tokenizer(m.source);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+/// UsageError naming --against when B's vocabulary is not A's: a different vocab_size, or a
+/// tokenizer that spells some id otherwise or splits the text otherwise.
+void check_vocabularies(const CompareSetup& s, const text::Tokenizer* ta, const text::Tokenizer* tb,
+                        const std::optional<std::string>& text) {
+    const model::ModelConfig &a = s.a.config, &b = s.b.config;
+    if (a.vocab_size != b.vocab_size)
+        throw UsageError(fmt::format(
+            "--against: its vocabulary has {} ids, --model's {}; compare needs A's tokenizer",
+            b.vocab_size, a.vocab_size));
+    if (ta == nullptr || tb == nullptr) return;
+    for (std::size_t id = 0; id < a.vocab_size; ++id)
+        if (ta->token(static_cast<text::TokenId>(id)) != tb->token(static_cast<text::TokenId>(id)))
+            throw UsageError(fmt::format(
+                "--against: its tokenizer spells id {} '{}', --model's '{}'; compare needs A's "
+                "tokenizer",
+                id, tb->token(static_cast<text::TokenId>(id)).value_or(""),
+                ta->token(static_cast<text::TokenId>(id)).value_or("")));
+    if (text && ta->encode(*text).ids != tb->encode(*text).ids)
+        throw UsageError(
+            "--against: its tokenizer splits TEXT otherwise than --model's; compare needs A's "
+            "tokenizer");
+}
+
+CompareSetup setup_compare(const CompareOptions& opt, const io::OutputSpec& spec) {
+    const bool file = opt.prompts_opt->count() > 0;
+    if ((opt.text ? 1 : 0) + (opt.ids ? 1 : 0) + (file ? 1 : 0) != 1)
+        throw UsageError("--ids: give one of a TEXT, --ids LIST or --prompts FILE");
+    const bool by_model = opt.against_opt->count() > 0;
+    if (by_model == (opt.against_dtype_opt->count() > 0))
+        throw UsageError(
+            "--against: give B, a model (--against M) or --model's in a dtype (--against-dtype "
+            "float32|float64|bfloat16|float16), not both or neither");
+    OpenModel first = open_model_config(opt.model);
+    OpenModel second = by_model ? open_against(opt.against) : open_model_config(opt.model);
+    CompareSetup s{std::move(first), std::move(second), spec.dtype, spec.dtype, {}, {}};
+    s.input = opt.text ? "TEXT" : opt.ids ? "--ids" : "--prompts";
+    if (!by_model) s.b_dtype = opt.against_dtype;
+    s.a.config.compute_dtype = io::reduced_format(s.a_dtype);
+    s.b.config.compute_dtype = io::reduced_format(s.b_dtype);
+    const model::ModelConfig &a = s.a.config, &b = s.b.config;
+    if (a.num_layers != b.num_layers || a.num_heads != b.num_heads)
+        throw UsageError(fmt::format(
+            "--against: {} layers x {} heads, --model {} layers x {} heads; compare needs the "
+            "same shape",
+            b.num_layers, b.num_heads, a.num_layers, a.num_heads));
+    const bool texts = opt.text || (file && !PromptReader::jsonl(opt.prompts));
+    std::optional<text::Tokenizer> ta, tb;
+    if (texts) ta = naming_option("--model", [&] { return load_tokenizer(s.a.source); });
+    if (texts && by_model) tb = try_tokenizer(s.b);
+    check_vocabularies(s, ta ? &*ta : nullptr, tb ? &*tb : nullptr, opt.text);
+    if (opt.text) {
+        const auto e = naming_option("TEXT", [&] { return ta->encode(*opt.text); });
+        s.prompts.emplace_back(e.ids.begin(), e.ids.end());
+        if (s.prompts.back().empty()) throw UsageError("TEXT: the text gives no tokens");
+        for (const auto id : s.prompts.back())
+            if (static_cast<std::uint64_t>(id) >= a.vocab_size)
+                throw UsageError(
+                    fmt::format("TEXT: the tokenizer gives id {}, beyond the model's vocab_size {}",
+                                id, a.vocab_size));
+    } else if (opt.ids) {
+        s.prompts.push_back(
+            naming_option("--ids", [&] { return parse_token_ids(*opt.ids, a.vocab_size); }));
+    } else {
+        s.prompts = read_prompts(opt.prompts, ta ? &*ta : nullptr, a.vocab_size);
+    }
+    return s;
+}
+
+/// Rows [r, r + count) of head h's weights (n keys each) of layer, as doubles, into out (count,
+/// n); buf holds them in T on the way.
+template <class T>
+void weight_rows(const LayerResult<T>& layer, std::size_t h, std::size_t r, std::size_t count,
+                 std::size_t n, std::vector<T>& buf, double* out) {
+    if (!layer.weights.empty()) {  // held (the reduced path)
+        for (std::size_t i = r; i < r + count; ++i)
+            for (std::size_t j = 0; j < n; ++j)
+                *out++ = static_cast<double>(layer.weights[h](i, j));
+        return;
+    }
+    ScoreRows<T> rows;
+    rows.weights = buf.data();
+    rows.stride = n;
+    layer.rows->rows(h, r, count, rows);
+    for (std::size_t k = 0; k < count * n; ++k) out[k] = static_cast<double>(buf[k]);
+}
+
+/// The hidden state k of a run as doubles (n d).
+template <class T>
+std::vector<double> state_of(const model::ModelRun<T>& run, std::size_t k) {
+    const auto& h = run.hidden()[k];
+    return std::vector<double>(h.begin(), h.end());
+}
+
+/// Each prompt through A (in TA) and B (in TB), layer by layer, reduced into r.
+template <class TA, class TB>
+void run_prompts(CompareSetup& s, const CompareShow& show, CompareResult& r, bool progress) {
+    const model::ModelConfig &ca = s.a.config, &cb = s.b.config;
+    std::vector<std::size_t> layers(ca.num_layers), heads(ca.num_heads);
+    for (std::size_t k = 0; k < layers.size(); ++k) layers[k] = k;
+    for (std::size_t h = 0; h < heads.size(); ++h) heads[h] = h;
+    r.layers = layers.size();
+    r.heads = heads.size();
+    r.weights.assign(r.layers * r.heads, {});
+    r.hidden.assign(r.layers, 0.0);
+    io::Progress bar("compare", s.prompts.size(), progress);
+    // the reduced path (bfloat16, float16) holds a layer's weights; the others stream row blocks
+    const model::Keep keep_a{false, show.weights && ca.compute_dtype.has_value()};
+    const model::Keep keep_b{false, show.weights && cb.compute_dtype.has_value()};
+    double kl_sum = 0;
+    for (std::size_t p = 0; p < s.prompts.size(); ++p) {
+        const std::vector<std::int64_t>& ids = s.prompts[p];
+        const std::size_t n = ids.size();
+        const std::string where =
+            s.prompts.size() > 1 ? fmt::format("{}: prompt {}", s.input, p + 1) : s.input;
+        model::ModelRun<TA> ra = naming_option(where, [&] {
+            return model::ModelRun<TA>(ca, s.a.weights(), ids, layers, heads, keep_a, show.next);
+        });
+        model::ModelRun<TB> rb = naming_option(where, [&] {
+            return model::ModelRun<TB>(cb, s.b.weights(), ids, layers, heads, keep_b, show.next);
+        });
+        ra.record(show.hidden, false);
+        rb.record(show.hidden, false);
+        if (show.weights) {
+            const std::size_t block = std::clamp<std::size_t>((1 << 16) / n, 1, n);
+            std::vector<double> wa(block * n), wb(block * n);  // (block, n) rows of one head
+            std::vector<TA> buf_a(block * n);
+            std::vector<TB> buf_b(block * n);
+            for (std::size_t k = 0; k < layers.size(); ++k) {
+                const LayerResult<TA>& la = ra.layer(k);
+                const LayerResult<TB>& lb = rb.layer(k);
+                for (std::size_t h = 0; h < heads.size(); ++h) {
+                    HeadDivergence d;
+                    for (std::size_t i = 0; i < n; i += block) {
+                        const std::size_t count = std::min(block, n - i);
+                        weight_rows(la, h, i, count, n, buf_a, wa.data());
+                        weight_rows(lb, h, i, count, n, buf_b, wb.data());
+                        d.add_rows(wa.data(), wb.data(), count, n, n);
+                    }
+                    r.weights[k * heads.size() + h].add(d);
+                }
+            }
+        }
+        if (show.hidden || show.next) {
+            ra.finish();
+            rb.finish();
+        }
+        if (show.hidden)
+            for (std::size_t k = 0; k < layers.size(); ++k) {  // state k + 1: after layer k
+                const std::vector<double> ha = state_of(ra, k + 1), hb = state_of(rb, k + 1);
+                r.hidden[k] =
+                    std::max(r.hidden[k], relative_max_difference(ha.data(), hb.data(), ha.size()));
+            }
+        if (show.next) {
+            const NextDivergence d = next_divergence(ra.next(), rb.next());
+            kl_sum += d.kl;
+            r.next_same += d.same_top1 ? 1 : 0;
+        }
+        bar.advance(1);
+    }
+    r.prompts = s.prompts.size();
+    r.next_kl = kl_sum / static_cast<double>(r.prompts);
+}
+
+int run_compare(const CompareOptions& opt) {
+    const io::OutputSpec spec = resolve_output(opt.out);
+    const CompareShow show = parse_compare_show(opt.show);
+    check_compare_output(show, spec);
+    CompareSetup s = setup_compare(opt, spec);
+    if (show.next && !s.a.config.family->lm_head)
+        throw UsageError(fmt::format("--show: next: {} has no next-token head (causal LMs: {})",
+                                     s.a.config.model_type(), model::family_names(true)));
+    std::size_t longest = 0;
+    for (const auto& p : s.prompts) longest = std::max(longest, p.size());
+    // the weights stream in row blocks (no n x n array held) except on the reduced path
+    model::ForwardKeep keep_a, keep_b;
+    if (show.hidden) keep_a.hidden = keep_b.hidden = s.a.config.num_layers + 1;
+    keep_a.square = show.weights && s.a.config.compute_dtype.has_value();
+    keep_b.square = show.weights && s.b.config.compute_dtype.has_value();
+    const bool wide_a = s.a_dtype == io::Dtype::float64, wide_b = s.b_dtype == io::Dtype::float64;
+    open_weights(s.a, longest, wide_a ? 8 : 4, keep_a);
+    try {
+        open_weights(s.b, longest, wide_b ? 8 : 4, keep_b);
+    } catch (const UsageError& e) {
+        const std::string what = e.what();
+        throw UsageError(what.starts_with("--model") ? "--against" + what.substr(7) : what);
+    }
+    CompareResult r;
+    r.title = opt.against_opt->count()
+                  ? fmt::format("{} against {}", opt.model.model, opt.against)
+                  : fmt::format("{} in {} against {}", opt.model.model, io::dtype_name(s.a_dtype),
+                                io::dtype_name(s.b_dtype));
+    const bool progress = !opt.out.quiet && !spec.to_terminal;
+    if (wide_a && wide_b)
+        run_prompts<double, double>(s, show, r, progress);
+    else if (wide_a)
+        run_prompts<double, float>(s, show, r, progress);
+    else if (wide_b)
+        run_prompts<float, double>(s, show, r, progress);
+    else
+        run_prompts<float, float>(s, show, r, progress);
+    write_compare(r, show, spec);
+    return kOk;
+}
+
+}  // namespace
+
+Command add_compare(CLI::App& root) {
+    auto opt = std::make_shared<CompareOptions>();
+    CLI::App* sub = root.add_subcommand(
+        "compare",
+        "How far two runs of one prompt are apart, head by head: model A against B (a model "
+        "with A's tokenizer, a quantized GGUF of A) or against A in another dtype");
+    add_model_options(*sub, opt->model);  // --model, --revision: A
+    opt->model.model_opt->required();
+    opt->against_opt =
+        sub->add_option("--against", opt->against,
+                        "B: a model with A's tokenizer and shape (a folder, ORG/NAME, a "
+                        "FILE.gguf, ollama:NAME[:TAG])")
+            ->type_name("M");
+    opt->against_dtype_opt = add_enum_option(*sub, "--against-dtype", opt->against_dtype, kDtypes,
+                                             "B: --model itself computed in this dtype");
+    sub->add_option_function<std::string>(
+        "text", [opt](const std::string& t) { opt->text = t; }, "The prompt");
+    sub->add_option_function<std::string>(
+           "--ids", [opt](const std::string& t) { opt->ids = t; },
+           "The prompt's token ids, comma-separated")
+        ->type_name("LIST");
+    opt->prompts_opt = add_file_option(
+        *sub, "--prompts", opt->prompts,
+        "One prompt a line (- for standard input), or a .jsonl file of {\"text\": ...} or "
+        "{\"ids\": [...]} objects; js and top1 are their means, max_abs their maximum");
+    sub->add_option("--show", opt->show,
+                    "weights (per head: js, top1, max_abs), hidden (per layer: max |h_A - h_B| / "
+                    "max |h_A|), next (KL(A || B) of the next token, top-1 agreement)")
+        ->type_name("LIST")
+        ->capture_default_str();
+    add_output_options(*sub, opt->out, true);
+    sub->footer(
+        "Examples:\n"
+        "  attn compare --model gpt2 --against-dtype bfloat16 \"The cat sat on the mat\"\n"
+        "  attn compare --model llama --against llama-Q4_K.gguf --ids 1,450,6635 --show "
+        "weights,next\n"
+        "  attn compare --model gpt2 --against gpt2-q4.gguf --prompts texts.txt -o js.svg\n");
+    return {sub, [opt] { return run_compare(*opt); }, &opt->out};
+}
+
+}  // namespace attn::cli
