@@ -71,14 +71,13 @@ struct PromptSummaries {
     std::string where;  // the prompt's file and line
 };
 
-/// Every prompt read in order, its forward on one of PromptWeights's threads (OpenBLAS on one
+/// Every prompt read in order, its forward on one of prompt_workers's threads (OpenBLAS on one
 /// thread whatever --threads: runtime/ordered_pipeline.hpp), pooled in file order: the pool is
 /// the serial loop's, bit for bit, on any number of threads.
 template <class T>
 PooledSummaries run_all(OpenModel& m, PromptReader& reader, const std::vector<std::size_t>& layers,
                         const std::vector<std::size_t>& heads, model::SummaryChoice choice) {
     const model::ModelConfig& c = m.config;
-    const PromptWeights weights(m);
     PooledSummaries pool;
     bool opened = false, warned = false;
     const auto take = [&]() -> std::optional<std::pair<std::vector<std::int64_t>, std::string>> {
@@ -98,7 +97,7 @@ PooledSummaries run_all(OpenModel& m, PromptReader& reader, const std::vector<st
     };
     const auto make = [&](std::pair<std::vector<std::int64_t>, std::string>& prompt) {
         model::ModelRun<T> run = naming_option(prompt.second, [&] {
-            return model::ModelRun<T>(c, weights, std::move(prompt.first), layers, heads,
+            return model::ModelRun<T>(c, m.weights(), std::move(prompt.first), layers, heads,
                                       model::Keep{}, false);
         });
         run.summarise(choice);
@@ -106,7 +105,7 @@ PooledSummaries run_all(OpenModel& m, PromptReader& reader, const std::vector<st
         run.finish();
         return PromptSummaries{*run.summaries(), run.nonfinite(), std::move(prompt.second)};
     };
-    runtime::ordered_pipeline(weights.workers(), take, make, [&](PromptSummaries&& p) {
+    runtime::ordered_pipeline(prompt_workers(m), take, make, [&](PromptSummaries&& p) {
         if (p.nonfinite && !warned) {
             fmt::print(stderr,
                        "attn: warning: {}: a NaN or inf first appears "

@@ -158,14 +158,13 @@ HeadsSetup setup_heads(const HeadsOptions& opt, const io::OutputSpec& spec) {
 /// One prompt's forward, every selected head's rows streamed into the prompt's own sums (one a
 /// head, as run.sums): the serial and the threaded runs add these in prompt order.
 template <class T>
-std::vector<model::HeadSums> score_prompt(const HeadsSetup& s, const PromptWeights& weights,
-                                          std::size_t p) {
+std::vector<model::HeadSums> score_prompt(const HeadsSetup& s, std::size_t p) {
     const HeadsRun& run = s.run;
     const std::vector<std::int64_t>& ids = run.prompts[p];
     const std::size_t n = ids.size();
     model::ModelRun<T> forward = naming_option(fmt::format("prompt {}", p + 1), [&] {
-        return model::ModelRun<T>(s.m.config, weights, ids, run.layers, run.heads, model::Keep{},
-                                  false);
+        return model::ModelRun<T>(s.m.config, s.m.weights(), ids, run.layers, run.heads,
+                                  model::Keep{}, false);
     });
     forward.record(false, false);
     const std::size_t block = std::clamp<std::size_t>((1 << 16) / n, 1, n);
@@ -198,14 +197,13 @@ void run_prompts(HeadsSetup& s, bool progress) {
     HeadsRun& run = s.run;
     const std::size_t count = run.prompts.size();
     io::Progress bar("heads", count, progress);
-    const PromptWeights weights(s.m);
     std::size_t next = 0;
     runtime::ordered_pipeline(
-        std::min(weights.workers(), count),
+        std::min(prompt_workers(s.m), count),
         [&]() -> std::optional<std::size_t> {
             return next < count ? std::optional<std::size_t>(next++) : std::nullopt;
         },
-        [&](std::size_t p) { return score_prompt<T>(s, weights, p); },
+        [&](std::size_t p) { return score_prompt<T>(s, p); },
         [&](std::vector<model::HeadSums>&& sums) {
             for (std::size_t i = 0; i < sums.size(); ++i) run.sums[i] += sums[i];
             bar.advance(1);

@@ -8,9 +8,7 @@
 #include <istream>
 #include <system_error>
 
-#include "attn/model/tensors.hpp"
 #include "cli/errors.hpp"
-#include "runtime/memory_budget.hpp"
 #include "runtime/parallel.hpp"
 
 namespace attn::cli {
@@ -82,29 +80,8 @@ std::vector<std::vector<std::int64_t>> read_prompts(const std::string& path,
     return prompts;
 }
 
-PromptWeights::PromptWeights(const OpenModel& m) : m_(m), keep_(false) {
-    if (m.source.gguf() != nullptr) return;
-    std::uint64_t bytes = 0;  // every tensor as float32, the most a checkpoint maps per value
-    for (const model::TensorSpec& t : model::model_tensors(m.config)) {
-        std::uint64_t numel = 1;
-        for (const std::uint64_t e : t.shape) numel *= e;
-        bytes += 4 * numel;
-    }
-    const std::uint64_t limit = runtime::memory_limit();
-    keep_ = limit == 0 || bytes <= limit;
-}
-
-runtime::TensorView PromptWeights::tensor(std::span<const std::string> names,
-                                          std::span<const std::uint64_t> shape) const {
-    return m_.weights().tensor(names, shape);
-}
-
-void PromptWeights::release(std::span<const std::string> names) const {
-    if (!keep_) m_.weights().release(names);
-}
-
-std::size_t PromptWeights::workers() const {
-    return keep_ ? std::max<std::size_t>(thread_limit(), 1) : 1;
+std::size_t prompt_workers(const OpenModel& m) {
+    return m.source.gguf() != nullptr ? 1 : std::max<std::size_t>(thread_limit(), 1);
 }
 
 }  // namespace attn::cli

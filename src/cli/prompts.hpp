@@ -15,7 +15,6 @@
 #include "attn/text/tokenizer.hpp"
 #include "cli/model_files.hpp"
 #include "io/input_file.hpp"
-#include "runtime/tensor_store.hpp"
 
 namespace attn::cli {
 
@@ -52,26 +51,10 @@ std::vector<std::vector<std::int64_t>> read_prompts(const std::string& path,
                                                     const text::Tokenizer* tokenizer,
                                                     std::size_t vocab);
 
-/// The weights a run over many prompts reads, and the threads it runs them on (one prompt a
-/// thread, runtime/ordered_pipeline.hpp). A safetensors checkpoint whose tensors fit the memory
-/// budget keeps its pages mapped from prompt to prompt (a block's release() does nothing: every
-/// prompt reads them again; the kernel may still reclaim them) and runs on thread_limit()
-/// threads. Otherwise (a GGUF file, whose converted tensors a block frees while another prompt
-/// may read them, or a checkpoint above the budget) the model's own store, on one thread.
-class PromptWeights : public runtime::TensorStore {
-  public:
-    /// m: opened with open_model_config; its weights are asked for only from tensor(), after
-    /// open_weights.
-    explicit PromptWeights(const OpenModel& m);
-    runtime::TensorView tensor(std::span<const std::string> names,
-                               std::span<const std::uint64_t> shape) const override;
-    void release(std::span<const std::string> names) const override;
-    /// The threads to run prompts on (>= 1).
-    std::size_t workers() const;
-
-  private:
-    const OpenModel& m_;
-    bool keep_;
-};
+/// The threads a run over many prompts runs them on, one prompt a thread
+/// (runtime/ordered_pipeline.hpp): thread_limit() for a safetensors checkpoint, whose blocks
+/// hand back only mapped pages (another prompt reading them faults them in again); 1 for a GGUF
+/// file, whose blocks free the tensors they converted while another prompt may read them.
+std::size_t prompt_workers(const OpenModel& m);
 
 }  // namespace attn::cli
