@@ -5,10 +5,10 @@
 # 20; the issue's figure is 1000), all 144 heads:
 #   heads     `attn heads --model DIR --prompts P.jsonl -f npz` (every head scored);
 #   attend    `attn attend --model DIR --prompts P.jsonl --show head_stats,offsets -f npz`;
-#   ceiling   the machine's float32 FMA peak (lib.sh's fma_ceiling), measured just before each
-#             of the two runs, with the same threads;
+#   ceiling   the machine's float32 FMA peak (lib.sh's fma_ceiling) with the same threads,
+#             measured just before and just after each of the two runs: their mean;
 #   per prompt `attn heads --model DIR --ids ...` once per prompt for the first SINGLE prompts
-#             (default 10): prompts per wall second.
+#             (default 10): prompts per wall second and per CPU second.
 # Each one-process run gives prompts per wall second and per CPU second (user + system), the
 # forward's GFLOP per wall second and per CPU second and their fraction of the ceiling's (per
 # prompt and block: 2 n d (12 d) for the projections and MLP, 2 n (n + 1) d for q k^T and w v
@@ -40,30 +40,32 @@ with open(f"{folder}/prompts.jsonl", "w") as f:
 PY
 
 seconds() { "$PY" -c 'import time; print(time.monotonic())'; }
-# one_process NAME ATTN-ARGS...: the run timed, with the ceiling measured just before it
+# one_process NAME ATTN-ARGS...: the run timed, the ceiling measured just before and after it
 one_process() {
     local name=$1
     shift
-    local ceiling start end
-    ceiling=$(fma_ceiling "$THREADS")
+    local before after start end
+    before=$(fma_ceiling "$THREADS")
     start=$(seconds)
     /usr/bin/time -f '%U %S %M' -o "$WORK/cpu" "$ATTN" "$@" --model "$WORK" \
         --prompts "$WORK/prompts.jsonl" --threads "$THREADS" -f npz -o "$WORK/$name.npz"
     end=$(seconds)
-    "$PY" - "$name" "$start" "$end" "$(cat "$WORK/cpu")" "$PROMPTS" "$N" "$ceiling" <<'PY'
+    after=$(fma_ceiling "$THREADS")
+    "$PY" - "$name" "$start" "$end" "$(cat "$WORK/cpu")" "$PROMPTS" "$N" "$before" "$after" <<'PY'
 import sys
-name, start, end, cpu, prompts, n, ceiling = sys.argv[1:]
+name, start, end, cpu, prompts, n, before, after = sys.argv[1:]
 start, end, prompts, n = float(start), float(end), int(prompts), int(n)
 user, system, rss = cpu.split()
-peak_wall, peak_cpu = map(float, ceiling.split())
+(bw, bc), (aw, ac) = (map(float, c.split()) for c in (before, after))
+peak_wall, peak_cpu = (bw + aw) / 2, (bc + ac) / 2
 wall, cpu = end - start, float(user) + float(system)
 d, L = 768, 12
 gflop = prompts * L * (2 * n * d * 12 * d + 2 * n * (n + 1) * d) / 1e9
 print(f"{name}, one process: {prompts} prompts of {n} tokens in {wall:.2f} s wall, {cpu:.2f} s "
       f"CPU: {prompts / wall:.1f} prompts/s wall, {prompts / cpu:.1f} prompts/s CPU; "
       f"{gflop / wall:.1f} GFLOP/s wall = {gflop / wall / peak_wall:.2f} of the FMA peak "
-      f"{peak_wall:.1f}, {gflop / cpu:.1f} GFLOP per CPU second = {gflop / cpu / peak_cpu:.2f} of "
-      f"{peak_cpu:.1f}; peak RSS {int(rss) / 1024:.0f} MiB")
+      f"{peak_wall:.1f} (before {bw:.1f}, after {aw:.1f}), {gflop / cpu:.1f} GFLOP per CPU "
+      f"second = {gflop / cpu / peak_cpu:.2f} of {peak_cpu:.1f}; peak RSS {int(rss) / 1024:.0f} MiB")
 PY
 }
 one_process heads heads
@@ -72,8 +74,10 @@ one_process attend attend --show head_stats,offsets
 start=$(seconds)
 head -n "$SINGLE" "$WORK/prompts.jsonl" | while read -r line; do
     ids=$(echo "$line" | "$PY" -c 'import json, sys; print(",".join(map(str, json.load(sys.stdin)["ids"])))')
-    "$ATTN" heads --model "$WORK" --ids "$ids" --threads "$THREADS" -f csv >/dev/null
+    /usr/bin/time -f '%U %S' -a -o "$WORK/single_cpu" "$ATTN" heads --model "$WORK" \
+        --ids "$ids" --threads "$THREADS" -f csv >/dev/null
 done
 end=$(seconds)
-"$PY" -c "print(f'heads, one process per prompt: {$SINGLE} prompts in {$end - $start:.2f} s: {$SINGLE / ($end - $start):.1f} prompts/s (each process starts and maps the checkpoint again)')"
+cpu=$(awk '{s += $1 + $2} END {print s}' "$WORK/single_cpu")
+"$PY" -c "print(f'heads, one process per prompt: {$SINGLE} prompts in {$end - $start:.2f} s wall, {$cpu:.2f} s CPU: {$SINGLE / ($end - $start):.1f} prompts/s wall, {$SINGLE / $cpu:.1f} prompts/s CPU (each process starts and maps the checkpoint again)')"
 uptime
