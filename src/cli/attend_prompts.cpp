@@ -107,10 +107,8 @@ PooledSummaries run_all(OpenModel& m, PromptReader& reader, const std::vector<st
     };
     runtime::ordered_pipeline(prompt_workers(m), take, make, [&](PromptSummaries&& p) {
         if (p.nonfinite && !warned) {
-            fmt::print(stderr,
-                       "attn: warning: {}: a NaN or inf first appears "
-                       "at {}\n",
-                       p.where, p.nonfinite->describe());
+            fmt::print(stderr, "attn: warning: {}: a NaN or inf first appears at {}\n", p.where,
+                       p.nonfinite->describe());
             warned = true;
         }
         pool.add(p.summaries);
