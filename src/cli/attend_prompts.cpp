@@ -1,12 +1,16 @@
 // attn attend --model M --prompts FILE: the model and its tokenizer opened once, then each
 // prompt read (cli/prompts.hpp), run as its own sequence and summarised in turn; only the
 // pooled head_stats and offsets (attn/pooled_summaries.hpp) are written. Memory: one prompt's
-// forward and the pooled sums, whatever the number of prompts.
+// forward a thread, a few prompts' summaries and the pooled sums, whatever the number of
+// prompts.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "attn/model/run.hpp"
 #include "attn/model/tensors.hpp"
@@ -18,6 +22,7 @@
 #include "cli/tokenizer_files.hpp"
 #include "io/format_columns.hpp"
 #include "runtime/memory_budget.hpp"
+#include "runtime/ordered_pipeline.hpp"
 
 namespace attn::cli {
 
@@ -59,13 +64,25 @@ io::MatrixStream pooled_offsets(const std::vector<std::size_t>& layers,
     return s;
 }
 
+/// One prompt's summaries, and where its first NaN or inf is.
+struct PromptSummaries {
+    model::AttentionSummaries summaries;
+    std::optional<model::NonFinite> nonfinite;
+    std::string where;  // the prompt's file and line
+};
+
+/// Every prompt read in order, its forward on one of prompt_workers's threads (OpenBLAS on one
+/// thread whatever --threads: runtime/ordered_pipeline.hpp), pooled in file order: the pool is
+/// the serial loop's, bit for bit, on any number of threads.
 template <class T>
 PooledSummaries run_all(OpenModel& m, PromptReader& reader, const std::vector<std::size_t>& layers,
                         const std::vector<std::size_t>& heads, model::SummaryChoice choice) {
     const model::ModelConfig& c = m.config;
     PooledSummaries pool;
     bool opened = false, warned = false;
-    while (const auto ids = reader.next()) {
+    const auto take = [&]() -> std::optional<std::pair<std::vector<std::int64_t>, std::string>> {
+        auto ids = reader.next();
+        if (!ids) return std::nullopt;
         const std::uint64_t n = ids->size();
         if (!opened) {  // --max-memory, then every tensor checked, before the first forward
             open_weights(m, n, sizeof(T));
@@ -76,19 +93,26 @@ PooledSummaries run_all(OpenModel& m, PromptReader& reader, const std::vector<st
                                  fmt::format("a forward of {} over {} tokens", c.model_type(), n));
             });
         }
-        model::ModelRun<T> run = naming_option(reader.where(), [&] {
-            return model::ModelRun<T>(c, m.weights(), *ids, layers, heads, model::Keep{}, false);
+        return std::pair{std::move(*ids), reader.where()};
+    };
+    const auto make = [&](std::pair<std::vector<std::int64_t>, std::string>& prompt) {
+        model::ModelRun<T> run = naming_option(prompt.second, [&] {
+            return model::ModelRun<T>(c, m.weights(), std::move(prompt.first), layers, heads,
+                                      model::Keep{}, false);
         });
         run.summarise(choice);
         run.record(false, false);
         run.finish();
-        if (run.nonfinite() && !warned) {
-            fmt::print(stderr, "attn: warning: {}: a NaN or inf first appears at {}\n",
-                       reader.where(), run.nonfinite()->describe());
+        return PromptSummaries{*run.summaries(), run.nonfinite(), std::move(prompt.second)};
+    };
+    runtime::ordered_pipeline(prompt_workers(m), take, make, [&](PromptSummaries&& p) {
+        if (p.nonfinite && !warned) {
+            fmt::print(stderr, "attn: warning: {}: a NaN or inf first appears at {}\n", p.where,
+                       p.nonfinite->describe());
             warned = true;
         }
-        pool.add(*run.summaries());
-    }
+        pool.add(p.summaries);
+    });
     return pool;
 }
 

@@ -23,6 +23,7 @@
 #include "cli/prompts.hpp"
 #include "cli/tokenizer_files.hpp"
 #include "io/progress.hpp"
+#include "runtime/ordered_pipeline.hpp"
 
 namespace attn::cli {
 
@@ -154,39 +155,59 @@ HeadsSetup setup_heads(const HeadsOptions& opt, const io::OutputSpec& spec) {
     return s;
 }
 
-/// Each prompt's forward, every selected head's rows streamed into its sums.
+/// One prompt's forward, every selected head's rows streamed into the prompt's own sums (one a
+/// head, as run.sums): the serial and the threaded runs add these in prompt order.
+template <class T>
+std::vector<model::HeadSums> score_prompt(const HeadsSetup& s, std::size_t p) {
+    const HeadsRun& run = s.run;
+    const std::vector<std::int64_t>& ids = run.prompts[p];
+    const std::size_t n = ids.size();
+    model::ModelRun<T> forward = naming_option(fmt::format("prompt {}", p + 1), [&] {
+        return model::ModelRun<T>(s.m.config, s.m.weights(), ids, run.layers, run.heads,
+                                  model::Keep{}, false);
+    });
+    forward.record(false, false);
+    const std::size_t block = std::clamp<std::size_t>((1 << 16) / n, 1, n);
+    std::vector<T> rows(block * n);  // (block, n): a block of one head's weight rows
+    model::PromptHeadScorer scorer(ids, s.m.config.causal, s.exclusions);
+    std::vector<model::HeadSums> sums(run.sums.size());
+    for (std::size_t k = 0; k < run.layers.size(); ++k) {
+        const LayerResult<T>& layer = forward.layer(k);
+        for (std::size_t h = 0; h < run.heads.size(); ++h) {
+            for (std::size_t r = 0; r < n; r += block) {
+                const std::size_t count = std::min(block, n - r);
+                ScoreRows<T> out;
+                out.weights = rows.data();
+                out.stride = n;
+                layer.rows->rows(run.heads[h], r, count, out);
+                scorer.add_rows(r, count, rows.data(), n);
+            }
+            scorer.finish(sums[k * run.heads.size() + h]);
+        }
+    }
+    return sums;
+}
+
+/// Every prompt's sums added to run.sums in prompt order, one prompt a thread, OpenBLAS on one
+/// thread whatever --threads (runtime/ordered_pipeline.hpp): each prompt's numbers are those
+/// of it run alone, and the sums the serial loop's, bit for bit, on any number of threads
+/// (tests/cli/heads_threads_test.sh), so shards merge exactly as one run adds.
 template <class T>
 void run_prompts(HeadsSetup& s, bool progress) {
-    const runtime::TensorStore& source = s.m.weights();
     HeadsRun& run = s.run;
-    io::Progress bar("heads", run.prompts.size(), progress);
-    for (std::size_t p = 0; p < run.prompts.size(); ++p) {
-        const std::vector<std::int64_t>& ids = run.prompts[p];
-        const std::size_t n = ids.size();
-        model::ModelRun<T> forward = naming_option(fmt::format("prompt {}", p + 1), [&] {
-            return model::ModelRun<T>(s.m.config, source, ids, run.layers, run.heads, model::Keep{},
-                                      false);
+    const std::size_t count = run.prompts.size();
+    io::Progress bar("heads", count, progress);
+    std::size_t next = 0;
+    runtime::ordered_pipeline(
+        std::min(prompt_workers(s.m), count),
+        [&]() -> std::optional<std::size_t> {
+            return next < count ? std::optional<std::size_t>(next++) : std::nullopt;
+        },
+        [&](std::size_t p) { return score_prompt<T>(s, p); },
+        [&](std::vector<model::HeadSums>&& sums) {
+            for (std::size_t i = 0; i < sums.size(); ++i) run.sums[i] += sums[i];
+            bar.advance(1);
         });
-        forward.record(false, false);
-        const std::size_t block = std::clamp<std::size_t>((1 << 16) / n, 1, n);
-        std::vector<T> rows(block * n);  // (block, n): a block of one head's weight rows
-        model::PromptHeadScorer scorer(ids, s.m.config.causal, s.exclusions);
-        for (std::size_t k = 0; k < run.layers.size(); ++k) {
-            const LayerResult<T>& layer = forward.layer(k);
-            for (std::size_t h = 0; h < run.heads.size(); ++h) {
-                for (std::size_t r = 0; r < n; r += block) {
-                    const std::size_t count = std::min(block, n - r);
-                    ScoreRows<T> out;
-                    out.weights = rows.data();
-                    out.stride = n;
-                    layer.rows->rows(run.heads[h], r, count, out);
-                    scorer.add_rows(r, count, rows.data(), n);
-                }
-                scorer.finish(run.sums[k * run.heads.size() + h]);
-            }
-        }
-        bar.advance(1);
-    }
 }
 
 int run_heads(const HeadsOptions& opt) {

@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <istream>
 #include <system_error>
 
 #include "cli/errors.hpp"
+#include "runtime/parallel.hpp"
 
 namespace attn::cli {
 
@@ -76,6 +78,10 @@ std::vector<std::vector<std::int64_t>> read_prompts(const std::string& path,
     std::vector<std::vector<std::int64_t>> prompts;
     while (auto ids = reader.next()) prompts.push_back(std::move(*ids));
     return prompts;
+}
+
+std::size_t prompt_workers(const OpenModel& m) {
+    return m.source.gguf() != nullptr ? 1 : std::max<std::size_t>(thread_limit(), 1);
 }
 
 }  // namespace attn::cli

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attn/text/tokenizer.hpp"
+#include "cli/model_files.hpp"
 #include "io/input_file.hpp"
 
 namespace attn::cli {
@@ -49,5 +50,11 @@ class PromptReader {
 std::vector<std::vector<std::int64_t>> read_prompts(const std::string& path,
                                                     const text::Tokenizer* tokenizer,
                                                     std::size_t vocab);
+
+/// The threads a run over many prompts runs them on, one prompt a thread
+/// (runtime/ordered_pipeline.hpp): thread_limit() for a safetensors checkpoint, whose blocks
+/// hand back only mapped pages (another prompt reading them faults them in again); 1 for a GGUF
+/// file, whose blocks free the tensors they converted while another prompt may read them.
+std::size_t prompt_workers(const OpenModel& m);
 
 }  // namespace attn::cli

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# Benchmark (not a test): `attn heads` over a data set of prompts in one process, against one
-# process per prompt. A GPT-2-small-shaped checkpoint (12 layers, 768 wide, 12 heads, vocabulary
+# Benchmark (not a test): many prompts through a model in one process, against one process per
+# prompt. A GPT-2-small-shaped checkpoint (lib.sh: 12 layers, 768 wide, 12 heads, vocabulary
 # 50257, random float32 weights written here), PROMPTS prompts of N random ids (default 200 of
-# 20; the issue's figure is 1000), all 144 heads scored:
-#   one process   `attn heads --model DIR --prompts P.jsonl -f csv`: prompts per wall second and
-#                 per CPU second (user + system), and the forward's GFLOP/s (per prompt and
-#                 block 2 n d (12 d) for the projections and MLP, 2 n (n + 1) d for q k^T and
-#                 w v under the causal mask);
-#   per prompt    `attn heads --model DIR --ids ...` once per prompt for the first SINGLE
-#                 prompts (default 10): prompts per wall second.
-# Give `uptime` with the figures: other processes sharing the cores stretch wall times.
+# 20; the issue's figure is 1000), all 144 heads:
+#   heads     `attn heads --model DIR --prompts P.jsonl -f npz` (every head scored);
+#   attend    `attn attend --model DIR --prompts P.jsonl --show head_stats,offsets -f npz`;
+#   ceiling   the machine's float32 FMA peak (lib.sh's fma_ceiling) with the same threads,
+#             measured just before and just after each of the two runs: their mean;
+#   per prompt `attn heads --model DIR --ids ...` once per prompt for the first SINGLE prompts
+#             (default 10): prompts per wall second and per CPU second.
+# Each one-process run gives prompts per wall second and per CPU second (user + system), the
+# forward's GFLOP per wall second and per CPU second and their fraction of the ceiling's (per
+# prompt and block: 2 n d (12 d) for the projections and MLP, 2 n (n + 1) d for q k^T and w v
+# under the causal mask), and the peak RSS (/usr/bin/time): run PROMPTS=200 and PROMPTS=1000 to
+# see it flat. Give `uptime` with the figures: other processes sharing the cores stretch wall
+# times (CPU seconds much less).
 # Usage: tests/bench/heads.sh [path/to/attn]   Environment: PROMPTS=200 N=20 SINGLE=10 THREADS=2
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -22,60 +27,57 @@ PY=/usr/bin/python3
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-"$PY" - "$WORK" "$HERE/../data/models" "$PROMPTS" "$N" <<'PY'
+source "$HERE/lib.sh"
+write_gpt2_small "$WORK"
+"$PY" - "$WORK" "$PROMPTS" "$N" <<'PY'
 import json, sys
 import numpy as np
-folder, prompts, n = sys.argv[1], int(sys.argv[3]), int(sys.argv[4])
-sys.path.insert(0, sys.argv[2])
-import safetensors_numpy  # the tests' writer of safetensors files
-d, L, H, V, P = 768, 12, 12, 50257, 1024
-json.dump({"model_type": "gpt2", "n_embd": d, "n_layer": L, "n_head": H, "vocab_size": V,
-           "n_positions": P, "activation_function": "gelu_new", "layer_norm_epsilon": 1e-5,
-           "bos_token_id": 50256}, open(f"{folder}/config.json", "w"))
-shapes = {"wte.weight": (V, d), "wpe.weight": (P, d)}
-for i in range(L):
-    p = f"h.{i}."
-    shapes.update({p + "ln_1.weight": (d,), p + "ln_1.bias": (d,),
-                   p + "attn.c_attn.weight": (d, 3 * d), p + "attn.c_attn.bias": (3 * d,),
-                   p + "attn.c_proj.weight": (d, d), p + "attn.c_proj.bias": (d,),
-                   p + "ln_2.weight": (d,), p + "ln_2.bias": (d,),
-                   p + "mlp.c_fc.weight": (d, 4 * d), p + "mlp.c_fc.bias": (4 * d,),
-                   p + "mlp.c_proj.weight": (4 * d, d), p + "mlp.c_proj.bias": (d,)})
-shapes.update({"ln_f.weight": (d,), "ln_f.bias": (d,)})
-rng = np.random.default_rng(0)
-tensors = {name: np.ones(shape, np.float32)
-           if name.endswith(("ln_1.weight", "ln_2.weight", "ln_f.weight"))
-           else (0.02 * rng.standard_normal(shape)).astype(np.float32)
-           for name, shape in shapes.items()}
-safetensors_numpy.write(f"{folder}/model.safetensors", tensors)
-ids = np.random.default_rng(1).integers(0, V, (prompts, n))
+folder, prompts, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+ids = np.random.default_rng(1).integers(0, 50257, (prompts, n))
 with open(f"{folder}/prompts.jsonl", "w") as f:
     for row in ids:
         f.write(json.dumps({"ids": row.tolist()}) + "\n")
 PY
 
 seconds() { "$PY" -c 'import time; print(time.monotonic())'; }
-/usr/bin/time -f '%U %S' -o "$WORK/cpu" "$ATTN" heads --model "$WORK" \
-    --prompts "$WORK/prompts.jsonl" --threads "$THREADS" -f csv -o "$WORK/heads.csv" &
-start=$(seconds)
-wait $!
-end=$(seconds)
-"$PY" - "$start" "$end" "$(cat "$WORK/cpu")" "$PROMPTS" "$N" <<'PY'
+# one_process NAME ATTN-ARGS...: the run timed, the ceiling measured just before and after it
+one_process() {
+    local name=$1
+    shift
+    local before after start end
+    before=$(fma_ceiling "$THREADS")
+    start=$(seconds)
+    /usr/bin/time -f '%U %S %M' -o "$WORK/cpu" "$ATTN" "$@" --model "$WORK" \
+        --prompts "$WORK/prompts.jsonl" --threads "$THREADS" -f npz -o "$WORK/$name.npz"
+    end=$(seconds)
+    after=$(fma_ceiling "$THREADS")
+    "$PY" - "$name" "$start" "$end" "$(cat "$WORK/cpu")" "$PROMPTS" "$N" "$before" "$after" <<'PY'
 import sys
-start, end, cpu, prompts, n = float(sys.argv[1]), float(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
-user, system = map(float, cpu.split())
-wall, cpu = end - start, user + system
+name, start, end, cpu, prompts, n, before, after = sys.argv[1:]
+start, end, prompts, n = float(start), float(end), int(prompts), int(n)
+user, system, rss = cpu.split()
+(bw, bc), (aw, ac) = (map(float, c.split()) for c in (before, after))
+peak_wall, peak_cpu = (bw + aw) / 2, (bc + ac) / 2
+wall, cpu = end - start, float(user) + float(system)
 d, L = 768, 12
-flops = prompts * L * (2 * n * d * 12 * d + 2 * n * (n + 1) * d)
-print(f"one process: {prompts} prompts of {n} tokens in {wall:.2f} s wall, {cpu:.2f} s CPU: "
-      f"{prompts / wall:.1f} prompts/s wall, {prompts / cpu:.1f} prompts/s CPU, "
-      f"{flops / wall / 1e9:.2f} GFLOP/s wall")
+gflop = prompts * L * (2 * n * d * 12 * d + 2 * n * (n + 1) * d) / 1e9
+print(f"{name}, one process: {prompts} prompts of {n} tokens in {wall:.2f} s wall, {cpu:.2f} s "
+      f"CPU: {prompts / wall:.1f} prompts/s wall, {prompts / cpu:.1f} prompts/s CPU; "
+      f"{gflop / wall:.1f} GFLOP/s wall = {gflop / wall / peak_wall:.2f} of the FMA peak "
+      f"{peak_wall:.1f} (before {bw:.1f}, after {aw:.1f}), {gflop / cpu:.1f} GFLOP per CPU "
+      f"second = {gflop / cpu / peak_cpu:.2f} of {peak_cpu:.1f}; peak RSS {int(rss) / 1024:.0f} MiB")
 PY
+}
+one_process heads heads
+one_process attend attend --show head_stats,offsets
+
 start=$(seconds)
 head -n "$SINGLE" "$WORK/prompts.jsonl" | while read -r line; do
     ids=$(echo "$line" | "$PY" -c 'import json, sys; print(",".join(map(str, json.load(sys.stdin)["ids"])))')
-    "$ATTN" heads --model "$WORK" --ids "$ids" --threads "$THREADS" -f csv >/dev/null
+    /usr/bin/time -f '%U %S' -a -o "$WORK/single_cpu" "$ATTN" heads --model "$WORK" \
+        --ids "$ids" --threads "$THREADS" -f csv >/dev/null
 done
 end=$(seconds)
-"$PY" -c "print(f'one process per prompt: {$SINGLE} prompts in {$end - $start:.2f} s: {$SINGLE / ($end - $start):.1f} prompts/s (each process starts and maps the checkpoint again)')"
+cpu=$(awk '{s += $1 + $2} END {print s}' "$WORK/single_cpu")
+"$PY" -c "print(f'heads, one process per prompt: {$SINGLE} prompts in {$end - $start:.2f} s wall, {$cpu:.2f} s CPU: {$SINGLE / ($end - $start):.1f} prompts/s wall, {$SINGLE / $cpu:.1f} prompts/s CPU (each process starts and maps the checkpoint again)')"
 uptime
