@@ -217,16 +217,16 @@ int run_attend_model(const AttendModelOptions& opt, const std::string* text,
     const bool wide = spec.dtype == io::Dtype::float64;
     // --max-memory for what the arrays keep (no n x n array: the fused kernel), then every
     // tensor present with its shape and dtype before a block runs
+    // (the --show table's ask:: bits: head_stats and offsets stream from the fused kernel;
+    // mean_weights, rollout and the value arrays sum n x n)
     model::ForwardKeep keep;
-    // head_stats and offsets stream from the fused kernel; mean_weights, rollout and the value
-    // arrays sum n x n
-    keep.square = arrays.has(Show::scores) || arrays.has(Show::weights) ||
-                  arrays.summaries.mean_weights || arrays.summaries.rollout ||
-                  arrays.values.norms || arrays.values.weights || arrays.values.rollout;
+    unsigned asks = 0;
+    for (const Show s : arrays.shown) asks |= attend_array(s).asks;
     const std::size_t layers = parse_index_list(opt.layer, c.num_layers, "--layer").size();
     const std::size_t heads = parse_index_list(opt.head, c.num_heads, "--head").size();
-    if (arrays.has(Show::hidden)) keep.hidden = layers + 1;
-    if (arrays.has(Show::context)) keep.contexts = layers * heads;
+    keep.square = asks & ask::square;
+    if (asks & ask::hidden) keep.hidden = layers + 1;
+    if (asks & ask::contexts) keep.contexts = layers * heads;
     if (arrays.lens.top || arrays.lens.next)  // the unembedding's blocks, each layer's top K
         keep.lens = {layers, arrays.lens.top ? arrays.lens.k : 0,
                      arrays.lens.next || !arrays.lens.position};

@@ -63,12 +63,15 @@ constexpr unsigned layers = 128;      // a model's layers (`all` holds the summa
 }  // namespace need
 
 /// What arrays of the --show table ask the run to make or keep (AttendArray::asks), one bit
-/// each; the random model's memory plan reads them (setup_attention).
+/// each; both memory plans read them (setup_attention, model_keep).
 namespace ask {
 constexpr unsigned rows = 1;       // rows n wide, made a block at a time as they are written
 constexpr unsigned summaries = 2;  // the heads' summaries (model::AttentionSummaries)
 constexpr unsigned masked = 4;     // the masked scores (LayerOptions::keep_masked)
 constexpr unsigned unrotated = 8;  // q and k before RoPE (LayerOptions::keep_unrotated)
+constexpr unsigned square = 16;    // --model: every head's n x n weights (the direct path)
+constexpr unsigned hidden = 32;    // --model: (n, d) per selected layer, and the first
+constexpr unsigned contexts = 64;  // --model: (n, d_head) per selected layer and head
 }  // namespace ask
 
 /// The runs of attend: the random model (a sentence or --input's rows, one layer) and --model.

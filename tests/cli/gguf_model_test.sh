@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # attend --model FILE.gguf and ollama:NAME against the safetensors checkpoints they are converted
 # from, by ggml's own writer and quantizer (tests/cli/ggml_lib.sh): tests/io/gguf_model_check.py
-# says what it checks (every family read from GGUF, F32 F16 Q8_0 Q4_0, ollama's store, a
-# truncated file).
+# says what it checks (every family read from GGUF, F32 F16 Q8_0 Q4_0; Q4_1 Q5_0 Q5_1 Q4_K Q5_K
+# Q6_K on a Llama-shaped checkpoint 512 wide; ollama's store, a truncated file).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ggml_lib.sh"
 /usr/bin/python3 -B "$ATTN_SOURCE_DIR/tests/io/gguf_model_check.py" "$GGML_LIBDIR" "$ATTN" \
     "$ATTN_TEST_DATA/models" "$WORK" >"$WORK/check.log" 2>&1 ||
     fail "$(tail -3 "$WORK/check.log")"
 checks=$(grep -c '^ok ' "$WORK/check.log")
-[ "$checks" -eq 40 ] || fail "$checks of the 40 checks passed"
+[ "$checks" -eq 46 ] || fail "$checks of the 46 checks passed"
 
 # The tokenizer.ggml.* keys are not read yet: a text exits 2 pointing at --ids.
 expect_usage_error "--ids" "$ATTN" attend --model "$WORK/gpt2-F32.gguf" "some text"

@@ -21,6 +21,9 @@ for each family, `attend --model --ids ... --show weights,hidden`:
   3. An ollama store laid out as ollama does under $OLLAMA_MODELS: ollama:NAME and NAME:TAG give
      the file's run; a model not there exits 1 naming the manifests folder and `ollama pull`.
   4. A truncated file exits 2 naming the first tensor past the end.
+  5. Every other quantized type, Q4_1 Q5_0 Q5_1 Q4_K Q5_K Q6_K, on the Llama-shaped checkpoint
+     of long_llama.py, whose rows (512 and 1536) are whole blocks of 256 for the K-quants: equal
+     to the run on ggml's dequantization, as 2.
 """
 import hashlib
 import json
@@ -38,8 +41,10 @@ sys.path.insert(0, os.path.join(here, "..", "data", "models"))
 from ggml_reference import ggml_quantize_chunk, ggml_read, to_float, write  # noqa: E402
 import safetensors_numpy  # noqa: E402
 
-F32, F16, Q4_0, Q8_0 = 0, 1, 2, 8
-BLOCK = {Q4_0: (32, 18), Q8_0: (32, 34)}
+F32, F16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K, Q6_K = 0, 1, 2, 3, 6, 7, 8, 12, 13, 14
+# ggml-common.h: values and bytes per block
+BLOCK = {Q4_0: (32, 18), Q4_1: (32, 20), Q5_0: (32, 22), Q5_1: (32, 24), Q8_0: (32, 34),
+         Q4_K: (256, 144), Q5_K: (256, 176), Q6_K: (256, 210)}
 U32, F32V, STR = 4, 6, 8
 IDS = "47,34,48,83,54,50,67,51,86,69,83,44"
 
@@ -302,3 +307,21 @@ r = subprocess.run([ATTN, "attend", "--model", cut, "--ids", "1"], capture_outpu
 if r.returncode != 2 or f"tensor '{last}'" not in r.stderr or cut not in r.stderr or r.stdout:
     raise SystemExit(f"FAIL: a truncated file exited {r.returncode}: {r.stderr}")
 print("ok a truncated GGUF exits 2 naming its tensor")
+
+# 5. the other quantized types, on rows that are whole blocks of 256
+long_llama = os.path.join(WORK, "long-llama")
+subprocess.run([sys.executable, os.path.join(MODELS, "long_llama.py"), long_llama], check=True)
+for label, qtype in (("Q4_1", Q4_1), ("Q5_0", Q5_0), ("Q5_1", Q5_1), ("Q4_K", Q4_K),
+                     ("Q5_K", Q5_K), ("Q6_K", Q6_K)):
+    path = f"{WORK}/long-llama-{label}.gguf"
+    back = convert(long_llama, path, qtype)
+    quantized = sum(t["type"] == qtype for t in ggml_read(path)["tensors"])
+    if quantized != 16:  # the embedding, the output and each layer's 7 matrices
+        raise SystemExit(f"FAIL: {label}: {quantized} tensors of the type, not 16")
+    ref = os.path.join(WORK, f"long-llama-{label}-dequantized")
+    os.makedirs(ref, exist_ok=True)
+    json.dump(json.load(open(os.path.join(long_llama, "config.json"))),
+              open(os.path.join(ref, "config.json"), "w"))
+    safetensors_numpy.write(os.path.join(ref, "model.safetensors"), back)
+    close(f"long-llama {label} GGUF = ggml's dequantization",
+          attend(path, f"{WORK}/long-llama-{label}.npz"), attend(ref, f"{ref}.npz"))
