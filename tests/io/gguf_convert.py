@@ -44,7 +44,9 @@ GPT2 = {"wte": "token_embd", "wpe": "position_embd", "ln_f": "output_norm",
         "h.{}.mlp.c_fc": "blk.{}.ffn_up", "h.{}.mlp.c_proj": "blk.{}.ffn_down"}
 ARCH = {"gpt2": ("gpt2", GPT2), "llama": ("llama", COMMON), "qwen2": ("qwen2", COMMON),
         "qwen3": ("qwen3", COMMON), "gemma2": ("gemma2", GEMMA), "gemma3_text": ("gemma3", GEMMA),
-        "phi3": ("phi3", COMMON)}
+        "phi3": ("phi3", COMMON),
+        # MistralForCausalLM is converted by LlamaModel: a llama file, its sliding window dropped
+        "mistral": ("llama", COMMON)}
 
 
 def gguf_name(table, hf):

@@ -12,7 +12,8 @@ the KV cache in F32, tests/io/llama_reference.py) gives the logits, whose softma
 agree: the same ten ids, the ones llama.cpp ranks first up to ties within 1e-4, and each
 probability within 1e-4. Phi-3 reads only the first 6 ids: llama.cpp disables its sliding
 window (its log says "Phi SWA is currently disabled"), which attn applies past 6 tokens, the
-window of the test checkpoint; Gemma 2's and Gemma 3's windows (4) llama.cpp applies.
+window of the test checkpoint; Gemma 2's and Gemma 3's windows (4) llama.cpp applies; Mistral's
+file is a llama one without its window, as the converter writes it, read alike by both.
 
 GPT-2 differs by 3.6e-4: ggml's CPU GELU (GGML_GELU_FP16) reads a table of half floats, the
 input rounded to float16 and the output stored as float16. So for gpt2 a float64 numpy forward
@@ -82,7 +83,8 @@ def gpt2_probs(folder, ids, act):
     return p / p.sum()
 
 
-LENGTHS = {"llama": 12, "gpt2": 12, "qwen2": 12, "qwen3": 12, "gemma2": 12, "gemma3": 12, "phi3": 6}
+LENGTHS = {"llama": 12, "mistral": 12, "gpt2": 12, "qwen2": 12, "qwen3": 12, "gemma2": 12,
+           "gemma3": 12, "phi3": 6}
 
 for name, n in LENGTHS.items():
     folder = os.path.join(MODELS, name)
