@@ -46,17 +46,20 @@ json byte_level(bool use_regex) {
 }  // namespace
 
 bool has_gguf_tokenizer(const GgufFile& file) {
-    return file.metadata().string("tokenizer.ggml.model") == "gpt2";
+    const auto model = file.metadata().string("tokenizer.ggml.model");
+    return model == "gpt2" || model == "llama";
 }
 
 std::string gguf_tokenizer_json(const GgufFile& file) {
     const GgufMetadata& meta = file.metadata();
     const auto model = meta.string("tokenizer.ggml.model");
+    if (model == "llama") return gguf_spm_tokenizer_json(file);
     if (model != "gpt2")
         throw GgufError(model ? Kind::unsupported : Kind::missing, file.path(),
                         "tokenizer.ggml.model",
-                        model ? fmt::format("is '{}'; attn reads gpt2 (byte-level BPE) tokenizers "
-                                            "of GGUF files: give the token ids with --ids",
+                        model ? fmt::format("is '{}'; attn reads gpt2 (byte-level BPE) and llama "
+                                            "(SentencePiece) tokenizers of GGUF files: give the "
+                                            "token ids with --ids",
                                             *model)
                               : "is absent: the file holds no tokenizer; give the token ids "
                                 "with --ids",

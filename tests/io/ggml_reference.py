@@ -202,3 +202,75 @@ def layout(b):
         info["offset_value"] = struct.unpack_from("<Q", b, info["offset"])[0]
         infos.append(info)
     return keys, infos, pos
+
+# convert_hf_to_gguf.py's SentencePieceTokenTypes
+NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
+
+
+def looks_special(token):
+    """convert_hf_to_gguf.py's does_token_look_special: added tokens it makes CONTROL although
+    the tokenizer calls them not special."""
+    return (token in ("<pad>", "<mask>", "<2mass>", "[@BOS@]")
+            or (token.startswith("<|") and token.endswith("|>"))
+            or (token.startswith("<｜") and token.endswith("｜>"))
+            or (token.startswith("<unused") and token.endswith(">")))
+
+
+def sentencepiece_keys(tok, config, add_space_prefix=None):
+    """The tokenizer.ggml.* keys of convert_hf_to_gguf.py's _set_vocab_sentencepiece (and its
+    SpecialVocab) as (metadata, arrays) for write(), from a tokenizer.json `tok` and its
+    tokenizer_config.json `config`. The tokenizer.model it reads is stood for by what Hugging
+    Face's converter made of it: its pieces are tok's BPE vocabulary by id; the score of a piece
+    is minus the rank of the first merge making it (SentencePieceExtractor ranks the merges by
+    the score of the piece they make, highest first), 0 for <0xXX> (BYTE) and unk_token
+    (UNKNOWN); a piece no merge makes (one character) scores below all. Then, as the converter
+    does, the added_tokens_decoder of tokenizer_config.json: special or looking special CONTROL,
+    else USER_DEFINED with "▁" written as " "; both score -1000. add_space_prefix: written
+    when given (Gemma's converter writes False)."""
+    model = tok["model"]
+    vocab, merges = model["vocab"], model.get("merges", [])
+    decoder = config.get("added_tokens_decoder") or {
+        str(a["id"]): a for a in tok.get("added_tokens", [])}
+    n = max(max(vocab.values()), max((int(i) for i in decoder), default=0)) + 1
+    tokens = [f"[PAD{i}]" for i in range(n)]
+    scores, types = [-10000.0] * n, [UNUSED] * n
+    first = {}
+    for rank, m in enumerate(merges):
+        left, right = m.split(" ", 1) if isinstance(m, str) else m
+        first.setdefault(left + right, rank)
+    for piece, i in vocab.items():
+        tokens[i] = piece
+        if piece == model.get("unk_token"):
+            scores[i], types[i] = 0.0, UNKNOWN
+        elif len(piece) == 6 and piece.startswith("<0x") and piece.endswith(">"):
+            scores[i], types[i] = 0.0, BYTE
+        else:
+            scores[i] = -float(first.get(piece, len(merges) + i))
+            types[i] = NORMAL
+    for i, a in decoder.items():
+        i, content = int(i), a["content"]
+        if a.get("special") or looks_special(content):
+            types[i] = CONTROL
+        else:
+            content, types[i] = content.replace("▁", " "), USER_DEFINED
+        tokens[i], scores[i] = content, -1000.0
+    meta = [("tokenizer.ggml.model", 8, "llama"), ("tokenizer.ggml.pre", 8, "default")]
+
+    ids = {}
+    for i, t in enumerate(tokens):
+        ids.setdefault(t, i)
+
+    def token_id(name):
+        return ids.get(name.get("content") if isinstance(name, dict) else name)
+    for kind, key in (("bos", "bos"), ("eos", "eos"), ("unk", "unknown"), ("pad", "padding")):
+        i = token_id(config.get(kind + "_token"))
+        if i is not None:
+            meta.append((f"tokenizer.ggml.{key}_token_id", 4, i))
+    for key in ("add_bos_token", "add_eos_token"):
+        if key in config:
+            meta.append((f"tokenizer.ggml.{key}", 7, bool(config[key])))
+    if add_space_prefix is not None:
+        meta.append(("tokenizer.ggml.add_space_prefix", 7, add_space_prefix))
+    arrays = [("tokenizer.ggml.tokens", 8, tokens), ("tokenizer.ggml.scores", 6, scores),
+              ("tokenizer.ggml.token_type", 5, types)]
+    return meta, arrays

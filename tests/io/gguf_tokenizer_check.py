@@ -28,6 +28,7 @@ U32, STR, BOOL, I32 = 4, 8, 7, 5
 PRE = {"gpt2-json": "gpt-2", "llama3": "llama-bpe", "qwen2": "qwen2"}
 BOS = {"llama3": "<|begin_of_text|>"}
 texts = json.load(open(TEXTS))
+stdin = "".join(t + "\0" for t in texts).encode()
 checks = 0
 for folder, pre in PRE.items():
     t = json.load(open(os.path.join(FOLDERS, folder, "tokenizer.json"), encoding="utf-8"))
@@ -53,13 +54,19 @@ for folder, pre in PRE.items():
     embd = np.zeros((n, 4), dtype=np.float32)
     path = os.path.join(WORK, folder + ".gguf")
     write(path, [("token_embd.weight", 0, [4, n], embd.view(np.uint8))], meta, arrays)
-    for text in texts:
-        runs = [subprocess.run([ATTN, "tokenize", "--model", m, "--", text], capture_output=True)
-                for m in (os.path.join(FOLDERS, folder), path)]
-        if runs[0].returncode != 0 or runs[0].stdout != runs[1].stdout or runs[1].returncode:
+    # all texts in one run, NUL-terminated (-z): one JSON row of ids and tokens per text
+    runs = [subprocess.run([ATTN, "tokenize", "--model", m, "-f", "json", "-z"], input=stdin,
+                           capture_output=True) for m in (os.path.join(FOLDERS, folder), path)]
+    if runs[0].returncode != 0 or runs[1].returncode != 0:
+        raise SystemExit(f"FAIL: {folder} ({pre}): attn tokenize exited {runs[0].returncode}, "
+                         f"{runs[1].returncode}: {runs[1].stderr[:300]!r}")
+    rows = [r.stdout.decode().splitlines() for r in runs]
+    if len(rows[0]) != len(texts) or len(rows[1]) != len(texts):
+        raise SystemExit(f"FAIL: {folder} ({pre}): {len(rows[1])} rows for {len(texts)} texts")
+    for text, want, got in zip(texts, *rows):
+        if want != got:
             raise SystemExit(f"FAIL: {folder} ({pre}): {text!r}: the folder gives "
-                             f"{runs[0].stdout[:300]!r}, the GGUF file {runs[1].stdout[:300]!r} "
-                             f"{runs[1].stderr[:300]!r}")
+                             f"{want[:300]!r}, the GGUF file {got[:300]!r}")
         checks += 1
     print(f"ok {folder} ({pre}): {len(texts)} texts")
 print(f"{checks} texts tokenized alike")
