@@ -45,6 +45,41 @@ json byte_level(bool use_regex) {
 
 }  // namespace
 
+namespace {
+
+// Bytes of the UTF-8 character at s[i], 0 when it is not one.
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+    const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned c = at(i);
+    if (c < 0x80) return 1;
+    const std::size_t n = c >= 0xC2 && c <= 0xDF   ? 2
+                          : c >= 0xE0 && c <= 0xEF ? 3
+                          : c >= 0xF0 && c <= 0xF4 ? 4
+                                                   : 0;
+    if (n == 0 || i + n > s.size()) return 0;
+    for (std::size_t k = 1; k < n; ++k)
+        if ((at(i + k) & 0xC0) != 0x80) return 0;
+    const unsigned second = at(i + 1);
+    if ((c == 0xE0 && second < 0xA0) || (c == 0xED && second > 0x9F) ||  // overlong, surrogate
+        (c == 0xF0 && second < 0x90) || (c == 0xF4 && second > 0x8F))    // overlong, > U+10FFFF
+        return 0;
+    return n;
+}
+
+}  // namespace
+
+void require_utf8(const GgufFile& file, std::string_view key,
+                  std::span<const std::string_view> values) {
+    for (std::size_t v = 0; v < values.size(); ++v)
+        for (std::size_t i = 0; i < values[v].size();) {
+            const std::size_t n = utf8_length(values[v], i);
+            if (n == 0)
+                throw GgufError(Kind::metadata, file.path(), std::string(key),
+                                fmt::format("entry {} is not UTF-8 (byte {})", v, i), true);
+            i += n;
+        }
+}
+
 bool has_gguf_tokenizer(const GgufFile& file) {
     const auto model = file.metadata().string("tokenizer.ggml.model");
     return model == "gpt2" || model == "llama";
@@ -68,8 +103,10 @@ std::string gguf_tokenizer_json(const GgufFile& file) {
     const auto tokens = meta.strings("tokenizer.ggml.tokens");
     if (!tokens)
         throw GgufError(Kind::missing, file.path(), "tokenizer.ggml.tokens", "is absent", true);
+    require_utf8(file, "tokenizer.ggml.tokens", *tokens);
     const auto types = meta.integers("tokenizer.ggml.token_type");
     const auto merges = meta.strings("tokenizer.ggml.merges");
+    if (merges) require_utf8(file, "tokenizer.ggml.merges", *merges);
     json vocab = json::object(), added = json::array();
     for (std::size_t id = 0; id < tokens->size(); ++id) {
         const std::string token((*tokens)[id]);

@@ -25,7 +25,9 @@
 // Other models and pre-tokenizers are refused naming the key.
 #pragma once
 
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "io/gguf.hpp"
 
@@ -41,5 +43,10 @@ std::string gguf_tokenizer_json(const GgufFile& file);
 
 /// The tokenizer.json of a file whose tokenizer.ggml.model is "llama" (gguf_tokenizer_spm.cpp).
 std::string gguf_spm_tokenizer_json(const GgufFile& file);
+
+/// GgufError (metadata, naming the key and the entry) unless every string of `values` is
+/// UTF-8 (no overlong form, surrogate or code point past U+10FFFF), as tokenizer.json needs.
+void require_utf8(const GgufFile& file, std::string_view key,
+                  std::span<const std::string_view> values);
 
 }  // namespace attn::io

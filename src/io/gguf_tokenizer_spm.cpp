@@ -160,6 +160,7 @@ std::string gguf_spm_tokenizer_json(const GgufFile& file) {
     const auto tokens = meta.strings("tokenizer.ggml.tokens");
     if (!tokens)
         throw GgufError(Kind::missing, file.path(), "tokenizer.ggml.tokens", "is absent", true);
+    require_utf8(file, "tokenizer.ggml.tokens", *tokens);
     const std::size_t n = tokens->size();
     const auto scores = meta.numbers("tokenizer.ggml.scores").value_or(std::vector<double>(n, 0.0));
     const auto types = meta.integers("tokenizer.ggml.token_type");

@@ -14,7 +14,8 @@ cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] ||
-    targets=(safetensors_header_fuzz gguf_fuzz config_fuzz npy_fuzz word_vectors_fuzz)
+    targets=(safetensors_header_fuzz gguf_fuzz gguf_tokenizer_fuzz config_fuzz npy_fuzz
+        word_vectors_fuzz)
 mkdir -p build/fuzz/artifacts
 status=0
 for target in "${targets[@]}"; do

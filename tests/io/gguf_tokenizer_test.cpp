@@ -125,3 +125,38 @@ TEST_CASE("gguf tokenizer: SentencePiece keys that turn the defaults off, and ba
     CHECK(error->name == "tokenizer.ggml.scores");
     CHECK(std::string(error->what()).find("has 3 values for 9 tokens") != std::string::npos);
 }
+
+TEST_CASE("gguf tokenizer: a token or merge that is not UTF-8 is refused naming the key") {
+    attn::test::ScratchDir dir;
+    const auto error_of = [&](const File& f) {
+        const std::string path = dir.path() + "/bad.gguf";
+        attn::test::write_file(path, f.bytes());
+        std::optional<GgufError> error;
+        try {
+            attn::io::gguf_tokenizer_json(GgufFile(path));
+        } catch (const GgufError& e) {
+            error = e;
+        }
+        return error;
+    };
+    // a lone continuation byte, an overlong '/', a surrogate, past U+10FFFF, a cut sequence
+    for (const std::string bad :
+         {"\x80", "\xC0\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80", "a\xE2\x82"}) {
+        File spm;
+        spm.string("general.architecture", "llama").string("tokenizer.ggml.model", "llama");
+        spm.strings("tokenizer.ggml.tokens", {"<unk>", "<s>", "</s>", bad});
+        const auto e = error_of(spm);
+        REQUIRE(e);
+        CHECK(e->name == "tokenizer.ggml.tokens");
+        CHECK(std::string(e->what()).find("entry 3 is not UTF-8") != std::string::npos);
+    }
+    File bpe;
+    bpe.string("general.architecture", "gpt2").string("tokenizer.ggml.model", "gpt2");
+    bpe.string("tokenizer.ggml.pre", "gpt-2");
+    bpe.strings("tokenizer.ggml.tokens", {"a", "b", "ab", "\xE2\x82\xAC"});  // the euro sign: UTF-8
+    bpe.strings("tokenizer.ggml.merges", {"a b", "\xFF b"});
+    const auto e = error_of(bpe);
+    REQUIRE(e);
+    CHECK(e->name == "tokenizer.ggml.merges");
+    CHECK(std::string(e->what()).find("entry 1 is not UTF-8") != std::string::npos);
+}
