@@ -8,6 +8,7 @@
 #include "cli/arguments.hpp"
 #include "cli/compare.hpp"
 #include "cli/errors.hpp"
+#include "cli/heads.hpp"
 #include "io/format.hpp"
 #include "io/matrix_stack.hpp"
 #include "io/matrix_stream.hpp"
@@ -121,29 +122,13 @@ CompareShow parse_compare_show(const std::string& text) {
 }
 
 void check_compare_output(const CompareShow& show, const io::OutputSpec& spec) {
-    switch (spec.format) {
-        case io::Format::svg:
-        case io::Format::png:
-            if (show.hidden || show.next || !show.weights)
-                throw UsageError(fmt::format(
-                    "--show: {} draws the layers x heads grid of js (weights); hidden and next "
-                    "are tables",
-                    io::format_name(spec.format)));
-            [[fallthrough]];
-        case io::Format::json:
-            if (spec.directory)
-                throw UsageError(fmt::format("-o: compare writes {} to one file, not a directory",
-                                             io::format_name(spec.format)));
-            break;
-        case io::Format::heatmap:
-        case io::Format::html:
-        case io::Format::npy:
-            throw UsageError(
-                fmt::format("-f: compare writes csv, tsv, table, md, json, npz, svg or png, not {}",
-                            io::format_name(spec.format)));
-        default:
-            break;
-    }
+    const bool picture = spec.format == io::Format::svg || spec.format == io::Format::png;
+    if (picture && (show.hidden || show.next || !show.weights))
+        throw UsageError(
+            fmt::format("--show: {} draws the layers x heads grid of js (weights); hidden and "
+                        "next are tables",
+                        io::format_name(spec.format)));
+    check_head_table_output(spec, "compare");
 }
 
 void write_compare(const CompareResult& result, const CompareShow& show,

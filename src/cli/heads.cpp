@@ -215,7 +215,7 @@ int run_heads(const HeadsOptions& opt) {
     const HeadsShow show = parse_heads_show(opt.show);
     if (opt.partial && spec.format != io::Format::npz)
         throw UsageError("--partial: writes the sums as npz; give -o PART.npz or -f npz");
-    if (!opt.partial) check_heads_output(spec);
+    if (!opt.partial) check_head_table_output(spec, "heads");
     HeadsSetup s = setup_heads(opt, spec);
     const bool progress = !opt.out.quiet && !spec.to_terminal;
     if (spec.dtype == io::Dtype::float64)

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attn/model/config.hpp"
@@ -46,9 +47,10 @@ HeadsShow parse_heads_show(const std::string& text);
 /// (and prompts), svg/png the layers x heads grid coloured by type.
 void write_heads(const HeadsRun& run, const HeadsShow& show, const io::OutputSpec& spec);
 
-/// UsageError for an output heads cannot write (heatmap, html, npy; json, svg or png into a
-/// directory): checked before any forward runs.
-void check_heads_output(const io::OutputSpec& spec);
+/// UsageError for an output a table of (layer, head) rows and its grid picture cannot be
+/// (heatmap, html, npy; json, svg or png into a directory), naming `command` (heads, compare):
+/// checked before any forward runs.
+void check_head_table_output(const io::OutputSpec& spec, std::string_view command);
 
 /// --partial: the sums and counts of run with the model's identity and the options, as npz.
 void write_partial(const HeadsRun& run, const RunIdentity& identity, const io::OutputSpec& spec);

@@ -209,28 +209,28 @@ std::vector<io::MatrixStream> npz_arrays(const Table& t, const HeadsRun& run, bo
 
 }  // namespace
 
-void check_heads_output(const io::OutputSpec& spec) {
+void check_head_table_output(const io::OutputSpec& spec, std::string_view command) {
     switch (spec.format) {
         case io::Format::json:
         case io::Format::svg:
         case io::Format::png:
             if (spec.directory)
-                throw UsageError(fmt::format("-o: heads writes {} to one file, not a directory",
-                                             io::format_name(spec.format)));
+                throw UsageError(fmt::format("-o: {} writes {} to one file, not a directory",
+                                             command, io::format_name(spec.format)));
             break;
         case io::Format::heatmap:
         case io::Format::html:
         case io::Format::npy:
             throw UsageError(
-                fmt::format("-f: heads writes csv, tsv, table, md, json, npz, svg or png, not {}",
-                            io::format_name(spec.format)));
+                fmt::format("-f: {} writes csv, tsv, table, md, json, npz, svg or png, not {}",
+                            command, io::format_name(spec.format)));
         default:
             break;
     }
 }
 
 void write_heads(const HeadsRun& run, const HeadsShow& show, const io::OutputSpec& spec) {
-    check_heads_output(spec);
+    check_head_table_output(spec, "heads");
     const Table t = table_of(run);
     if (spec.format == io::Format::json) return write_json(t, run, spec);
     if (spec.format == io::Format::svg || spec.format == io::Format::png)

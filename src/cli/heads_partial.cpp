@@ -269,7 +269,7 @@ int run_merge(const MergeOptions& opt) {
     const HeadsShow show = parse_heads_show(opt.show);
     if (opt.partial && spec.format != io::Format::npz)
         throw UsageError("--partial: writes the sums as npz; give -o PART.npz or -f npz");
-    if (!opt.partial) check_heads_output(spec);
+    if (!opt.partial) check_head_table_output(spec, "heads");
     RunIdentity identity;
     const HeadsRun run = merge_partials(opt.parts, &identity);
     if (opt.partial)
