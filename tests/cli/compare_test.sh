@@ -157,4 +157,11 @@ expect_usage_error --show "$ATTN" compare --model "$M/gpt2" --against-dtype floa
     --show next,hidden -o "$WORK/no.svg"
 [ ! -e "$WORK/no.svg" ] || fail "--show next,hidden -o no.svg: wrote it"
 refuse --show --model "$M/bert" --against-dtype float64 --ids 1,2,3 --show next
+# the formats a (layer, head) table cannot be, as for heads
+expect_usage_error "compare writes csv, tsv, table, md, json, npz, svg or png, not heatmap" \
+    "$ATTN" compare --model "$I" --against "$I" "abcabc" -f heatmap
+mkdir "$WORK/pages"
+expect_usage_error "-o: compare writes json to one file, not a directory" "$ATTN" compare \
+    --model "$I" --against "$I" "abcabc" -f json -o "$WORK/pages/"
+[ -z "$(ls -A "$WORK/pages")" ] || fail "-f json -o pages/: wrote into it"
 finish
