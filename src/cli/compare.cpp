@@ -1,9 +1,6 @@
 // attn compare: options; model A (--model) and model B (--against, or A again in
 // --against-dtype) opened and checked against each other (layers x heads, vocabulary,
-// tokenizer); then each prompt through both forwards side by side, a layer at a time, each
-// head's weight rows reduced as they are read (weight_divergence.hpp): the rows stream in
-// blocks from the fused kernel (the bfloat16/float16 path holds one layer's H x n x n), and
-// nothing of a prompt is kept once it is done but its figures' sums.
+// tokenizer); then each prompt through both forwards side by side (model/run_divergence.hpp).
 #include "cli/compare.hpp"
 
 #include <fmt/format.h>
@@ -15,7 +12,7 @@
 #include <utility>
 
 #include "attn/model/families.hpp"
-#include "attn/model/run.hpp"
+#include "attn/model/run_divergence.hpp"
 #include "cli/arguments.hpp"
 #include "cli/attend_model.hpp"
 #include "cli/command.hpp"
@@ -151,99 +148,19 @@ CompareSetup setup_compare(const CompareOptions& opt, const io::OutputSpec& spec
     return s;
 }
 
-/// Rows [r, r + count) of head h's weights (n keys each) of layer, as doubles, into out (count,
-/// n); buf holds them in T on the way.
-template <class T>
-void weight_rows(const LayerResult<T>& layer, std::size_t h, std::size_t r, std::size_t count,
-                 std::size_t n, std::vector<T>& buf, double* out) {
-    if (!layer.weights.empty()) {  // held (the reduced path)
-        for (std::size_t i = r; i < r + count; ++i)
-            for (std::size_t j = 0; j < n; ++j)
-                *out++ = static_cast<double>(layer.weights[h](i, j));
-        return;
-    }
-    ScoreRows<T> rows;
-    rows.weights = buf.data();
-    rows.stride = n;
-    layer.rows->rows(h, r, count, rows);
-    for (std::size_t k = 0; k < count * n; ++k) out[k] = static_cast<double>(buf[k]);
-}
-
-/// The hidden state k of a run as doubles (n d).
-template <class T>
-std::vector<double> state_of(const model::ModelRun<T>& run, std::size_t k) {
-    const auto& h = run.hidden()[k];
-    return std::vector<double>(h.begin(), h.end());
-}
-
-/// Each prompt through A (in TA) and B (in TB), layer by layer, reduced into r.
+/// Each prompt through A (in TA) and B (in TB), reduced into r; a prompt's error names it.
 template <class TA, class TB>
 void run_prompts(CompareSetup& s, const CompareShow& show, CompareResult& r, bool progress) {
-    const model::ModelConfig &ca = s.a.config, &cb = s.b.config;
-    std::vector<std::size_t> layers(ca.num_layers), heads(ca.num_heads);
-    for (std::size_t k = 0; k < layers.size(); ++k) layers[k] = k;
-    for (std::size_t h = 0; h < heads.size(); ++h) heads[h] = h;
-    r.layers = layers.size();
-    r.heads = heads.size();
-    r.weights.assign(r.layers * r.heads, {});
-    r.hidden.assign(r.layers, 0.0);
     io::Progress bar("compare", s.prompts.size(), progress);
-    // the reduced path (bfloat16, float16) holds a layer's weights; the others stream row blocks
-    const model::Keep keep_a{false, show.weights && ca.compute_dtype.has_value()};
-    const model::Keep keep_b{false, show.weights && cb.compute_dtype.has_value()};
-    double kl_sum = 0;
     for (std::size_t p = 0; p < s.prompts.size(); ++p) {
-        const std::vector<std::int64_t>& ids = s.prompts[p];
-        const std::size_t n = ids.size();
         const std::string where =
             s.prompts.size() > 1 ? fmt::format("{}: prompt {}", s.input, p + 1) : s.input;
-        model::ModelRun<TA> ra = naming_option(where, [&] {
-            return model::ModelRun<TA>(ca, s.a.weights(), ids, layers, heads, keep_a, show.next);
+        naming_option(where, [&] {
+            model::add_prompt_divergence<TA, TB>(s.a.config, s.a.weights(), s.b.config,
+                                                 s.b.weights(), s.prompts[p], show, r.runs);
         });
-        model::ModelRun<TB> rb = naming_option(where, [&] {
-            return model::ModelRun<TB>(cb, s.b.weights(), ids, layers, heads, keep_b, show.next);
-        });
-        ra.record(show.hidden, false);
-        rb.record(show.hidden, false);
-        if (show.weights) {
-            const std::size_t block = std::clamp<std::size_t>((1 << 16) / n, 1, n);
-            std::vector<double> wa(block * n), wb(block * n);  // (block, n) rows of one head
-            std::vector<TA> buf_a(block * n);
-            std::vector<TB> buf_b(block * n);
-            for (std::size_t k = 0; k < layers.size(); ++k) {
-                const LayerResult<TA>& la = ra.layer(k);
-                const LayerResult<TB>& lb = rb.layer(k);
-                for (std::size_t h = 0; h < heads.size(); ++h) {
-                    HeadDivergence d;
-                    for (std::size_t i = 0; i < n; i += block) {
-                        const std::size_t count = std::min(block, n - i);
-                        weight_rows(la, h, i, count, n, buf_a, wa.data());
-                        weight_rows(lb, h, i, count, n, buf_b, wb.data());
-                        d.add_rows(wa.data(), wb.data(), count, n, n);
-                    }
-                    r.weights[k * heads.size() + h].add(d);
-                }
-            }
-        }
-        if (show.hidden || show.next) {
-            ra.finish();
-            rb.finish();
-        }
-        if (show.hidden)
-            for (std::size_t k = 0; k < layers.size(); ++k) {  // state k + 1: after layer k
-                const std::vector<double> ha = state_of(ra, k + 1), hb = state_of(rb, k + 1);
-                r.hidden[k] =
-                    std::max(r.hidden[k], relative_max_difference(ha.data(), hb.data(), ha.size()));
-            }
-        if (show.next) {
-            const NextDivergence d = next_divergence(ra.next(), rb.next());
-            kl_sum += d.kl;
-            r.next_same += d.same_top1 ? 1 : 0;
-        }
         bar.advance(1);
     }
-    r.prompts = s.prompts.size();
-    r.next_kl = kl_sum / static_cast<double>(r.prompts);
 }
 
 int run_compare(const CompareOptions& opt) {
@@ -269,7 +186,7 @@ int run_compare(const CompareOptions& opt) {
         const std::string what = e.what();
         throw UsageError(what.starts_with("--model") ? "--against" + what.substr(7) : what);
     }
-    CompareResult r;
+    CompareResult r{{s.a.config.num_layers, s.a.config.num_heads}, {}};
     r.title = opt.against_opt->count()
                   ? fmt::format("{} against {}", opt.model.model, opt.against)
                   : fmt::format("{} in {} against {}", opt.model.model, io::dtype_name(s.a_dtype),

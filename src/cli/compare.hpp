@@ -9,24 +9,18 @@
 #include <string>
 #include <vector>
 
-#include "attn/weight_divergence.hpp"
+#include "attn/model/run_divergence.hpp"
 #include "io/output_spec.hpp"
 
 namespace attn::cli {
 
 /// The arrays --show may name: weights (the per-head table), hidden, next.
-struct CompareShow {
-    bool weights = false, hidden = false, next = false;
-};
+using CompareShow = model::DivergenceChoice;
 
-/// What the prompts' runs gathered. heads[l * num_heads + h]: layer l, head h.
+/// What the prompts' runs gathered, and the pictures' title.
 struct CompareResult {
-    std::size_t layers = 0, heads = 0, prompts = 0;
-    std::vector<PooledDivergence> weights;
-    std::vector<double> hidden;  // [layers]: max over prompts of max|h_A - h_B| / max|h_A|
-    double next_kl = 0;          // mean over prompts of KL(p_A || p_B)
-    std::size_t next_same = 0;   // prompts whose argmax ids agree
-    std::string title;           // "A against B", for pictures
+    model::RunDivergence runs;
+    std::string title;  // "A against B"
 };
 
 /// "weights", "hidden", "next", comma-separated; UsageError naming --show otherwise.

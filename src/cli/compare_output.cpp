@@ -51,51 +51,53 @@ std::vector<Table> tables(std::shared_ptr<const CompareResult> r, const CompareS
     std::vector<Table> out;
     const auto I = io::Dtype::int64;
     if (show.weights) {
-        const std::size_t H = r->heads;
+        const std::size_t H = r->runs.heads;
         out.push_back(
             {"weights",
              "How far B's attention weights are from A's, per head",
-             r->layers * H,
+             r->runs.layers * H,
              {number_column(
                   "layer", [H](std::size_t k) { return double(k / H); }, I),
               number_column(
                   "head", [H](std::size_t k) { return double(k % H); }, I),
-              number_column("js", [r](std::size_t k) { return r->weights[k].js(); }),
-              number_column("top1", [r](std::size_t k) { return r->weights[k].top1(); }),
-              number_column("max_abs", [r](std::size_t k) { return r->weights[k].max_abs; })}});
+              number_column("js", [r](std::size_t k) { return r->runs.weights[k].js(); }),
+              number_column("top1", [r](std::size_t k) { return r->runs.weights[k].top1(); }),
+              number_column("max_abs",
+                            [r](std::size_t k) { return r->runs.weights[k].max_abs; })}});
     }
     if (show.hidden)
-        out.push_back({"hidden",
-                       "max |h_A - h_B| / max |h_A| of the residual stream after each layer",
-                       r->layers,
-                       {number_column(
-                            "layer", [](std::size_t k) { return double(k); }, I),
-                        number_column("hidden", [r](std::size_t k) { return r->hidden[k]; })}});
+        out.push_back(
+            {"hidden",
+             "max |h_A - h_B| / max |h_A| of the residual stream after each layer",
+             r->runs.layers,
+             {number_column(
+                  "layer", [](std::size_t k) { return double(k); }, I),
+              number_column("hidden", [r](std::size_t k) { return r->runs.hidden[k]; })}});
     if (show.next) {
-        const double prompts = static_cast<double>(r->prompts);
+        const double prompts = static_cast<double>(r->runs.prompts);
         out.push_back({"next",
                        "KL(A || B) of the next-token distributions, and whether the top-1 agrees",
                        1,
-                       {number_column("kl", [r](std::size_t) { return r->next_kl; }),
+                       {number_column("kl", [r](std::size_t) { return r->runs.next_kl(); }),
                         number_column("top1", [r, prompts](std::size_t) {
-                            return static_cast<double>(r->next_same) / prompts;
+                            return static_cast<double>(r->runs.next_same) / prompts;
                         })}});
     }
     return out;
 }
 
 io::MatrixStream js_grid(std::shared_ptr<const CompareResult> r, const io::OutputSpec& spec) {
-    const std::size_t H = r->heads;
+    const std::size_t H = r->runs.heads;
     io::MatrixStream s = io::matrix_stack(
-        "js", "js", {}, {}, io::every_row(r->layers), io::index_labels(H),
+        "js", "js", {}, {}, io::every_row(r->runs.layers), io::index_labels(H),
         {io::index_label("layer", true)},
         [r, H](std::size_t, std::size_t, std::size_t i, std::size_t len, double* out) {
             for (std::size_t l = i; l < i + len; ++l)
-                for (std::size_t h = 0; h < H; ++h) *out++ = r->weights[l * H + h].js();
+                for (std::size_t h = 0; h < H; ++h) *out++ = r->runs.weights[l * H + h].js();
         });
-    s.info.title = spec.style.picture.title.value_or(
-        fmt::format("Jensen-Shannon divergence of the attention weights (nats), {}{}", r->title,
-                    r->prompts > 1 ? fmt::format(", mean of {} prompts", r->prompts) : ""));
+    s.info.title = spec.style.picture.title.value_or(fmt::format(
+        "Jensen-Shannon divergence of the attention weights (nats), {}{}", r->title,
+        r->runs.prompts > 1 ? fmt::format(", mean of {} prompts", r->runs.prompts) : ""));
     s.info.column_axis = "head";
     s.info.row_axis = "layer";
     return s;
