@@ -92,11 +92,4 @@ void MappedFile::release(std::uint64_t offset, std::uint64_t length) const {
     ::madvise(const_cast<std::byte*>(data_) + first, last - first, MADV_DONTNEED);
 }
 
-void MappedFile::prefetch(std::uint64_t offset, std::uint64_t length) const {
-    if (offset >= size_ || length == 0) return;
-    const std::uint64_t end = length > size_ - offset ? size_ : offset + length;
-    const std::uint64_t first = offset / page_size() * page_size(), last = end;
-    ::madvise(const_cast<std::byte*>(data_) + first, last - first, MADV_WILLNEED);
-}
-
 }  // namespace attn::runtime

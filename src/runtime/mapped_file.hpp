@@ -31,8 +31,6 @@ class MappedFile {
     /// (madvise MADV_DONTNEED: a later read pages them in again from the file). Ranges past
     /// the end are clipped; partial pages at either end are kept.
     void release(std::uint64_t offset, std::uint64_t length) const;
-    /// Asks the kernel to read [offset, offset + length) ahead (MADV_WILLNEED).
-    void prefetch(std::uint64_t offset, std::uint64_t length) const;
 
   private:
     std::filesystem::path path_;

@@ -149,14 +149,6 @@ HeadSummary stream_head_summary(const LayerRows<T>& rows, std::size_t layer, std
     return out;
 }
 
-std::uint64_t streamed_summary_bytes(std::size_t n, std::size_t value_bytes) {
-    const char* what = "the streamed summaries";
-    const std::uint64_t block = std::min(kStreamRows, n);
-    return runtime::checked_add(
-        runtime::checked_product({2, block, n, value_bytes}, what),
-        runtime::checked_product({thread_limit() + 1, 2 * n, sizeof(double)}, what), what);
-}
-
 template HeadSummary stream_head_summary(const LayerRows<float>&, std::size_t, std::size_t,
                                          std::size_t, bool);
 template HeadSummary stream_head_summary(const LayerRows<double>&, std::size_t, std::size_t,

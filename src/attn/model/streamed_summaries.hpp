@@ -34,7 +34,4 @@ template <class T>
 HeadSummary stream_head_summary(const LayerRows<T>& rows, std::size_t layer, std::size_t head,
                                 std::size_t n, bool offsets);
 
-/// Bytes stream_head_summary holds over n tokens with values of value_bytes.
-std::uint64_t streamed_summary_bytes(std::size_t n, std::size_t value_bytes);
-
 }  // namespace attn::model

@@ -117,12 +117,6 @@ bool is_cjk_ideograph(char32_t c) {
            (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
 }
 
-bool is_alphanumeric(char32_t c) {
-    const auto k = category(c);
-    return (k >= UTF8PROC_CATEGORY_LU && k <= UTF8PROC_CATEGORY_LO) ||
-           (k >= UTF8PROC_CATEGORY_ND && k <= UTF8PROC_CATEGORY_NO);
-}
-
 bool is_numeric(char32_t c) {
     const auto k = category(c);
     return k >= UTF8PROC_CATEGORY_ND && k <= UTF8PROC_CATEGORY_NO;

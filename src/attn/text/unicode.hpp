@@ -43,7 +43,6 @@ bool is_punctuation(char32_t c);      // general category P* or ASCII punctuatio
 bool is_control(char32_t c);          // category C* except \t \n \r (BERT's "control")
 bool is_nonspacing_mark(char32_t c);  // category Mn (what accent stripping drops)
 bool is_cjk_ideograph(char32_t c);    // the CJK blocks BERT puts spaces around
-bool is_alphanumeric(char32_t c);     // categories L*, N*
 bool is_numeric(char32_t c);          // categories Nd, Nl, No (Rust's char::is_numeric)
 
 }  // namespace attn::text
