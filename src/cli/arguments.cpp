@@ -1,5 +1,7 @@
 #include "cli/arguments.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -43,8 +45,10 @@ std::int64_t parse_int(std::string_view text, std::string_view whole) {
 
 Slice parse_slice(std::string_view text, std::size_t length) {
     const auto n = static_cast<std::int64_t>(length);
-    const std::string range = "accepted indices are -" + std::to_string(n) + " to " +
-                              std::to_string(n) + " (A:B, half-open)";
+    const std::string range = fmt::format(
+        "accepted: an index {}..{} (-1 the last) or a range A:B with A, B in {}..{} "
+        "(B excluded)",
+        -n, n - 1, -n, n);
     const auto colon = text.find(':');
     const bool single = colon == std::string_view::npos;
     const std::string_view a = single ? text : text.substr(0, colon);

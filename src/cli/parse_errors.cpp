@@ -44,7 +44,8 @@ bool is_integer(const std::string& text) {
 bool integer_option(const CLI::Option& o) {
     const std::string type = o.get_type_name();
     const std::string name = type.substr(0, type.find(':'));
-    return name == "INT" || name == "UINT" || name == "N" || name == "I";
+    return name == "INT" || name == "UINT" || name == "N" || name == "I" || name == "K" ||
+           name == "P";
 }
 
 void add_check(CLI::App& app) {
@@ -118,6 +119,29 @@ std::string parse_error_message(const CLI::ParseError& error, const CLI::App* co
         for (const std::string& extra : command->remaining(true))
             if (extra.size() > 1 && extra[0] == '-' && !(extra[1] >= '0' && extra[1] <= '9'))
                 return unknown_option_message(extra, *command);
+        // "The following argument was not expected: def": a second word of an unquoted text
+        const auto extras = command->remaining(true);
+        if (!extras.empty())
+            return fmt::format(
+                "'{}': an argument more than {} takes; quote a text with spaces (\"a b c\")",
+                extras.front(), command->get_name());
+    }
+    // "--top: At Most 1 required but received 2": an option given twice
+    static const std::regex twice(R"(^(\S+): At Most 1 required but received (\d+)$)");
+    std::smatch t;
+    if (std::regex_match(text, t, twice))
+        return fmt::format("{}: given {} times; give it once", t[1].str(), t[2].str());
+    // "Could not convert: --position = 1.5": a value its type cannot hold
+    static const std::regex convert(R"(^Could not convert: (\S+) = (.*)$)");
+    if (std::regex_match(text, t, convert)) {
+        const CLI::Option* o = command ? command->get_option_no_throw(t[1].str()) : nullptr;
+        if (o == nullptr || !integer_option(*o))
+            return fmt::format("{}: '{}' is not a value it takes (see --help)", t[1].str(),
+                               t[2].str());
+        if (is_integer(t[2]))
+            return fmt::format("{}: {} is out of range (a 64-bit whole number)", t[1].str(),
+                               t[2].str());
+        return fmt::format("{}: '{}' is not a whole number", t[1].str(), t[2].str());
     }
     // CLI::Range: "--positions: Value sixty not in range 0 to 1099511627776".
     static const std::regex range(R"(^(.*): Value (.*) not in range (\S+) to (\S+)$)");

@@ -97,6 +97,11 @@ bool is_file(const fs::path& p) {
 
 [[noreturn]] void not_found(const std::string& spec, const std::string& revision,
                             std::vector<fs::path> looked_at, bool repo_id) {
+    if (is_file(spec))  // a checkpoint's file: its folder is the model
+        throw ModelNotFound("model '" + spec +
+                                "' is a file; give the folder holding it and its "
+                                "config.json (or a .gguf file)",
+                            std::move(looked_at));
     std::string what = "model '" + spec + "'";
     if (repo_id && revision != "main") what += " at revision '" + revision + "'";
     what += " not found; looked at";

@@ -99,4 +99,24 @@ expect_grep '^  attn attend --model ' "$OUT"
 expect_grep '^ +--show LIST .*hidden.*next.*head_stats.*offsets.*mean_weights.*rollout' "$OUT"
 expect_grep "^Arrays \(--show; the random model's shape, then --model's\):" "$OUT"
 expect_grep '^  hidden --model only \(layers \+ 1, n, d\): ' "$OUT"
+# What CLI11 would say in its own words, said in attn's: an option given twice, a word more
+# than the command takes (an unquoted text), a value its type cannot hold
+M=$ATTN_TEST_DATA/models
+expect_usage_error --heads "$ATTN" attend "a b" --heads 2 --heads 3
+expect_stderr "attn: --heads: given 2 times; give it once"
+expect_usage_error "'b'" "$ATTN" attend a b c
+expect_stderr "attn: 'b': an argument more than attend takes; quote a text with spaces"
+expect_usage_error --position "$ATTN" attend --model "$M/gpt2" --ids 1,2 --show lens --position 1.5
+expect_stderr "attn: --position: '1.5' is not a whole number"
+# an index list's range names the indices and the slices apart
+expect_usage_error --layer "$ATTN" attend --model "$M/gpt2" --ids 1,2 --layer 3
+expect_stderr "accepted: an index -3..2 (-1 the last) or a range A:B with A, B in -3..3 (B excluded)"
+# a checkpoint's file for its folder; a config.json that is not JSON, named once with its byte
+expect_status 1 "$ATTN" attend --model "$M/gpt2/model.safetensors" --ids 1
+expect_stderr "is a file; give the folder holding it and its config.json (or a .gguf file)"
+mkdir -p "$WORK/badconfig"
+cp "$M/gpt2/model.safetensors" "$WORK/badconfig/"
+printf '{"n_layer": nan}' > "$WORK/badconfig/config.json"
+expect_usage_error config.json "$ATTN" attend --model "$WORK/badconfig" --ids 1
+expect_stderr "attn: $WORK/badconfig/config.json: is not valid JSON (byte 14)"
 finish

@@ -135,7 +135,8 @@ TEST_CASE("parse_slice: out of range, empty and malformed are errors") {
     try {
         attn::cli::parse_slice("3:40", 32);
     } catch (const std::invalid_argument& e) {
-        CHECK(std::string(e.what()).find("-32 to 32") != std::string::npos);
+        CHECK(std::string(e.what()).find("an index -32..31 (-1 the last) or a range A:B with A, B "
+                                         "in -32..32") != std::string::npos);
     }
 }
 

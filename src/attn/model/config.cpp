@@ -126,17 +126,22 @@ void read_heads(const ConfigKeys& k, ModelConfig& c, std::initializer_list<std::
                                                      c.num_kv_heads, c.num_heads));
 }
 
+// key "": the whole document ("is not valid JSON (byte 1)"), named by the caller's path.
 ConfigError::ConfigError(std::string k, const std::string& detail)
-    : std::invalid_argument(k + ": " + detail), key(std::move(k)) {}
+    : std::invalid_argument(k.empty() ? detail : k + ": " + detail), key(std::move(k)) {}
 
 ModelConfig parse_config(std::string_view json_text) {
-    const json config = json::parse(json_text.begin(), json_text.end(), nullptr, false);
-    if (config.is_discarded()) throw ConfigError("config.json", "is not valid JSON");
+    json config;
+    try {
+        config = json::parse(json_text.begin(), json_text.end());
+    } catch (const json::parse_error& e) {
+        throw ConfigError("", fmt::format("is not valid JSON (byte {})", e.byte));
+    }
     return parse_config(config);
 }
 
 ModelConfig parse_config(const json& config) {
-    if (!config.is_object()) throw ConfigError("config.json", "is not a JSON object");
+    if (!config.is_object()) throw ConfigError("", "is not a JSON object");
     const ConfigKeys k(config, "");
     const std::string type = k.text("model_type", "");
     ModelConfig c;
