@@ -32,7 +32,7 @@ struct AttendModelOptions {
     std::string head;
     bool raw_tokens = false;     // labels as the vocabulary spells tokens
     std::string prompts;         // --prompts FILE: aggregates over its prompts (attend_prompts.cpp)
-    std::size_t top = 5;         // --top K: lens's tokens per layer and position
+    std::int64_t top = 5;        // --top K: lens's tokens per layer and position
     std::int64_t position = -1;  // --position P: lens's position (-1 the last)
     CLI::Option* ids_opt = nullptr;
     CLI::Option* prompts_opt = nullptr;

@@ -24,9 +24,11 @@ void add_lens_options(CLI::App& group, AttendModelOptions& opt) {
 
 void lens_options(const AttendModelOptions& opt, std::size_t n, std::size_t V,
                   ModelArrays& arrays) {
-    if (opt.top < 1 || opt.top > V)
+    if (opt.top_opt->count() && !arrays.lens.top)
+        throw UsageError("--top: applies to --show lens; add it there");
+    if (opt.top < 1 || static_cast<std::uint64_t>(opt.top) > V)
         throw UsageError(fmt::format("--top: {} tokens; the vocabulary gives 1..{}", opt.top, V));
-    arrays.lens.k = opt.top;
+    arrays.lens.k = static_cast<std::size_t>(opt.top);
     if (arrays.lens.next && n < 2)
         throw UsageError("--show lens_next: needs at least 2 tokens (a next token to predict)");
     if (opt.position_opt->count() == 0) return;

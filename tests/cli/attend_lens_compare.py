@@ -72,7 +72,7 @@ for folder in sorted(os.listdir(models)):
         shows = "value_norms,value_weights,value_rollout"
         if has_lens:
             shows += ",lens" + (",lens_next" if n > 1 else "")
-        got = run(folder, entry, shows, "--top", str(TOP))
+        got = run(folder, entry, shows, *(["--top", str(TOP)] if has_lens else []))
         if got is None:
             continue
         checked += 1

@@ -35,6 +35,11 @@ expect_usage_error --position "$ATTN" attend --model "$M/gpt2" --ids $IDS --show
 expect_usage_error --position "$ATTN" attend --model "$M/gpt2" --ids $IDS --show weights \
     --position 1 -f csv
 expect_usage_error lens_next "$ATTN" attend --model "$M/gpt2" --ids 7 --show lens_next -f csv
+# --top belongs to lens, as --position does; a negative count is named as typed
+expect_usage_error --top "$ATTN" attend --model "$M/gpt2" --ids $IDS --show weights --top 3 -f csv
+expect_grep "applies to --show lens" "$ERR"
+expect_usage_error --top "$ATTN" attend --model "$M/gpt2" --ids $IDS --show lens --top -3 -f csv
+expect_grep "top: -3 tokens" "$ERR"
 
 # --max-memory counts the lens (the unembedding's blocks of 4096 rows, each row's top K): 32
 # tokens of the tiny GPT-2 fit in 1M without it, not with it; what the refusal says fits does
