@@ -120,6 +120,10 @@ PooledSummaries run_all(OpenModel& m, PromptReader& reader, const std::vector<st
 
 int run_attend_prompts(const AttendModelOptions& opt, const std::string& show,
                        const io::OutputSpec& spec) {
+    if (io::format_columns(spec.format).page)
+        throw UsageError(
+            "--format html: a page draws one prompt's weights; give it as a TEXT or --ids "
+            "(--prompts writes head_stats and offsets)");
     OpenModel m = open_model_config(opt.model);
     m.config.compute_dtype = io::reduced_format(spec.dtype);
     const model::ModelConfig& c = m.config;

@@ -105,8 +105,13 @@ void check_vocabularies(const CompareSetup& s, const text::Tokenizer* ta, const 
 
 CompareSetup setup_compare(const CompareOptions& opt, const io::OutputSpec& spec) {
     const bool file = opt.prompts_opt->count() > 0;
-    if ((opt.text ? 1 : 0) + (opt.ids ? 1 : 0) + (file ? 1 : 0) != 1)
-        throw UsageError("--ids: give one of a TEXT, --ids LIST or --prompts FILE");
+    if (!opt.text && !opt.ids && !file)
+        throw UsageError("--model: give a text, the token ids with --ids, or --prompts FILE");
+    if (file && (opt.text || opt.ids))
+        throw UsageError(fmt::format("--prompts: gives the prompts; it cannot be combined with {}",
+                                     opt.text ? "a text" : "--ids"));
+    if (opt.text && opt.ids)
+        throw UsageError("--ids: gives the tokens; it cannot be combined with a text");
     const bool by_model = opt.against_opt->count() > 0;
     if (by_model == (opt.against_dtype_opt->count() > 0))
         throw UsageError(

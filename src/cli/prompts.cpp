@@ -31,6 +31,11 @@ std::optional<std::vector<std::int64_t>> PromptReader::next() {
         std::optional<std::string> text;
         if (jsonl_) {
             const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+            if (j.is_discarded())
+                throw UsageError(fmt::format(
+                    "{}: not valid JSON (a line holds one object, in UTF-8 with paired \\u "
+                    "escapes)",
+                    where_));
             if (j.is_object() && j.size() == 1 && j.contains("text") && j["text"].is_string()) {
                 text = j["text"].get<std::string>();
             } else if (j.is_object() && j.size() == 1 && j.contains("ids") && j["ids"].is_array()) {
@@ -47,6 +52,12 @@ std::optional<std::vector<std::int64_t>> PromptReader::next() {
                     "{}: not a JSON object {{\"text\": \"...\"}} or {{\"ids\": [...]}}", where_));
             }
         } else {
+            if (line.back() == '\r' && !warned_crlf_)
+                fmt::print(stderr,
+                           "attn: warning: {} ends in a carriage return (CRLF); it is part of the "
+                           "prompt's text\n",
+                           where_);
+            warned_crlf_ = warned_crlf_ || line.back() == '\r';
             text = std::move(line);
         }
         if (text) {

@@ -44,6 +44,7 @@ class PromptReader {
     bool jsonl_;
     std::size_t line_ = 0, count_ = 0;
     std::string where_;
+    bool warned_crlf_ = false;  // one warning a file for lines ending in \r
 };
 
 /// Every prompt of path, in order (PromptReader's, for a run that needs them all at once).

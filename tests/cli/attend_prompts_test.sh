@@ -104,5 +104,14 @@ printf '\n\n' >"$WORK/empty.txt"
 expect_usage_error "holds no prompt" "$ATTN" attend --model "$B" --prompts "$WORK/empty.txt"
 printf '{"ids": [1, 200]}\n' >"$WORK/bad.jsonl"
 expect_usage_error "line 1" "$ATTN" attend --model "$B" --prompts "$WORK/bad.jsonl"
+printf '{"ids": [1]}\n{"text": "\\ud800"}\n' >"$WORK/surrogate.jsonl"
+expect_usage_error "surrogate.jsonl, line 2: not valid JSON" "$ATTN" attend --model "$B" \
+    --prompts "$WORK/surrogate.jsonl"
 expect_status 1 "$ATTN" attend --model "$B" --prompts "$WORK/none.txt"
+# a page draws one prompt; a line ending in \r (CRLF) is warned of once, and kept
+expect_usage_error html "$ATTN" attend --model "$B" --prompts "$WORK/p.txt" -f html
+printf 'a b\r\nc d\r\n' >"$WORK/crlf.txt"
+expect_status 0 "$ATTN" attend --model "$B" --prompts "$WORK/crlf.txt" -f csv
+expect_grep "^attn: warning: --prompts: .*crlf.txt, line 1 ends in a carriage return \(CRLF\)" "$ERR"
+[ "$(wc -l <"$ERR")" -eq 1 ] || fail "CRLF: more than one warning: $(cat "$ERR")"
 finish

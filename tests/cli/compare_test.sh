@@ -132,6 +132,12 @@ refuse --against --model "$M/gpt2" --ids $IDS
 refuse --against --model "$M/gpt2" --against "$M/gpt2" --against-dtype float64 --ids $IDS
 refuse --against --model "$M/gpt2" --against "$M/llama" --ids $IDS
 expect_grep '2 layers x 4 heads, --model 3 layers x 4 heads' "$ERR"
+# a prompt, once: none, a text and --prompts, a text and --ids
+printf '1,2\n' >"$WORK/one.txt"
+refuse --model --model "$M/gpt2" --against-dtype float64
+refuse --prompts --model "$M/gpt2" --against-dtype float64 --prompts "$WORK/one.txt" "a text"
+refuse --prompts --model "$M/gpt2" --against-dtype float64 --prompts "$WORK/one.txt" --ids $IDS
+refuse --ids --model "$M/gpt2" --against-dtype float64 --ids $IDS "a text"
 expect_status 1 "$ATTN" compare --model "$M/gpt2" --against "$WORK/nothing" --ids $IDS
 expect_grep '^attn: --against: model .* not found' "$ERR"
 # a vocabulary of another size (its config), and a tokenizer that spells an id otherwise
