@@ -5,8 +5,9 @@
 //   vocab_size            token_embd's rows;  tie_word_embeddings  no `output` tensor;
 //   partial_rotary_factor rope.dimension_count / head_dim when below 1;
 //   rope_scaling          rope.scaling.type linear or yarn (factor, original_context_length);
-// per-dimension frequency factors (rope_freqs, rope_factors_long: llama3 and longrope) are
-// refused naming the tensor, as is an architecture no family reads.
+//   rope_scaling          llama3 from rope_freqs when it holds Llama 3.1's divisors;
+// other per-dimension frequency factors (rope_factors_long: longrope) are refused naming the
+// tensor, as is an architecture no family reads.
 #pragma once
 
 #include <string>
