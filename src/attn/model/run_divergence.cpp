@@ -85,7 +85,7 @@ void add_prompt_divergence(const ModelConfig& ca, const TensorSource& a, const M
         for (std::size_t k = 0; k < layers.size(); ++k) {  // state k + 1: after layer k
             const std::vector<double> ha = state_of(ra, k + 1), hb = state_of(rb, k + 1);
             r.hidden[k] =
-                std::max(r.hidden[k], relative_max_difference(ha.data(), hb.data(), ha.size()));
+                max_nan(r.hidden[k], relative_max_difference(ha.data(), hb.data(), ha.size()));
         }
     if (choice.next) {
         const NextDivergence d = next_divergence(ra.next(), rb.next());

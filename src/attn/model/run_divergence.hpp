@@ -6,6 +6,7 @@
 //   weights[l H + h]  layer l, head h: JS, top-1 agreement, max |A_ij - B_ij|, pooled
 //   hidden[l]         max over prompts of max |h_A - h_B| / max |h_A| after layer l
 //   next              KL(p_A || p_B) summed over prompts, and how many agree on the argmax
+// A NaN in either run stays NaN in every figure it reaches, as numpy's (weight_divergence.hpp).
 #pragma once
 
 #include <cstddef>
