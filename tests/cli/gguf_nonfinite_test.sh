@@ -2,7 +2,7 @@
 # A NaN in a GGUF file's tensor, as a researcher meets one: attn's warning names the tensor as
 # the file calls it (blk.0.attn_q.weight), not the Hugging Face name the family reads it under
 # (model.layers.0.self_attn.q_proj.weight), whatever layout the converter stored it in (llama's
-# q rows permuted, gpt2's Conv1D transposed); exit 0.
+# q rows permuted, gpt2's Conv1D transposed); attend and compare --against alike, exit 0.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/ggml_lib.sh"
 M=$ATTN_TEST_DATA/models
@@ -37,4 +37,10 @@ expect_grep '^1,.*,nan$' "$OUT"
 expect_status 0 "$ATTN" attend --model "$WORK/gpt2.gguf" --ids 46,68,50 --show weights -f csv
 expect_grep '^attn: warning: a NaN or inf first appears at layer 1, head 2, position 0 \(blk\.1\.attn_qkv\.weight holds a non-finite value\)$' "$ERR"
 
+# compare: B the GGUF file, A its clean checkpoint; the line names --against and the GGUF tensor
+expect_status 0 "$ATTN" compare --model "$M/llama" --against "$WORK/llama.gguf" --ids 1,2,3 \
+    -f csv
+expect_grep '^attn: warning: --against: a NaN or inf first appears at layer 0, head 0, position 0 \(blk\.0\.attn_q\.weight holds a non-finite value\)$' "$ERR"
+[ "$(wc -l <"$ERR")" -eq 1 ] || fail "compare: want one line on stderr: $(cat "$ERR")"
+expect_grep '^0,0,nan,[01.0-9]+,nan$' "$OUT"
 finish

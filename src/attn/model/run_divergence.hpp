@@ -11,9 +11,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "attn/model/config.hpp"
+#include "attn/model/nonfinite.hpp"
 #include "attn/model/weights.hpp"
 #include "attn/weight_divergence.hpp"
 
@@ -37,12 +39,20 @@ struct RunDivergence {
     double next_kl() const;
 };
 
+/// Where each run of a prompt first held a NaN or an infinity (nonfinite.hpp); nullopt when it
+/// held none.
+struct PairNonFinite {
+    std::optional<NonFinite> a, b;
+};
+
 /// ids through A (config ca, tensors a) in TA and B (cb, b) in TB, every layer and head, added
-/// into r. The models have r's layers and heads; with `next` both end in an LM head. Errors are
-/// ModelRun's (a context shorter than the ids, a tensor missing or misshapen).
+/// into r; where each run first held a NaN or inf. The models have r's layers and heads; with
+/// `next` both end in an LM head. Errors are ModelRun's (a context shorter than the ids, a
+/// tensor missing or misshapen).
 template <class TA, class TB>
-void add_prompt_divergence(const ModelConfig& ca, const TensorSource& a, const ModelConfig& cb,
-                           const TensorSource& b, const std::vector<std::int64_t>& ids,
-                           DivergenceChoice choice, RunDivergence& r);
+PairNonFinite add_prompt_divergence(const ModelConfig& ca, const TensorSource& a,
+                                    const ModelConfig& cb, const TensorSource& b,
+                                    const std::vector<std::int64_t>& ids, DivergenceChoice choice,
+                                    RunDivergence& r);
 
 }  // namespace attn::model
