@@ -6,33 +6,46 @@
 
 namespace attn {
 
+namespace {
+
+/// x log(x / y), 0 where x = 0 and y is a number (0 log 0 = 0); NaN when x or y is; +inf where
+/// y = 0 < x.
+double x_log_ratio(double x, double y) {
+    if (x == 0 && !std::isnan(y)) return 0;
+    return x * std::log(x / y);
+}
+
+}  // namespace
+
 double js_divergence(const double* p, const double* q, std::size_t n) {
-    // sum_j p_j/2 log(p_j / m_j) + q_j/2 log(q_j / m_j), m_j = (p_j + q_j) / 2; a zero term
-    // adds nothing (0 log 0 = 0), and m_j > 0 wherever p_j or q_j is
+    // sum_j p_j/2 log(p_j / m_j) + q_j/2 log(q_j / m_j), m_j = (p_j + q_j) / 2; m_j > 0 wherever
+    // p_j or q_j is, m_j NaN wherever either is NaN
     double sum = 0;
     for (std::size_t j = 0; j < n; ++j) {
         const double m = 0.5 * (p[j] + q[j]);
-        if (p[j] > 0) sum += 0.5 * p[j] * std::log(p[j] / m);
-        if (q[j] > 0) sum += 0.5 * q[j] * std::log(q[j] / m);
+        sum += 0.5 * x_log_ratio(p[j], m) + 0.5 * x_log_ratio(q[j], m);
     }
     return sum;
 }
 
 double kl_divergence(const double* p, const double* q, std::size_t n) {
     double sum = 0;
-    for (std::size_t j = 0; j < n; ++j) {
-        if (!(p[j] > 0)) continue;
-        if (!(q[j] > 0)) return std::numeric_limits<double>::infinity();
-        sum += p[j] * std::log(p[j] / q[j]);
-    }
+    for (std::size_t j = 0; j < n; ++j) sum += x_log_ratio(p[j], q[j]);
     return sum;
 }
 
 std::size_t argmax(const double* v, std::size_t n) {
     std::size_t best = 0;
-    for (std::size_t j = 1; j < n; ++j)
+    if (std::isnan(v[0])) return 0;
+    for (std::size_t j = 1; j < n; ++j) {
+        if (std::isnan(v[j])) return j;
         if (v[j] > v[best]) best = j;
+    }
     return best;
+}
+
+double max_nan(double a, double b) {
+    return a > b || std::isnan(a) ? a : b;
 }
 
 void HeadDivergence::add_rows(const double* a, const double* b, std::size_t rows, std::size_t n,
@@ -42,7 +55,7 @@ void HeadDivergence::add_rows(const double* a, const double* b, std::size_t rows
         const double* br = b + r * stride;
         js_sum_ += js_divergence(ar, br, n);
         same_ += argmax(ar, n) == argmax(br, n) ? 1 : 0;
-        for (std::size_t j = 0; j < n; ++j) max_abs_ = std::max(max_abs_, std::abs(ar[j] - br[j]));
+        for (std::size_t j = 0; j < n; ++j) max_abs_ = max_nan(max_abs_, std::abs(ar[j] - br[j]));
     }
     queries_ += rows;
 }
@@ -58,7 +71,7 @@ double HeadDivergence::top1() const {
 void PooledDivergence::add(const HeadDivergence& d) {
     js_sum += d.js();
     top1_sum += d.top1();
-    max_abs = std::max(max_abs, d.max_abs());
+    max_abs = max_nan(max_abs, d.max_abs());
     ++prompts;
 }
 
@@ -73,9 +86,10 @@ double PooledDivergence::top1() const {
 double relative_max_difference(const double* a, const double* b, std::size_t count) {
     double diff = 0, scale = 0;
     for (std::size_t k = 0; k < count; ++k) {
-        diff = std::max(diff, std::abs(a[k] - b[k]));
-        scale = std::max(scale, std::abs(a[k]));
+        diff = max_nan(diff, std::abs(a[k] - b[k]));
+        scale = max_nan(scale, std::abs(a[k]));
     }
+    if (std::isnan(diff)) return diff;  // a NaN in a or b (a's makes a - b NaN too)
     if (diff == 0) return 0;
     return scale > 0 ? diff / scale : std::numeric_limits<double>::infinity();
 }

@@ -6,6 +6,14 @@
 //   JS(p, q) = KL(p || m) / 2 + KL(q || m) / 2, in nats, 0 log 0 = 0; 0 <= JS <= log 2
 //   KL(p || q) = sum_j p_j log(p_j / q_j), +inf where q_j = 0 < p_j
 //   argmax   the smallest index of the largest value (numpy's argmax)
+// A NaN is never turned into a number (a forward that meets one gives NaN rows), the figures
+// are numpy's of these definitions:
+//   a term x log(x / y) is 0 only where x = 0 and y is a number, so a NaN anywhere in p or q
+//   makes JS and KL NaN (NaN beats +inf: inf + nan = nan)
+//   argmax   of a row holding a NaN: the index of its first NaN (numpy's argmax), so two
+//            all-NaN rows agree on top-1 (index 0) and an all-NaN row against a finite one
+//            agrees only where the finite row's argmax is 0
+//   max      NaN when any value is (numpy's max and maximum; std::max(x, NaN) would keep x)
 #pragma once
 
 #include <cstddef>
@@ -19,8 +27,11 @@ double js_divergence(const double* p, const double* q, std::size_t n);
 /// KL(p || q) of two distributions of n values, in nats (+inf when q_j = 0 < p_j).
 double kl_divergence(const double* p, const double* q, std::size_t n);
 
-/// The smallest index of the largest of n values (n > 0).
+/// The smallest index of the largest of n values (n > 0); the first NaN's when one is NaN.
 std::size_t argmax(const double* v, std::size_t n);
+
+/// The larger of a and b; NaN when either is (numpy's maximum).
+double max_nan(double a, double b);
 
 /// One head's weights of A and B reduced over their query rows, a block of rows at a time:
 ///   js      mean over the queries of JS(A_i, B_i)
@@ -55,7 +66,7 @@ struct PooledDivergence {
 };
 
 /// max_i |a_i - b_i| / max_i |a_i| over count values (0 when a and b are both all 0; +inf when
-/// only a is).
+/// only a is; NaN when a or b holds a NaN).
 double relative_max_difference(const double* a, const double* b, std::size_t count);
 
 /// B's next-token distribution against A's: kl = KL(p_A || p_B), and whether both put their

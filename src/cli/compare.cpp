@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "attn/model/families.hpp"
 #include "attn/model/run_divergence.hpp"
@@ -154,18 +155,34 @@ CompareSetup setup_compare(const CompareOptions& opt, const io::OutputSpec& spec
 }
 
 /// Each prompt through A (in TA) and B (in TB), reduced into r; a prompt's error names it.
+/// Returns the warning lines for standard error: where a NaN or inf first appeared in A's runs
+/// (naming --model) and in B's (naming b_option), at the first prompt that held one.
 template <class TA, class TB>
-void run_prompts(CompareSetup& s, const CompareShow& show, CompareResult& r, bool progress) {
+std::vector<std::string> run_prompts(CompareSetup& s, const CompareShow& show, CompareResult& r,
+                                     bool progress, const std::string& b_option) {
     io::Progress bar("compare", s.prompts.size(), progress);
+    std::optional<std::string> warn_a, warn_b;
+    const auto warning = [&](const std::string& option, std::size_t p, const model::NonFinite& at) {
+        const std::string prompt =
+            s.prompts.size() > 1 ? fmt::format("{}: prompt {}: ", s.input, p + 1) : "";
+        return fmt::format("attn: warning: {}: {}a NaN or inf first appears at {}", option, prompt,
+                           at.describe());
+    };
     for (std::size_t p = 0; p < s.prompts.size(); ++p) {
         const std::string where =
             s.prompts.size() > 1 ? fmt::format("{}: prompt {}", s.input, p + 1) : s.input;
-        naming_option(where, [&] {
-            model::add_prompt_divergence<TA, TB>(s.a.config, s.a.weights(), s.b.config,
-                                                 s.b.weights(), s.prompts[p], show, r.runs);
+        const model::PairNonFinite at = naming_option(where, [&] {
+            return model::add_prompt_divergence<TA, TB>(s.a.config, s.a.weights(), s.b.config,
+                                                        s.b.weights(), s.prompts[p], show, r.runs);
         });
+        if (at.a && !warn_a) warn_a = warning("--model", p, *at.a);
+        if (at.b && !warn_b) warn_b = warning(b_option, p, *at.b);
         bar.advance(1);
     }
+    std::vector<std::string> lines;
+    for (const auto& w : {warn_a, warn_b})
+        if (w) lines.push_back(*w);
+    return lines;
 }
 
 int run_compare(const CompareOptions& opt) {
@@ -197,15 +214,22 @@ int run_compare(const CompareOptions& opt) {
                   : fmt::format("{} in {} against {}", opt.model.model, io::dtype_name(s.a_dtype),
                                 io::dtype_name(s.b_dtype));
     const bool progress = !opt.out.quiet && !spec.to_terminal;
+    // B's option in its warnings: --against, or --against-dtype D for A itself in dtype D
+    const std::string b_option = opt.against_opt->count()
+                                     ? std::string("--against")
+                                     : fmt::format("--against-dtype {}", io::dtype_name(s.b_dtype));
+    std::vector<std::string> warnings;
     if (wide_a && wide_b)
-        run_prompts<double, double>(s, show, r, progress);
+        warnings = run_prompts<double, double>(s, show, r, progress, b_option);
     else if (wide_a)
-        run_prompts<double, float>(s, show, r, progress);
+        warnings = run_prompts<double, float>(s, show, r, progress, b_option);
     else if (wide_b)
-        run_prompts<float, double>(s, show, r, progress);
+        warnings = run_prompts<float, double>(s, show, r, progress, b_option);
     else
-        run_prompts<float, float>(s, show, r, progress);
+        warnings = run_prompts<float, float>(s, show, r, progress, b_option);
     write_compare(r, show, spec);
+    // written as numpy computes them from the NaN rows (nan); where those came from:
+    for (const std::string& w : warnings) fmt::print(stderr, "{}\n", w);
     return kOk;
 }
 

@@ -109,6 +109,11 @@ runtime::TensorView GgufStore::make(const GgufTensorName& n,
     return made_.emplace(n.hf, std::move(m)).first->second.view;
 }
 
+std::string GgufStore::stored_name(std::span<const std::string> names) const {
+    if (const GgufTensorName* n = find(names)) return n->gguf;
+    return names.empty() ? std::string() : names.front();
+}
+
 void GgufStore::release(std::span<const std::string> names) const {
     const GgufTensorName* n = find(names);
     if (n == nullptr) return;

@@ -44,6 +44,8 @@ class GgufStore final : public runtime::TensorStore {
     runtime::TensorView tensor(std::span<const std::string> names,
                                std::span<const std::uint64_t> shape) const override;
     void release(std::span<const std::string> names) const override;
+    /// The GGUF name of the first of names the file holds ("blk.0.attn_q.weight").
+    std::string stored_name(std::span<const std::string> names) const override;
 
   private:
     struct Made {

@@ -333,6 +333,12 @@ void Checkpoint::release(std::span<const std::string> names) const {
         if (const CheckpointTensor* t = find(name)) return release(*t);
 }
 
+std::string Checkpoint::stored_name(std::span<const std::string> names) const {
+    for (const auto& name : names)
+        if (find(name) != nullptr) return name;
+    return names.empty() ? std::string() : names.front();
+}
+
 void Checkpoint::release(const CheckpointTensor& t) const {
     files_[t.file].release(t.info.begin, t.info.end - t.info.begin);
 }

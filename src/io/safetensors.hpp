@@ -114,6 +114,7 @@ class Checkpoint final : public runtime::TensorStore {
         return expect(names, shape);
     }
     void release(std::span<const std::string> names) const override;
+    std::string stored_name(std::span<const std::string> names) const override;
     /// The file a tensor lies in.
     const std::filesystem::path& path_of(const CheckpointTensor& t) const;
     /// The first file's path (for messages about the checkpoint as a whole).

@@ -13,7 +13,9 @@ the two runs, and the GGUF files compare reads (converted and quantized by ggml 
                                                    the checkpoint NAME as GGUF, quantized to QTYPE
                                                    by ggml (tests/io/gguf_convert.py's convert)
 
-Every figure must agree within 1e-6 (top1 exactly; KL 1e-5 relative, see next_token); exits 1 naming the first that does not.
+Every figure must agree within 1e-6 (top1 exactly; KL 1e-5 relative, see next_token), and be
+NaN exactly where numpy's is (a run that met a NaN: its rows are NaN, never a number); exits 1
+naming the first that does not.
 """
 import os
 import sys
@@ -23,19 +25,26 @@ import numpy as np
 TOL = 1e-6
 
 
-def js_rows(p, q):
-    """JS(p_i, q_i) of each row, in nats, 0 log 0 = 0."""
-    m = (p + q) / 2
+def x_log_ratio(x, y):
+    """x log(x / y) elementwise, 0 where x = 0 and y is a number (0 log 0 = 0); a NaN stays."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        a = np.where(p > 0, p * np.log(p / m), 0.0)
-        b = np.where(q > 0, q * np.log(q / m), 0.0)
-    return 0.5 * a.sum(-1) + 0.5 * b.sum(-1)
+        t = x * np.log(x / y)
+    return np.where((x == 0) & ~np.isnan(y), 0.0, t)
+
+
+def js_rows(p, q):
+    """JS(p_i, q_i) of each row, in nats."""
+    m = (p + q) / 2
+    return 0.5 * x_log_ratio(p, m).sum(-1) + 0.5 * x_log_ratio(q, m).sum(-1)
 
 
 def expect(what, got, want, tol=TOL):
     got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
     if got.shape != want.shape:
         raise SystemExit(f"FAIL: {what}: shape {got.shape}, numpy's {want.shape}")
+    if (np.isnan(got) != np.isnan(want)).any():
+        raise SystemExit(f"FAIL: {what}: NaN elsewhere than numpy's: {got} against {want}")
+    got, want = got[~np.isnan(want)], want[~np.isnan(want)]
     err = float(np.abs(got - want).max()) if got.size else 0.0
     if not err <= tol:
         raise SystemExit(f"FAIL: {what}: differs from numpy's by {err}: {got} against {want}")
@@ -78,7 +87,7 @@ def next_token(a, b, out):
     # and LM head: equal to next's probabilities within about 1e-6 relative, hence KL within 1e-5
     # relative; the top-1 ids are next's own (rank 1 of `next`: rank,id,probability)
     pa, pb = distribution(a), distribution(b)
-    kl = float(np.sum(np.where(pa > 0, pa * np.log(pa / pb), 0.0)))
+    kl = float(np.sum(x_log_ratio(pa, pb)))
     c = np.load(out)
     expect("next_kl", c["next_kl"], [kl], 1e-5 * max(1.0, kl))
     same = float(np.load(a)["next"][0, 1] == np.load(b)["next"][0, 1])

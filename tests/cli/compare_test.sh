@@ -7,6 +7,9 @@
 #   the lens of every id at the last layer (`attend --show lens --top V`: KL within 1e-5
 #   relative) and next's top id;
 # - a model against itself: js 0, top1 1, max_abs 0; --prompts: the mean of the single runs;
+# - a NaN in a checkpoint (gpt2's h.1.attn.c_attn.weight): js, max_abs, hidden and kl nan as
+#   numpy's from the NaN rows, top1 numpy's argmax (the first NaN); exit 0 and one warning line
+#   per run that met it, naming its option (--model, --against, --against-dtype D);
 # - every text format's columns; the svg grid passes xmllint;
 # - refusals (exit 2, one line naming the option, nothing written): a bad dtype, both or neither
 #   of --against and --against-dtype, a shape, a vocabulary or a tokenizer that differs.
@@ -68,6 +71,53 @@ for against in "--against-dtype float32" "--against $M/gpt2"; do
     expect_status 0 "$ATTN" compare --model "$M/gpt2" $against --ids $IDS -f csv --no-header
     [ "$(cut -d, -f3- "$OUT" | sort -u)" = "0,1,0" ] || fail "$against: itself: $(cat "$OUT")"
 done
+
+# A NaN in A's weights: gpt2's Conv1D c_attn (in 32, out 96 = [q k v]), head 2's query column
+# 17 of layer 1. Layer 1 head 2 and all of layer 2 are NaN rows in both runs; never a number.
+"$PYTHON" - "$WORK" "$M/gpt2" <<'PY' || fail "making the NaN checkpoint"
+import os, shutil, sys
+work, gpt2 = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.dirname(gpt2))
+import numpy as np
+import safetensors_numpy as st
+os.makedirs(os.path.join(work, "gpt2-nan"))
+shutil.copy(os.path.join(gpt2, "config.json"), os.path.join(work, "gpt2-nan"))
+t, dtypes = st.read(os.path.join(gpt2, "model.safetensors"))
+t["h.1.attn.c_attn.weight"][0, 17] = np.nan
+st.write(os.path.join(work, "gpt2-nan", "model.safetensors"), t, dtypes)
+PY
+NAN=$WORK/gpt2-nan
+check_pair "gpt2 NaN float64" "$NAN" "$NAN" "--dtype float64" --model "$NAN" --against-dtype float64
+expect_status 0 "$ATTN" compare --model "$NAN" --against-dtype float64 --ids 1,2,3 \
+    --show weights,hidden,next -f table
+WHERE='layer 1, head 2, position 0 \(h\.1\.attn\.c_attn\.weight holds a non-finite value\)$'
+expect_grep "^attn: warning: --model: a NaN or inf first appears at $WHERE" "$ERR"
+expect_grep "^attn: warning: --against-dtype float64: a NaN or inf first appears at $WHERE" "$ERR"
+[ "$(wc -l <"$ERR")" -eq 2 ] || fail "NaN: want two lines on stderr: $(cat "$ERR")"
+checks=$((checks + 1))
+"$PYTHON" - "$OUT" <<'PY' || fail "NaN: $(cat "$OUT")"
+import sys
+# the tables weights, hidden and next, each a title, a header and rows: {column: values}
+tables = [t.split("\n")[1:] for t in open(sys.argv[1]).read().strip().split("\n\n")]
+weights, hidden, nxt = [dict(zip(t[0].split(), zip(*[r.split() for r in t[1:]]))) for t in tables]
+js, top1, max_abs = weights["js"], weights["top1"], weights["max_abs"]
+# layer 0, layer 1's heads 0, 1, 3: numbers; layer 1 head 2 and layer 2: nan (js, max_abs),
+# top1 1 (both runs' argmax is the first NaN, index 0)
+nan = [k for k in range(12) if k == 6 or k >= 8]
+assert all(js[k] == "nan" and max_abs[k] == "nan" and top1[k] == "1" for k in nan), weights
+assert all(js[k] != "nan" and max_abs[k] != "nan" for k in range(12) if k not in nan), weights
+assert hidden["hidden"][0] != "nan" and hidden["hidden"][1:] == ("nan", "nan"), hidden
+assert nxt["kl"] == ("nan",) and nxt["top1"] == ("1",), nxt
+PY
+# B a NaN checkpoint, A clean: one line, naming --against (and the prompt, of several)
+printf '{"ids": [47, 34, 48]}\n{"ids": [8, 8, 2]}\n' >"$WORK/nan.jsonl"
+expect_status 0 "$ATTN" compare --model "$M/gpt2" --against "$NAN" --prompts "$WORK/nan.jsonl" \
+    -f csv
+expect_grep "^attn: warning: --against: --prompts: prompt 1: a NaN or inf first appears at $WHERE" "$ERR"
+[ "$(wc -l <"$ERR")" -eq 1 ] || fail "--against NaN: want one line on stderr: $(cat "$ERR")"
+expect_grep '^1,2,nan,[01.0-9]+,nan$' "$OUT"
+expect_grep '^2,3,nan,[01.0-9]+,nan$' "$OUT"
+expect_grep '^1,3,[0-9.e-]+,1,[0-9.e-]+$' "$OUT"
 
 # --prompts: js and top1 the means of the single runs, max_abs their maximum
 printf '{"ids": [47, 34, 48, 83, 54]}\n{"ids": [8, 8, 2, 8, 2, 61, 8, 90]}\n' >"$WORK/p.jsonl"

@@ -1,8 +1,8 @@
 # A NaN in a checkpoint's weights, as a researcher meets one: attn propagates it as PyTorch does
 # (a row of NaN weights, NaN next-token probabilities; never a clean-looking number), writes the
 # output as usual, exits 0, and says on one line of stderr where it first appeared: the layer,
-# head and position, and the tensor holding it. On both attention paths (weights kept: direct;
-# --show next alone: the fused kernel), in float32 and float64.
+# head and position, and the tensor holding it as the file spells it. On both attention paths
+# (weights kept: direct; --show next alone: the fused kernel), in float32 and float64.
 . "$(dirname "$0")/lib.sh"
 numpy_or_skip
 
@@ -26,6 +26,12 @@ def broken(src, name, edit):
 def q_head2(t):
     t["h.1.attn.c_attn.weight"][0, 17] = np.nan
 broken(gpt2, "gpt2-nan", q_head2)
+# the same under GPT2LMHeadModel's spelling: the warning names the tensor as the file does
+def prefixed(t):
+    for name in list(t):
+        t["transformer." + name] = t.pop(name)
+    t["transformer.h.1.attn.c_attn.weight"][0, 17] = np.nan
+broken(gpt2, "gpt2-prefixed-nan", prefixed)
 # llama: v_proj (out 2 K/V heads x 16, in 64); an inf in K/V head 1's value rows.
 def v_inf(t):
     t["model.layers.0.self_attn.v_proj.weight"][20, 3] = np.inf
@@ -59,6 +65,10 @@ expect_status 0 "$ATTN" attend --model "$WORK/gpt2-nan" --ids $IDS --show next -
 expect_grep 'layer 1, head 2, position 0 \(h\.1\.attn\.c_attn\.weight' "$ERR"
 expect_grep '^1,.*,nan$' "$OUT"
 grep -qE ',0\.[0-9]+$' "$OUT" && fail "next: a probability that is a number: $(head -3 "$OUT")"
+
+# The checkpoint's own spelling of the tensor, not the first the family accepts.
+expect_status 0 "$ATTN" attend --model "$WORK/gpt2-prefixed-nan" --ids $IDS --show next -f csv
+expect_grep '^attn: warning: .*layer 1, head 2, position 0 \(transformer\.h\.1\.attn\.c_attn\.weight holds' "$ERR"
 
 # An inf in V: every query of the heads sharing that K/V head is not finite, on the direct path
 # and the fused kernel alike.

@@ -6,8 +6,11 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "io/gguf_store.hpp"
 
 #include "support/test_files.hpp"
 
@@ -191,4 +194,15 @@ TEST_CASE("gguf: counts, lengths and offsets are checked before they are used") 
     Bytes past = header(1, 0);
     past.info("x", {1LL << 40}, 0, 0).pad(32);
     CHECK(error_of(past.s).kind == Kind::past_end);
+}
+
+TEST_CASE("gguf store: a tensor's stored name is the file's, not the name it is asked by") {
+    const std::string path = attn::test::tmp_path("names.gguf");
+    attn::test::write_file(path, sample().s);
+    const attn::io::GgufStore store(std::make_shared<const GgufFile>(path),
+                                    {{"model.b.weight", "b"}, {"model.c.weight", "c"}});
+    const std::vector<std::string> b{"b.weight", "model.b.weight"}, c{"model.c.weight"};
+    CHECK(store.stored_name(b) == "b");  // the first spelling mapped to a tensor the file holds
+    CHECK(store.stored_name(c) == "model.c.weight");  // mapped, but the file has no "c"
+    CHECK(store.tensor(b, std::vector<std::uint64_t>{2, 3}).at(4) == 4.25f);
 }

@@ -136,6 +136,7 @@ TEST_CASE("safetensors: a gap between tensors is no error, expect() checks dtype
     const auto w = c.expect(names, shape);
     CHECK(w.at(0) == 1.0f);
     CHECK(w.at(1) == -3.0f);
+    CHECK(c.stored_name(names) == "w");  // the spelling the file holds, not names[0]
     const std::vector<std::uint64_t> other{1, 2};
     try {
         c.expect(names, other);
@@ -164,6 +165,7 @@ TEST_CASE("safetensors: a gap between tensors is no error, expect() checks dtype
                                    "gap.safetensors: tensor 'h.0.attn.c_attn.weight' is missing"));
         CHECK(attn::test::contains(e.what(), "transformer.h.0.attn.c_attn.weight"));
     }
+    CHECK(c.stored_name(absent) == "h.0.attn.c_attn.weight");
 }
 
 TEST_CASE("safetensors: a folder's shards through model.safetensors.index.json") {

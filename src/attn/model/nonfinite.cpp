@@ -37,7 +37,7 @@ std::string nonfinite_tensor(const ModelConfig& c, const TensorSource& source,
             continue;  // an optional tensor this checkpoint lacks
         }
         for (const float x : view.floats(scratch))
-            if (!std::isfinite(x)) return spec.names.front();
+            if (!std::isfinite(x)) return source.stored_name(spec.names);
     }
     return {};
 }

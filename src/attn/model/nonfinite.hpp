@@ -31,7 +31,8 @@ std::optional<std::pair<std::size_t, std::size_t>> first_nonfinite(const T* data
                                                                    std::size_t cols);
 
 /// The first tensor of c's block `layer` (nullopt: outside the blocks) in model_tensors order
-/// that holds a NaN or an infinity, by its first spelling; empty when none does.
+/// that holds a NaN or an infinity, by the name its file gives it (source.stored_name: a GGUF
+/// file's own name); empty when none does.
 std::string nonfinite_tensor(const ModelConfig& c, const TensorSource& source,
                              std::optional<std::size_t> layer);
 

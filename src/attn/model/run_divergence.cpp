@@ -43,9 +43,10 @@ double RunDivergence::next_kl() const {
 }
 
 template <class TA, class TB>
-void add_prompt_divergence(const ModelConfig& ca, const TensorSource& a, const ModelConfig& cb,
-                           const TensorSource& b, const std::vector<std::int64_t>& ids,
-                           DivergenceChoice choice, RunDivergence& r) {
+PairNonFinite add_prompt_divergence(const ModelConfig& ca, const TensorSource& a,
+                                    const ModelConfig& cb, const TensorSource& b,
+                                    const std::vector<std::int64_t>& ids, DivergenceChoice choice,
+                                    RunDivergence& r) {
     std::vector<std::size_t> layers(r.layers), heads(r.heads);
     for (std::size_t k = 0; k < layers.size(); ++k) layers[k] = k;
     for (std::size_t h = 0; h < heads.size(); ++h) heads[h] = h;
@@ -85,7 +86,7 @@ void add_prompt_divergence(const ModelConfig& ca, const TensorSource& a, const M
         for (std::size_t k = 0; k < layers.size(); ++k) {  // state k + 1: after layer k
             const std::vector<double> ha = state_of(ra, k + 1), hb = state_of(rb, k + 1);
             r.hidden[k] =
-                std::max(r.hidden[k], relative_max_difference(ha.data(), hb.data(), ha.size()));
+                max_nan(r.hidden[k], relative_max_difference(ha.data(), hb.data(), ha.size()));
         }
     if (choice.next) {
         const NextDivergence d = next_divergence(ra.next(), rb.next());
@@ -93,10 +94,11 @@ void add_prompt_divergence(const ModelConfig& ca, const TensorSource& a, const M
         r.next_same += d.same_top1 ? 1 : 0;
     }
     ++r.prompts;
+    return {ra.nonfinite(), rb.nonfinite()};
 }
 
 #define ATTN_DIVERGENCE(TA, TB)                                                           \
-    template void add_prompt_divergence<TA, TB>(                                          \
+    template PairNonFinite add_prompt_divergence<TA, TB>(                                 \
         const ModelConfig&, const TensorSource&, const ModelConfig&, const TensorSource&, \
         const std::vector<std::int64_t>&, DivergenceChoice, RunDivergence&);
 ATTN_DIVERGENCE(float, float)

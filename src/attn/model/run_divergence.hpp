@@ -6,13 +6,16 @@
 //   weights[l H + h]  layer l, head h: JS, top-1 agreement, max |A_ij - B_ij|, pooled
 //   hidden[l]         max over prompts of max |h_A - h_B| / max |h_A| after layer l
 //   next              KL(p_A || p_B) summed over prompts, and how many agree on the argmax
+// A NaN in either run stays NaN in every figure it reaches, as numpy's (weight_divergence.hpp).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "attn/model/config.hpp"
+#include "attn/model/nonfinite.hpp"
 #include "attn/model/weights.hpp"
 #include "attn/weight_divergence.hpp"
 
@@ -36,12 +39,20 @@ struct RunDivergence {
     double next_kl() const;
 };
 
+/// Where each run of a prompt first held a NaN or an infinity (nonfinite.hpp); nullopt when it
+/// held none.
+struct PairNonFinite {
+    std::optional<NonFinite> a, b;
+};
+
 /// ids through A (config ca, tensors a) in TA and B (cb, b) in TB, every layer and head, added
-/// into r. The models have r's layers and heads; with `next` both end in an LM head. Errors are
-/// ModelRun's (a context shorter than the ids, a tensor missing or misshapen).
+/// into r; where each run first held a NaN or inf. The models have r's layers and heads; with
+/// `next` both end in an LM head. Errors are ModelRun's (a context shorter than the ids, a
+/// tensor missing or misshapen).
 template <class TA, class TB>
-void add_prompt_divergence(const ModelConfig& ca, const TensorSource& a, const ModelConfig& cb,
-                           const TensorSource& b, const std::vector<std::int64_t>& ids,
-                           DivergenceChoice choice, RunDivergence& r);
+PairNonFinite add_prompt_divergence(const ModelConfig& ca, const TensorSource& a,
+                                    const ModelConfig& cb, const TensorSource& b,
+                                    const std::vector<std::int64_t>& ids, DivergenceChoice choice,
+                                    RunDivergence& r);
 
 }  // namespace attn::model

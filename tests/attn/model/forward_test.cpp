@@ -34,6 +34,9 @@ class Recording final : public attn::runtime::TensorStore {
     void release(std::span<const std::string> names) const override {
         released.insert(names.front());
     }
+    std::string stored_name(std::span<const std::string> names) const override {
+        return c_.stored_name(names);
+    }
     mutable std::set<std::string> read, released;
 
   private:
