@@ -202,6 +202,10 @@ struct MergeOptions {
 };
 
 int run_merge(const MergeOptions& opt) {
+    if (opt.parts.empty())
+        throw UsageError(
+            "PARTS: give the partials to merge, PART.npz ... (each written by attn heads "
+            "--partial)");
     const io::OutputSpec spec = resolve_output(opt.out);
     const HeadsShow show = parse_heads_show(opt.show);
     if (opt.partial && spec.format != io::Format::npz)
@@ -224,9 +228,8 @@ Command add_merge(CLI::App& root) {
         "merge",
         "Add up the partials of attn heads --partial (shards of a data set) into the scores one "
         "run over all their prompts gives");
-    sub->add_option("parts", opt->parts, "The partials (npz), in order")
-        ->required()
-        ->type_name("PART.npz");
+    // not required(): run_merge names PARTS when none is given
+    sub->add_option("parts", opt->parts, "The partials (npz), in order")->type_name("PART.npz");
     sub->add_flag("--partial", opt->partial, "Write the merged sums as a partial again");
     sub->add_option("--show", opt->show, "scores, prompts (the ids run), or both")
         ->type_name("LIST")

@@ -161,9 +161,12 @@ expect_bad_partial argmax_more argmax "row 0 adds up to 29; the 28 queries of su
 expect_bad_partial queries_more sums "29 queries at row 0 (column 22); the 28 the prompt lengths give"
 expect_bad_partial model_broken model "config.json: is not valid JSON"
 expect_bad_partial extra extra.npy "not a member of a partial"
-# an ordinary heads npz
+# an ordinary heads npz, no file
 expect_status 0 "$ATTN" heads --model "$I" --ids 53,1,2,1,2 -o "$WORK/plain.npz"
 expect_usage_error "$WORK/plain.npz: not a partial of attn heads" "$ATTN" merge "$WORK/plain.npz"
+expect_usage_error "PARTS: give the partials" "$ATTN" merge -o "$WORK/bad.csv"
+checks=$((checks + 1))
+[ "$(wc -l <"$ERR")" -eq 2 ] && [ ! -e "$WORK/bad.csv" ] || fail "no parts: $(cat "$ERR")"
 # what a real partial may hold passes: mul's 0 / 0 (one token, BOS excluded), a bidirectional
 # model's queries (n for n >= 2, none for one token), a merged partial merged again
 for ids in 53 53,1,2,1; do
