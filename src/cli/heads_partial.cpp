@@ -15,8 +15,10 @@
 
 #include <algorithm>
 #include <array>
+#include <filesystem>
 #include <memory>
 #include <set>
+#include <system_error>
 
 #include "cli/command.hpp"
 #include "cli/errors.hpp"
@@ -155,6 +157,13 @@ void write_partial(const HeadsRun& run, const RunIdentity& identity, const io::O
 }
 
 HeadsRun merge_partials(const std::vector<std::string>& paths, RunIdentity* identity) {
+    for (std::size_t a = 0; a < paths.size(); ++a)
+        for (std::size_t b = a + 1; b < paths.size(); ++b) {
+            std::error_code error;
+            if (paths[a] == paths[b] || std::filesystem::equivalent(paths[a], paths[b], error))
+                throw UsageError(fmt::format(
+                    "{} and {}: the same partial twice; give each part once", paths[a], paths[b]));
+        }
     HeadsRun run;
     std::vector<std::string> model, options;
     for (std::size_t k = 0; k < paths.size(); ++k) {

@@ -161,12 +161,18 @@ expect_bad_partial argmax_more argmax "row 0 adds up to 29; the 28 queries of su
 expect_bad_partial queries_more sums "29 queries at row 0 (column 22); the 28 the prompt lengths give"
 expect_bad_partial model_broken model "config.json: is not valid JSON"
 expect_bad_partial extra extra.npy "not a member of a partial"
-# an ordinary heads npz, no file
+# an ordinary heads npz, no file, one file twice (also by another path to it)
 expect_status 0 "$ATTN" heads --model "$I" --ids 53,1,2,1,2 -o "$WORK/plain.npz"
 expect_usage_error "$WORK/plain.npz: not a partial of attn heads" "$ATTN" merge "$WORK/plain.npz"
 expect_usage_error "PARTS: give the partials" "$ATTN" merge -o "$WORK/bad.csv"
 checks=$((checks + 1))
 [ "$(wc -l <"$ERR")" -eq 2 ] && [ ! -e "$WORK/bad.csv" ] || fail "no parts: $(cat "$ERR")"
+ln -s part1.npz "$WORK/link.npz"
+for again in "$WORK/part1.npz" "$WORK/./part1.npz" "$WORK/link.npz"; do
+    expect_usage_error "$WORK/part1.npz and $again: the same partial twice" "$ATTN" merge \
+        "$WORK/part1.npz" "$WORK/part2.npz" "$again" -o "$WORK/bad.csv"
+    [ ! -e "$WORK/bad.csv" ] || fail "the same partial twice: wrote output"
+done
 # what a real partial may hold passes: mul's 0 / 0 (one token, BOS excluded), a bidirectional
 # model's queries (n for n >= 2, none for one token), a merged partial merged again
 for ids in 53 53,1,2,1; do
