@@ -155,7 +155,7 @@ Members read_members(const std::string& path) {
         } catch (const std::invalid_argument& error) {
             const std::string what = error.what();
             const auto at = what.find("dtype '");
-            if (at == std::string::npos) throw UsageError(what);
+            if (text || at == std::string::npos) throw UsageError(what);
             const std::string descr = what.substr(at + 7, what.find('\'', at + 7) - at - 7);
             refuse(path, key, fmt::format("dtype '{}'; float64 (<f8) expected", descr));
         }

@@ -134,6 +134,14 @@ save("queries_more", sums=sums)
 model[0] = "config={"
 save("model_broken", model=model)
 save("extra", extra=np.zeros(1))
+options = z["options"].copy()
+options[1] = "--measure=max"
+save("measure_bad", options=options)
+save("ids_short", prompt_ids=z["prompt_ids"][:-1])
+save("sums_f4", sums=z["sums"].astype(np.float32))
+save("heads_twice", heads=np.array([0.0, 0.0]))
+save("argmax_negated", argmax=-z["argmax"])
+save("format_other", format=np.array(["attn heads partial 2"]))
 PY
 expect_bad_partial() {  # NAME MEMBER TEXT: merge part2 + bad/NAME.npz
     local bad=$WORK/bad/$1.npz
@@ -161,6 +169,13 @@ expect_bad_partial argmax_more argmax "row 0 adds up to 29; the 28 queries of su
 expect_bad_partial queries_more sums "29 queries at row 0 (column 22); the 28 the prompt lengths give"
 expect_bad_partial model_broken model "config.json: is not valid JSON"
 expect_bad_partial extra extra.npy "not a member of a partial"
+expect_bad_partial measure_bad options "--measure=max; rows, mul or abs expected"
+expect_bad_partial ids_short prompt_ids "29 ids; prompt_lengths adds up to more"
+expect_bad_partial sums_f4 sums "float32 numbers; float64 (<f8) expected"
+expect_bad_partial heads_twice heads "0 at index 1; whole numbers 0 .. 1 increasing expected"
+expect_bad_partial argmax_negated argmax "; a count (whole number >= 0) expected"
+expect_usage_error "$WORK/bad/format_other.npz: not a partial of attn heads" "$ATTN" merge \
+    "$WORK/bad/format_other.npz"
 # an ordinary heads npz, no file, one file twice (also by another path to it)
 expect_status 0 "$ATTN" heads --model "$I" --ids 53,1,2,1,2 -o "$WORK/plain.npz"
 expect_usage_error "$WORK/plain.npz: not a partial of attn heads" "$ATTN" merge "$WORK/plain.npz"
