@@ -57,8 +57,9 @@ void write_partial(const HeadsRun& run, const RunIdentity& identity, const io::O
 
 /// The runs of the parts added up, in the order given, and (identity) the first part's
 /// identity. std::system_error (exit 1) for a part that cannot be read; UsageError (exit 2)
-/// for a file that is no partial and for parts of different models or options, naming the
-/// first difference.
+/// for a file that is no partial or fails read_partial's checks (heads_partial_read.hpp), for
+/// one file given twice, and for parts of different models or options, naming the first
+/// difference.
 HeadsRun merge_partials(const std::vector<std::string>& paths, RunIdentity* identity);
 
 /// --probe-ids "A:B" (or "" for 0:size) within 0 .. size, without `special`, increasing;

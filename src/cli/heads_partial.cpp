@@ -8,33 +8,31 @@
 //                            queries (counts exact: below 2^53)
 //   argmax   (L H, 2 R + 1)  argmax offset counts, o = -R .. R
 //   prompt_lengths (P), prompt_ids (sum of the lengths)
-// Merging adds sums and argmax and concatenates the prompts, in the order of the parts.
+// Merging adds sums and argmax and concatenates the prompts, in the order of the parts; each
+// part is read as untrusted input, every member checked (heads_partial_read.hpp).
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <array>
-#include <map>
+#include <filesystem>
 #include <memory>
 #include <set>
-#include <sstream>
+#include <system_error>
 
 #include "cli/command.hpp"
 #include "cli/errors.hpp"
 #include "cli/exit_code.hpp"
 #include "cli/heads.hpp"
-#include "io/input_file.hpp"
+#include "cli/heads_partial_read.hpp"
 #include "io/matrix_stream.hpp"
-#include "io/npy.hpp"
-#include "io/npy_strings.hpp"
-#include "io/zip.hpp"
 
 namespace attn::cli {
 
 namespace {
 
-constexpr const char* kFormat = "attn heads partial 1";
-constexpr std::size_t kSums = 23;
+constexpr const char* kFormat = kPartialFormat;
+constexpr std::size_t kSums = kPartialSums;
 
 std::array<double, kSums> pack(const model::HeadSums& s) {
     std::array<double, kSums> v{};
@@ -95,46 +93,6 @@ io::MatrixStream strings(std::string name, std::vector<std::string> values) {
     auto data = std::make_shared<std::vector<std::string>>(std::move(values));
     s.info.strings = [data] { return *data; };
     return s;
-}
-
-struct Part {
-    std::map<std::string, io::NpyArray> arrays;
-    std::map<std::string, std::vector<std::string>> text;
-};
-
-Part read_part(const std::string& path) {
-    io::InputFile input(path, true);
-    std::ostringstream bytes;
-    bytes << input.stream().rdbuf();
-    const std::string archive = bytes.str();
-    Part part;
-    try {
-        for (const io::ZipEntry& e : io::read_stored_zip(archive, path)) {
-            const std::string key =
-                e.name.substr(0, e.name.size() - std::min<std::size_t>(4, e.name.size()));
-            if (io::is_npy_strings(e.data)) {
-                part.text[key] = io::read_npy_strings(e.data, path + ": " + e.name);
-            } else {
-                std::istringstream member{std::string(e.data)};
-                part.arrays[key] = io::read_npy(member, path + ": " + e.name);
-            }
-        }
-    } catch (const std::invalid_argument& e) {
-        throw UsageError(e.what());
-    }
-    const auto it = part.text.find("format");
-    if (it == part.text.end() || it->second != std::vector<std::string>{kFormat})
-        throw UsageError(
-            fmt::format("{}: not a partial of attn heads (made by attn heads "
-                        "--partial)",
-                        path));
-    for (const char* name : {"layers", "heads", "sums", "argmax", "prompt_lengths", "prompt_ids"})
-        if (!part.arrays.count(name))
-            throw UsageError(fmt::format("{}: the partial has no array {}", path, name));
-    for (const char* name : {"model", "options"})
-        if (!part.text.count(name))
-            throw UsageError(fmt::format("{}: the partial has no {}", path, name));
-    return part;
 }
 
 /// The first difference between two model identities, in words.
@@ -199,28 +157,32 @@ void write_partial(const HeadsRun& run, const RunIdentity& identity, const io::O
 }
 
 HeadsRun merge_partials(const std::vector<std::string>& paths, RunIdentity* identity) {
+    for (std::size_t a = 0; a < paths.size(); ++a)
+        for (std::size_t b = a + 1; b < paths.size(); ++b) {
+            std::error_code error;
+            if (paths[a] == paths[b] || std::filesystem::equivalent(paths[a], paths[b], error))
+                throw UsageError(fmt::format(
+                    "{} and {}: the same partial twice; give each part once", paths[a], paths[b]));
+        }
     HeadsRun run;
     std::vector<std::string> model, options;
     for (std::size_t k = 0; k < paths.size(); ++k) {
-        const Part part = read_part(paths[k]);
-        const auto& text = part.text;
+        const Partial part = read_partial(paths[k]);
         if (k == 0) {
-            model = text.at("model");
-            options = text.at("options");
-            for (const double v : part.arrays.at("layers").values)
-                run.layers.push_back(static_cast<std::size_t>(v));
-            for (const double v : part.arrays.at("heads").values)
-                run.heads.push_back(static_cast<std::size_t>(v));
+            model = part.model;
+            options = part.options;
+            run.layers = part.layers;
+            run.heads = part.heads;
             run.sums.resize(run.layers.size() * run.heads.size());
             for (const std::string& o : options) {
                 if (o == "--measure=mul") run.measure = model::Measure::mul;
                 if (o == "--measure=abs") run.measure = model::Measure::abs;
             }
         } else {
-            if (text.at("model") != model)
+            if (part.model != model)
                 throw UsageError(fmt::format("{}: a partial of another model than {}: {}", paths[k],
-                                             paths[0], model_difference(model, text.at("model"))));
-            const auto& o = text.at("options");
+                                             paths[0], model_difference(model, part.model)));
+            const auto& o = part.options;
             for (std::size_t j = 0; j < std::max(o.size(), options.size()); ++j) {
                 const std::string a = j < options.size() ? options[j] : "(none)";
                 const std::string b = j < o.size() ? o[j] : "(none)";
@@ -230,26 +192,10 @@ HeadsRun merge_partials(const std::vector<std::string>& paths, RunIdentity* iden
                                     paths[0], b, a));
             }
         }
-        const io::NpyArray& sums = part.arrays.at("sums");
-        const io::NpyArray& argmax = part.arrays.at("argmax");
-        if (sums.shape != std::vector<std::size_t>{run.sums.size(), kSums} ||
-            argmax.shape.size() != 2 || argmax.shape[0] != run.sums.size() ||
-            argmax.shape[1] % 2 != 1)
-            throw UsageError(fmt::format("{}: sums or argmax of the wrong shape", paths[k]));
-        const std::size_t width = argmax.shape[1];
+        // read_partial checked the shapes against the options, equal in every part
         for (std::size_t h = 0; h < run.sums.size(); ++h)
-            run.sums[h] += unpack(&sums.values[h * kSums], &argmax.values[h * width], width);
-        const auto& lengths = part.arrays.at("prompt_lengths").values;
-        const auto& ids = part.arrays.at("prompt_ids").values;
-        std::size_t at = 0;
-        for (const double len : lengths) {
-            const auto n = static_cast<std::size_t>(len);
-            if (at + n > ids.size())
-                throw UsageError(fmt::format("{}: prompt_ids shorter than its lengths", paths[k]));
-            run.prompts.emplace_back(ids.begin() + static_cast<std::ptrdiff_t>(at),
-                                     ids.begin() + static_cast<std::ptrdiff_t>(at + n));
-            at += n;
-        }
+            run.sums[h] += unpack(&part.sums[h * kSums], &part.argmax[h * part.width], part.width);
+        run.prompts.insert(run.prompts.end(), part.prompts.begin(), part.prompts.end());
     }
     if (identity) *identity = {model, options};
     return run;
@@ -265,6 +211,10 @@ struct MergeOptions {
 };
 
 int run_merge(const MergeOptions& opt) {
+    if (opt.parts.empty())
+        throw UsageError(
+            "PARTS: give the partials to merge, PART.npz ... (each written by attn heads "
+            "--partial)");
     const io::OutputSpec spec = resolve_output(opt.out);
     const HeadsShow show = parse_heads_show(opt.show);
     if (opt.partial && spec.format != io::Format::npz)
@@ -287,9 +237,8 @@ Command add_merge(CLI::App& root) {
         "merge",
         "Add up the partials of attn heads --partial (shards of a data set) into the scores one "
         "run over all their prompts gives");
-    sub->add_option("parts", opt->parts, "The partials (npz), in order")
-        ->required()
-        ->type_name("PART.npz");
+    // not required(): run_merge names PARTS when none is given
+    sub->add_option("parts", opt->parts, "The partials (npz), in order")->type_name("PART.npz");
     sub->add_flag("--partial", opt->partial, "Write the merged sums as a partial again");
     sub->add_option("--show", opt->show, "scores, prompts (the ids run), or both")
         ->type_name("LIST")

@@ -6,7 +6,7 @@
 # - every score equals numpy's computation (heads_check.py) from `attend --show weights` within
 #   1e-5, on checkpoints of several families, for each measure and exclusion;
 # - three shards merged equal one run within 1e-12 relative; different models or options are
-#   refused naming the difference;
+#   refused naming the difference; doctored partials (numpy) are refused naming file and member;
 # - the probe, the formats, the refusals.
 . "$(dirname "$0")/lib.sh"
 numpy_or_skip
@@ -101,6 +101,108 @@ expect_status 0 "$ATTN" heads --model "$M/gpt2" --ids 1,2,3 --measure mul --excl
 expect_usage_error "config.json" "$ATTN" merge "$WORK/part1.npz" "$WORK/gpt2.npz"
 expect_usage_error "not a partial" "$ATTN" merge "$WORK/part1.npz" "$WORK/w1.npz"
 expect_usage_error "--partial" "$ATTN" heads --model "$I" --prompts "$WORK/s1.txt" --partial -f csv
+
+# a partial is untrusted input: a doctored member exits 2 with one line naming the file and the
+# member and what was expected, and writes nothing (the good part2 read first)
+"$PYTHON" - "$WORK/part1.npz" "$WORK/bad" <<'PY' || fail "doctoring the partials"
+import os, sys
+import numpy as np
+z = dict(np.load(sys.argv[1]))
+os.makedirs(sys.argv[2])
+def save(name, **change):
+    np.savez(os.path.join(sys.argv[2], name + ".npz"), **{**z, **change})
+lengths, ids, model = z["prompt_lengths"].copy(), z["prompt_ids"].copy(), z["model"].copy()
+assert list(z["layers"]) == [0, 1] and z["sums"].shape == (4, 23) and len(lengths) == 2
+save("sums_negated", sums=-z["sums"])
+save("sums_nan", sums=np.full_like(z["sums"], np.nan))
+save("argmax_cut", argmax=z["argmax"][:, :5])
+lengths[0] = 7.5
+save("lengths_half", prompt_lengths=lengths)
+ids[3] = 1e30
+save("id_huge", prompt_ids=ids)
+save("layers_past", layers=np.array([0.0, 7.0]))
+save("prompts_none", prompt_lengths=np.zeros(0), prompt_ids=np.zeros(0))
+save("layers_2d", layers=z["layers"].reshape(1, 2))
+save("layers_int", layers=z["layers"].astype(np.int64))
+save("layers_fewer", layers=np.array([1.0]))
+argmax = z["argmax"].copy()
+argmax[0, 0] += 1
+save("argmax_more", argmax=argmax)
+sums = z["sums"].copy()
+sums[:, 22] += 1
+save("queries_more", sums=sums)
+model[0] = "config={"
+save("model_broken", model=model)
+save("extra", extra=np.zeros(1))
+options = z["options"].copy()
+options[1] = "--measure=max"
+save("measure_bad", options=options)
+save("ids_short", prompt_ids=z["prompt_ids"][:-1])
+save("sums_f4", sums=z["sums"].astype(np.float32))
+save("heads_twice", heads=np.array([0.0, 0.0]))
+save("argmax_negated", argmax=-z["argmax"])
+save("format_other", format=np.array(["attn heads partial 2"]))
+PY
+expect_bad_partial() {  # NAME MEMBER TEXT: merge part2 + bad/NAME.npz
+    local bad=$WORK/bad/$1.npz
+    for output in "-o $WORK/bad.csv" "--partial -o $WORK/bad.npz"; do
+        # shellcheck disable=SC2086
+        expect_usage_error "$bad: $2" "$ATTN" merge "$WORK/part2.npz" "$bad" $output
+        checks=$((checks + 1))
+        # the one line, then the usage errors' "Try 'attn merge --help'" line
+        [ "$(wc -l <"$ERR")" -eq 2 ] && head -1 "$ERR" | grep -qF -- "$3" &&
+            sed -n 2p "$ERR" | grep -q "^Try 'attn merge --help'" || fail "$1: $(cat "$ERR")"
+        [ ! -e "$WORK/bad.csv" ] && [ ! -e "$WORK/bad.npz" ] || fail "$1: wrote $output"
+    done
+}
+expect_bad_partial sums_negated sums ">= 0 expected"
+expect_bad_partial sums_nan sums "nan at row 0, column 0 (rows_previous); a finite sum >= 0 expected"
+expect_bad_partial argmax_cut argmax "shape (4, 5); (4, 29) expected"
+expect_bad_partial lengths_half prompt_lengths "7.5 at index 0; a whole number of tokens >= 1 expected"
+expect_bad_partial id_huge prompt_ids "1e+30 at index 3; a token id 0 .. 53 expected"
+expect_bad_partial layers_past layers "7 at index 1; whole numbers 0 .. 1 increasing expected"
+expect_bad_partial prompts_none sums "the 0 of prompt_lengths expected"
+expect_bad_partial layers_2d layers "shape (1, 2); a list (K,)"
+expect_bad_partial layers_int layers "dtype '<i8'; float64 (<f8) expected"
+expect_bad_partial layers_fewer layers "1; the options' --layer=0,1 expected"
+expect_bad_partial argmax_more argmax "row 0 adds up to 29; the 28 queries of sums expected"
+expect_bad_partial queries_more sums "29 queries at row 0 (column 22); the 28 the prompt lengths give"
+expect_bad_partial model_broken model "config.json: is not valid JSON"
+expect_bad_partial extra extra.npy "not a member of a partial"
+expect_bad_partial measure_bad options "--measure=max; rows, mul or abs expected"
+expect_bad_partial ids_short prompt_ids "29 ids; prompt_lengths adds up to more"
+expect_bad_partial sums_f4 sums "float32 numbers; float64 (<f8) expected"
+expect_bad_partial heads_twice heads "0 at index 1; whole numbers 0 .. 1 increasing expected"
+expect_bad_partial argmax_negated argmax "; a count (whole number >= 0) expected"
+expect_usage_error "$WORK/bad/format_other.npz: not a partial of attn heads" "$ATTN" merge \
+    "$WORK/bad/format_other.npz"
+# an ordinary heads npz, no file, one file twice (also by another path to it)
+expect_status 0 "$ATTN" heads --model "$I" --ids 53,1,2,1,2 -o "$WORK/plain.npz"
+expect_usage_error "$WORK/plain.npz: not a partial of attn heads" "$ATTN" merge "$WORK/plain.npz"
+expect_usage_error "PARTS: give the partials" "$ATTN" merge -o "$WORK/bad.csv"
+checks=$((checks + 1))
+[ "$(wc -l <"$ERR")" -eq 2 ] && [ ! -e "$WORK/bad.csv" ] || fail "no parts: $(cat "$ERR")"
+ln -s part1.npz "$WORK/link.npz"
+for again in "$WORK/part1.npz" "$WORK/./part1.npz" "$WORK/link.npz"; do
+    expect_usage_error "$WORK/part1.npz and $again: the same partial twice" "$ATTN" merge \
+        "$WORK/part1.npz" "$WORK/part2.npz" "$again" -o "$WORK/bad.csv"
+    [ ! -e "$WORK/bad.csv" ] || fail "the same partial twice: wrote output"
+done
+# what a real partial may hold passes: mul's 0 / 0 (one token, BOS excluded), a bidirectional
+# model's queries (n for n >= 2, none for one token), a merged partial merged again
+for ids in 53 53,1,2,1; do
+    expect_status 0 "$ATTN" heads --model "$I" --ids $ids --measure mul --exclude-bos --partial \
+        -o "$WORK/one$ids.npz"
+done
+expect_status 0 "$ATTN" merge "$WORK/one53.npz" "$WORK/one53,1,2,1.npz" -f csv
+for ids in 5 1,2,3,1; do
+    expect_status 0 "$ATTN" heads --model "$M/bert" --ids $ids --partial -o "$WORK/bert$ids.npz"
+done
+expect_status 0 "$ATTN" merge "$WORK/bert5.npz" "$WORK/bert1,2,3,1.npz" -f csv
+expect_status 0 "$ATTN" merge "$WORK/part1.npz" "$WORK/part2.npz" --partial -o "$WORK/m12.npz"
+expect_status 0 "$ATTN" merge "$WORK/m12.npz" "$WORK/part3.npz" -o "$WORK/m12_3.json"
+checks=$((checks + 1))
+cmp -s "$WORK/m12_3.json" "$WORK/merged.json" || fail "(part1 + part2) + part3 differs from the merge of 3"
 
 # the probe: [BOS] r r, r drawn from the ids that are not special (53 is <|endoftext|>)
 expect_status 0 "$ATTN" heads --model "$I" -f json
