@@ -175,7 +175,7 @@ model::ModelConfig model_config(const std::string& path, const std::vector<std::
     try {
         return model::parse_config(std::string_view(model[0]).substr(7));
     } catch (const std::invalid_argument& e) {
-        refuse(path, "model", e.what());
+        refuse(path, "model", std::string("config=: ") + e.what());
     }
 }
 
