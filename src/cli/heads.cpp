@@ -137,7 +137,14 @@ HeadsSetup setup_heads(const HeadsOptions& opt, const io::OutputSpec& spec) {
     std::size_t longest = 0;
     for (const auto& p : s.run.prompts) longest = std::max(longest, p.size());
     const bool wide = spec.dtype == io::Dtype::float64;
-    open_weights(s.m, longest, wide ? 8 : 4);
+    // design.md (Long inputs): heads "never holds an n x n matrix": the weights stream in row
+    // blocks from the fused kernel (a compute dtype runs the direct path: forward_bytes counts
+    // its n x n arrays), nothing recorded; the argmax offsets (2n - 1 counts) of each head's
+    // sums in the run and in the prompt's, and of the prompt's scorer
+    model::ForwardKeep keep;
+    keep.square = false;
+    keep.offsets = 2 * s.run.sums.size() + 1;
+    open_weights(s.m, longest, wide ? 8 : 4, keep);
     // the identity a partial carries: the model's, then the options that change numbers
     std::string config_line = "config=";
     config_line += config.dump();
