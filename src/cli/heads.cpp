@@ -57,6 +57,17 @@ struct HeadsSetup {
     HeadsRun run;
     RunIdentity identity;
     model::Exclusions exclusions;
+    /// Each prompt as messages name it: "--prompts: FILE, line K", "--probe: prompt K",
+    /// "--ids", "TEXT".
+    std::vector<std::string> where;
+};
+
+/// One prompt's sums (one a head, as HeadsRun::sums) and where its forward first held a NaN
+/// or an infinity.
+struct PromptSums {
+    std::size_t prompt = 0;
+    std::vector<model::HeadSums> sums;
+    std::optional<model::NonFinite> nonfinite;
 };
 
 std::optional<std::int64_t> config_id(const nlohmann::json& j, const char* key) {
@@ -82,7 +93,7 @@ HeadsSetup setup_heads(const HeadsOptions& opt, const io::OutputSpec& spec) {
                 throw UsageError(fmt::format(
                     "{}: sets the probe, which runs only without a TEXT, --ids or --prompts",
                     o->get_name()));
-    HeadsSetup s{open_model_config(opt.model), {}, {}, {}};
+    HeadsSetup s{open_model_config(opt.model), {}, {}, {}, {}};
     s.m.config.compute_dtype = io::reduced_format(spec.dtype);
     const model::ModelConfig& c = s.m.config;
     const nlohmann::json config = config_json(s.m.source);
@@ -95,11 +106,14 @@ HeadsSetup setup_heads(const HeadsOptions& opt, const io::OutputSpec& spec) {
         const auto e = naming_option("TEXT", [&] { return tokenizer->encode(*opt.text); });
         s.run.prompts.emplace_back(e.ids.begin(), e.ids.end());
         if (s.run.prompts.back().empty()) throw UsageError("TEXT: the text gives no tokens");
+        s.where = {"TEXT"};
     } else if (opt.ids) {
         s.run.prompts.push_back(
             naming_option("--ids", [&] { return parse_token_ids(*opt.ids, c.vocab_size); }));
+        s.where = {"--ids"};
     } else if (file) {
-        s.run.prompts = read_prompts(opt.prompts, tokenizer ? &*tokenizer : nullptr, c.vocab_size);
+        s.run.prompts =
+            read_prompts(opt.prompts, tokenizer ? &*tokenizer : nullptr, c.vocab_size, &s.where);
     } else {  // the probe
         std::size_t context = 0;
         for (const char* key : {"n_positions", "max_position_embeddings", "n_ctx"})
@@ -124,6 +138,8 @@ HeadsSetup setup_heads(const HeadsOptions& opt, const io::OutputSpec& spec) {
         }
         const auto bos = config_id(config, "bos_token_id");
         s.run.prompts = model::repeat_probe(allowed, bos, opt.probe_count, length, opt.seed);
+        for (std::size_t p = 0; p < s.run.prompts.size(); ++p)
+            s.where.push_back(fmt::format("--probe: prompt {}", p + 1));
         probe_line = {fmt::format("--probe-count={}", opt.probe_count),
                       fmt::format("--probe-length={}", length),
                       fmt::format("--probe-ids={}", opt.probe_ids),
@@ -165,11 +181,11 @@ HeadsSetup setup_heads(const HeadsOptions& opt, const io::OutputSpec& spec) {
 /// One prompt's forward, every selected head's rows streamed into the prompt's own sums (one a
 /// head, as run.sums): the serial and the threaded runs add these in prompt order.
 template <class T>
-std::vector<model::HeadSums> score_prompt(const HeadsSetup& s, std::size_t p) {
+PromptSums score_prompt(const HeadsSetup& s, std::size_t p) {
     const HeadsRun& run = s.run;
     const std::vector<std::int64_t>& ids = run.prompts[p];
     const std::size_t n = ids.size();
-    model::ModelRun<T> forward = naming_option(fmt::format("prompt {}", p + 1), [&] {
+    model::ModelRun<T> forward = naming_option(s.where[p], [&] {
         return model::ModelRun<T>(s.m.config, s.m.weights(), ids, run.layers, run.heads,
                                   model::Keep{}, false);
     });
@@ -192,7 +208,7 @@ std::vector<model::HeadSums> score_prompt(const HeadsSetup& s, std::size_t p) {
             scorer.finish(sums[k * run.heads.size() + h]);
         }
     }
-    return sums;
+    return {p, std::move(sums), forward.nonfinite()};
 }
 
 /// Every prompt's sums added to run.sums in prompt order, one prompt a thread, OpenBLAS on one
@@ -205,14 +221,24 @@ void run_prompts(HeadsSetup& s, bool progress) {
     const std::size_t count = run.prompts.size();
     io::Progress bar("heads", count, progress);
     std::size_t next = 0;
+    bool warned = false;
     runtime::ordered_pipeline(
         std::min(prompt_workers(s.m), count),
         [&]() -> std::optional<std::size_t> {
             return next < count ? std::optional<std::size_t>(next++) : std::nullopt;
         },
         [&](std::size_t p) { return score_prompt<T>(s, p); },
-        [&](std::vector<model::HeadSums>&& sums) {
-            for (std::size_t i = 0; i < sums.size(); ++i) run.sums[i] += sums[i];
+        [&](PromptSums&& p) {
+            // design.md: a NaN or infinity "propagates as in PyTorch ... and one line on
+            // standard error names where it first appeared" (the first prompt holding one)
+            if (p.nonfinite && !warned) {
+                const std::string& where = s.where[p.prompt];
+                const bool named = where.starts_with("--prompts") || where.starts_with("--probe");
+                fmt::print(stderr, "attn: warning: {}a NaN or inf first appears at {}\n",
+                           named ? where + ": " : std::string(), p.nonfinite->describe());
+                warned = true;
+            }
+            for (std::size_t i = 0; i < p.sums.size(); ++i) run.sums[i] += p.sums[i];
             bar.advance(1);
         });
 }
