@@ -32,6 +32,10 @@ namespace {
 const NameTable<model::Measure> kMeasures{
     {"rows", model::Measure::rows}, {"mul", model::Measure::mul}, {"abs", model::Measure::abs}};
 
+/// What runs without a prompt: the repeat probe, [BOS] r_1 .. r_N r_1 .. r_N.
+enum class Probe { repeat };
+const NameTable<Probe> kProbes{{"repeat", Probe::repeat}};
+
 struct HeadsOptions {
     ModelOptions model;
     std::optional<std::string> text;
@@ -41,10 +45,11 @@ struct HeadsOptions {
     std::string layer, head;
     model::Measure measure = model::Measure::rows;
     bool exclude_bos = false, exclude_self = false;
+    Probe probe = Probe::repeat;
     std::size_t probe_count = 8;
     std::optional<std::size_t> probe_length;
     std::string probe_ids;
-    std::vector<const CLI::Option*> probe_opts;  // --probe-count, --probe-length, ...
+    std::vector<const CLI::Option*> probe_opts;  // --probe, --probe-count, ...
     std::uint64_t seed = 0;
     bool partial = false;
     std::string show = "scores";
@@ -122,9 +127,10 @@ HeadsSetup setup_heads(const HeadsOptions& opt, const io::OutputSpec& spec) {
         const std::size_t most = context ? (context - 1) / 2 : 50;
         if (opt.probe_length && (*opt.probe_length == 0 || *opt.probe_length > most))
             throw UsageError(fmt::format(
-                "--probe-length: {} tokens; the model's context of {} holds at most {} (1 + 2 N "
-                "tokens)",
-                *opt.probe_length, context, most));
+                "--probe-length: {} is not in 1 to {} (a probe of N holds 1 + 2 N tokens; {})",
+                *opt.probe_length, most,
+                context ? fmt::format("the model's context is {}", context)
+                        : std::string("the config gives no context, so 50 at most")));
         const std::size_t length = opt.probe_length.value_or(std::min<std::size_t>(50, most));
         std::vector<std::int64_t> allowed;
         if (tokenizer) {
@@ -140,7 +146,8 @@ HeadsSetup setup_heads(const HeadsOptions& opt, const io::OutputSpec& spec) {
         s.run.prompts = model::repeat_probe(allowed, bos, opt.probe_count, length, opt.seed);
         for (std::size_t p = 0; p < s.run.prompts.size(); ++p)
             s.where.push_back(fmt::format("--probe: prompt {}", p + 1));
-        probe_line = {fmt::format("--probe-count={}", opt.probe_count),
+        probe_line = {fmt::format("--probe={}", name_of(kProbes, opt.probe)),
+                      fmt::format("--probe-count={}", opt.probe_count),
                       fmt::format("--probe-length={}", length),
                       fmt::format("--probe-ids={}", opt.probe_ids),
                       fmt::format("--seed={}", opt.seed)};
@@ -248,7 +255,7 @@ int run_heads(const HeadsOptions& opt) {
     const HeadsShow show = parse_heads_show(opt.show);
     if (opt.partial && spec.format != io::Format::npz)
         throw UsageError("--partial: writes the sums as npz; give -o PART.npz or -f npz");
-    if (!opt.partial) check_head_table_output(spec, "heads");
+    if (!opt.partial) check_heads_output(show, spec);
     HeadsSetup s = setup_heads(opt, spec);
     const bool progress = !opt.out.quiet && !spec.to_terminal;
     if (spec.dtype == io::Dtype::float64)
@@ -295,6 +302,8 @@ Command add_heads(CLI::App& root) {
                   "Leave each query's own key out of the pattern scores "
                   "(exclude_current_token)");
     opt->probe_opts = {
+        add_enum_option(*sub, "--probe", opt->probe, kProbes,
+                        "What runs without a prompt: repeat, [BOS] r_1..r_N r_1..r_N"),
         sub->add_option("--probe-count", opt->probe_count, "The probe's prompts")
             ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))
             ->capture_default_str(),
@@ -312,7 +321,9 @@ Command add_heads(CLI::App& root) {
             ->capture_default_str()};
     sub->add_flag("--partial", opt->partial,
                   "Write the sums and counts as npz, for attn merge (shards of a data set)");
-    sub->add_option("--show", opt->show, "scores, prompts (the ids run), or both")
+    sub->add_option("--show", opt->show,
+                    "scores, prompts (the ids run) or scores,prompts (-f table, or -o DIR/ for "
+                    "a file each; json and npz hold both, svg and png draw scores)")
         ->type_name("LIST")
         ->capture_default_str();
     add_output_options(*sub, opt->out, true);
