@@ -22,6 +22,7 @@
 #include "cli/model_files.hpp"
 #include "cli/prompts.hpp"
 #include "cli/tokenizer_files.hpp"
+#include "io/gguf.hpp"
 #include "io/progress.hpp"
 #include "runtime/ordered_pipeline.hpp"
 
@@ -85,6 +86,16 @@ nlohmann::json config_json(const io::ModelSource& source) {
     return nlohmann::json::parse(source.config_json(), nullptr, false);  // parsed once before
 }
 
+/// A GGUF file's BOS as its tokenizer reads it: tokenizer.ggml.bos_token_id, else (the key
+/// absent) the one token the tokenizer puts before every text by llama.cpp's defaults, else
+/// none.
+std::optional<std::int64_t> gguf_bos(const io::GgufFile& file, const text::Tokenizer* tokenizer) {
+    if (const auto id = file.metadata().unsigned_integer("tokenizer.ggml.bos_token_id"))
+        return static_cast<std::int64_t>(*id);
+    if (tokenizer && tokenizer->prefix().size() == 1) return tokenizer->prefix().front().id;
+    return std::nullopt;
+}
+
 /// The model opened (model_files), the prompts made or read (the tokenizer built once), the
 /// weights mapped for the longest prompt: everything the per-prompt loop needs.
 HeadsSetup setup_heads(const HeadsOptions& opt, const io::OutputSpec& spec) {
@@ -142,7 +153,12 @@ HeadsSetup setup_heads(const HeadsOptions& opt, const io::OutputSpec& spec) {
             allowed = naming_option(
                 "--probe-ids", [&] { return allowed_range(opt.probe_ids, c.vocab_size, special); });
         }
-        const auto bos = config_id(config, "bos_token_id");
+        // design.md: "BOS is the config's bos_token_id when it has one"; a GGUF file's is
+        // tokenizer.ggml.bos_token_id, "a key that is absent defaults as llama.cpp's
+        // vocabulary loader decides" (as its tokenizer reads it)
+        const auto bos = s.m.source.gguf()
+                             ? gguf_bos(*s.m.source.gguf(), tokenizer ? &*tokenizer : nullptr)
+                             : config_id(config, "bos_token_id");
         s.run.prompts = model::repeat_probe(allowed, bos, opt.probe_count, length, opt.seed);
         for (std::size_t p = 0; p < s.run.prompts.size(); ++p)
             s.where.push_back(fmt::format("--probe: prompt {}", p + 1));
