@@ -22,6 +22,7 @@
 #include "cli/model_files.hpp"
 #include "cli/prompts.hpp"
 #include "cli/tokenizer_files.hpp"
+#include "io/gguf.hpp"
 #include "io/progress.hpp"
 #include "runtime/ordered_pipeline.hpp"
 
@@ -32,6 +33,10 @@ namespace {
 const NameTable<model::Measure> kMeasures{
     {"rows", model::Measure::rows}, {"mul", model::Measure::mul}, {"abs", model::Measure::abs}};
 
+/// What runs without a prompt: the repeat probe, [BOS] r_1 .. r_N r_1 .. r_N.
+enum class Probe { repeat };
+const NameTable<Probe> kProbes{{"repeat", Probe::repeat}};
+
 struct HeadsOptions {
     ModelOptions model;
     std::optional<std::string> text;
@@ -41,10 +46,11 @@ struct HeadsOptions {
     std::string layer, head;
     model::Measure measure = model::Measure::rows;
     bool exclude_bos = false, exclude_self = false;
+    Probe probe = Probe::repeat;
     std::size_t probe_count = 8;
     std::optional<std::size_t> probe_length;
     std::string probe_ids;
-    std::vector<const CLI::Option*> probe_opts;  // --probe-count, --probe-length, ...
+    std::vector<const CLI::Option*> probe_opts;  // --probe, --probe-count, ...
     std::uint64_t seed = 0;
     bool partial = false;
     std::string show = "scores";
@@ -57,6 +63,17 @@ struct HeadsSetup {
     HeadsRun run;
     RunIdentity identity;
     model::Exclusions exclusions;
+    /// Each prompt as messages name it: "--prompts: FILE, line K", "--probe: prompt K",
+    /// "--ids", "TEXT".
+    std::vector<std::string> where;
+};
+
+/// One prompt's sums (one a head, as HeadsRun::sums) and where its forward first held a NaN
+/// or an infinity.
+struct PromptSums {
+    std::size_t prompt = 0;
+    std::vector<model::HeadSums> sums;
+    std::optional<model::NonFinite> nonfinite;
 };
 
 std::optional<std::int64_t> config_id(const nlohmann::json& j, const char* key) {
@@ -67,6 +84,16 @@ std::optional<std::int64_t> config_id(const nlohmann::json& j, const char* key) 
 
 nlohmann::json config_json(const io::ModelSource& source) {
     return nlohmann::json::parse(source.config_json(), nullptr, false);  // parsed once before
+}
+
+/// A GGUF file's BOS as its tokenizer reads it: tokenizer.ggml.bos_token_id, else (the key
+/// absent) the one token the tokenizer puts before every text by llama.cpp's defaults, else
+/// none.
+std::optional<std::int64_t> gguf_bos(const io::GgufFile& file, const text::Tokenizer* tokenizer) {
+    if (const auto id = file.metadata().unsigned_integer("tokenizer.ggml.bos_token_id"))
+        return static_cast<std::int64_t>(*id);
+    if (tokenizer && tokenizer->prefix().size() == 1) return tokenizer->prefix().front().id;
+    return std::nullopt;
 }
 
 /// The model opened (model_files), the prompts made or read (the tokenizer built once), the
@@ -82,7 +109,7 @@ HeadsSetup setup_heads(const HeadsOptions& opt, const io::OutputSpec& spec) {
                 throw UsageError(fmt::format(
                     "{}: sets the probe, which runs only without a TEXT, --ids or --prompts",
                     o->get_name()));
-    HeadsSetup s{open_model_config(opt.model), {}, {}, {}};
+    HeadsSetup s{open_model_config(opt.model), {}, {}, {}, {}};
     s.m.config.compute_dtype = io::reduced_format(spec.dtype);
     const model::ModelConfig& c = s.m.config;
     const nlohmann::json config = config_json(s.m.source);
@@ -95,11 +122,14 @@ HeadsSetup setup_heads(const HeadsOptions& opt, const io::OutputSpec& spec) {
         const auto e = naming_option("TEXT", [&] { return tokenizer->encode(*opt.text); });
         s.run.prompts.emplace_back(e.ids.begin(), e.ids.end());
         if (s.run.prompts.back().empty()) throw UsageError("TEXT: the text gives no tokens");
+        s.where = {"TEXT"};
     } else if (opt.ids) {
         s.run.prompts.push_back(
             naming_option("--ids", [&] { return parse_token_ids(*opt.ids, c.vocab_size); }));
+        s.where = {"--ids"};
     } else if (file) {
-        s.run.prompts = read_prompts(opt.prompts, tokenizer ? &*tokenizer : nullptr, c.vocab_size);
+        s.run.prompts =
+            read_prompts(opt.prompts, tokenizer ? &*tokenizer : nullptr, c.vocab_size, &s.where);
     } else {  // the probe
         std::size_t context = 0;
         for (const char* key : {"n_positions", "max_position_embeddings", "n_ctx"})
@@ -108,9 +138,10 @@ HeadsSetup setup_heads(const HeadsOptions& opt, const io::OutputSpec& spec) {
         const std::size_t most = context ? (context - 1) / 2 : 50;
         if (opt.probe_length && (*opt.probe_length == 0 || *opt.probe_length > most))
             throw UsageError(fmt::format(
-                "--probe-length: {} tokens; the model's context of {} holds at most {} (1 + 2 N "
-                "tokens)",
-                *opt.probe_length, context, most));
+                "--probe-length: {} is not in 1 to {} (a probe of N holds 1 + 2 N tokens; {})",
+                *opt.probe_length, most,
+                context ? fmt::format("the model's context is {}", context)
+                        : std::string("the config gives no context, so 50 at most")));
         const std::size_t length = opt.probe_length.value_or(std::min<std::size_t>(50, most));
         std::vector<std::int64_t> allowed;
         if (tokenizer) {
@@ -122,9 +153,17 @@ HeadsSetup setup_heads(const HeadsOptions& opt, const io::OutputSpec& spec) {
             allowed = naming_option(
                 "--probe-ids", [&] { return allowed_range(opt.probe_ids, c.vocab_size, special); });
         }
-        const auto bos = config_id(config, "bos_token_id");
+        // design.md: "BOS is the config's bos_token_id when it has one"; a GGUF file's is
+        // tokenizer.ggml.bos_token_id, "a key that is absent defaults as llama.cpp's
+        // vocabulary loader decides" (as its tokenizer reads it)
+        const auto bos = s.m.source.gguf()
+                             ? gguf_bos(*s.m.source.gguf(), tokenizer ? &*tokenizer : nullptr)
+                             : config_id(config, "bos_token_id");
         s.run.prompts = model::repeat_probe(allowed, bos, opt.probe_count, length, opt.seed);
-        probe_line = {fmt::format("--probe-count={}", opt.probe_count),
+        for (std::size_t p = 0; p < s.run.prompts.size(); ++p)
+            s.where.push_back(fmt::format("--probe: prompt {}", p + 1));
+        probe_line = {fmt::format("--probe={}", name_of(kProbes, opt.probe)),
+                      fmt::format("--probe-count={}", opt.probe_count),
                       fmt::format("--probe-length={}", length),
                       fmt::format("--probe-ids={}", opt.probe_ids),
                       fmt::format("--seed={}", opt.seed)};
@@ -137,7 +176,14 @@ HeadsSetup setup_heads(const HeadsOptions& opt, const io::OutputSpec& spec) {
     std::size_t longest = 0;
     for (const auto& p : s.run.prompts) longest = std::max(longest, p.size());
     const bool wide = spec.dtype == io::Dtype::float64;
-    open_weights(s.m, longest, wide ? 8 : 4);
+    // design.md (Long inputs): heads "never holds an n x n matrix": the weights stream in row
+    // blocks from the fused kernel (a compute dtype runs the direct path: forward_bytes counts
+    // its n x n arrays), nothing recorded; the argmax offsets (2n - 1 counts) of each head's
+    // sums in the run and in the prompt's, and of the prompt's scorer
+    model::ForwardKeep keep;
+    keep.square = false;
+    keep.offsets = 2 * s.run.sums.size() + 1;
+    open_weights(s.m, longest, wide ? 8 : 4, keep);
     // the identity a partial carries: the model's, then the options that change numbers
     std::string config_line = "config=";
     config_line += config.dump();
@@ -158,11 +204,11 @@ HeadsSetup setup_heads(const HeadsOptions& opt, const io::OutputSpec& spec) {
 /// One prompt's forward, every selected head's rows streamed into the prompt's own sums (one a
 /// head, as run.sums): the serial and the threaded runs add these in prompt order.
 template <class T>
-std::vector<model::HeadSums> score_prompt(const HeadsSetup& s, std::size_t p) {
+PromptSums score_prompt(const HeadsSetup& s, std::size_t p) {
     const HeadsRun& run = s.run;
     const std::vector<std::int64_t>& ids = run.prompts[p];
     const std::size_t n = ids.size();
-    model::ModelRun<T> forward = naming_option(fmt::format("prompt {}", p + 1), [&] {
+    model::ModelRun<T> forward = naming_option(s.where[p], [&] {
         return model::ModelRun<T>(s.m.config, s.m.weights(), ids, run.layers, run.heads,
                                   model::Keep{}, false);
     });
@@ -185,7 +231,7 @@ std::vector<model::HeadSums> score_prompt(const HeadsSetup& s, std::size_t p) {
             scorer.finish(sums[k * run.heads.size() + h]);
         }
     }
-    return sums;
+    return {p, std::move(sums), forward.nonfinite()};
 }
 
 /// Every prompt's sums added to run.sums in prompt order, one prompt a thread, OpenBLAS on one
@@ -198,14 +244,24 @@ void run_prompts(HeadsSetup& s, bool progress) {
     const std::size_t count = run.prompts.size();
     io::Progress bar("heads", count, progress);
     std::size_t next = 0;
+    bool warned = false;
     runtime::ordered_pipeline(
         std::min(prompt_workers(s.m), count),
         [&]() -> std::optional<std::size_t> {
             return next < count ? std::optional<std::size_t>(next++) : std::nullopt;
         },
         [&](std::size_t p) { return score_prompt<T>(s, p); },
-        [&](std::vector<model::HeadSums>&& sums) {
-            for (std::size_t i = 0; i < sums.size(); ++i) run.sums[i] += sums[i];
+        [&](PromptSums&& p) {
+            // design.md: a NaN or infinity "propagates as in PyTorch ... and one line on
+            // standard error names where it first appeared" (the first prompt holding one)
+            if (p.nonfinite && !warned) {
+                const std::string& where = s.where[p.prompt];
+                const bool named = where.starts_with("--prompts") || where.starts_with("--probe");
+                fmt::print(stderr, "attn: warning: {}a NaN or inf first appears at {}\n",
+                           named ? where + ": " : std::string(), p.nonfinite->describe());
+                warned = true;
+            }
+            for (std::size_t i = 0; i < p.sums.size(); ++i) run.sums[i] += p.sums[i];
             bar.advance(1);
         });
 }
@@ -215,7 +271,7 @@ int run_heads(const HeadsOptions& opt) {
     const HeadsShow show = parse_heads_show(opt.show);
     if (opt.partial && spec.format != io::Format::npz)
         throw UsageError("--partial: writes the sums as npz; give -o PART.npz or -f npz");
-    if (!opt.partial) check_head_table_output(spec, "heads");
+    if (!opt.partial) check_heads_output(show, spec);
     HeadsSetup s = setup_heads(opt, spec);
     const bool progress = !opt.out.quiet && !spec.to_terminal;
     if (spec.dtype == io::Dtype::float64)
@@ -262,6 +318,8 @@ Command add_heads(CLI::App& root) {
                   "Leave each query's own key out of the pattern scores "
                   "(exclude_current_token)");
     opt->probe_opts = {
+        add_enum_option(*sub, "--probe", opt->probe, kProbes,
+                        "What runs without a prompt: repeat, [BOS] r_1..r_N r_1..r_N"),
         sub->add_option("--probe-count", opt->probe_count, "The probe's prompts")
             ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))
             ->capture_default_str(),
@@ -279,7 +337,9 @@ Command add_heads(CLI::App& root) {
             ->capture_default_str()};
     sub->add_flag("--partial", opt->partial,
                   "Write the sums and counts as npz, for attn merge (shards of a data set)");
-    sub->add_option("--show", opt->show, "scores, prompts (the ids run), or both")
+    sub->add_option("--show", opt->show,
+                    "scores, prompts (the ids run) or scores,prompts (-f table, or -o DIR/ for "
+                    "a file each; json and npz hold both, svg and png draw scores)")
         ->type_name("LIST")
         ->capture_default_str();
     add_output_options(*sub, opt->out, true);

@@ -47,6 +47,10 @@ HeadsShow parse_heads_show(const std::string& text);
 /// (and prompts), svg/png the layers x heads grid coloured by type.
 void write_heads(const HeadsRun& run, const HeadsShow& show, const io::OutputSpec& spec);
 
+/// check_head_table_output, and UsageError naming --show for a picture (svg, png: the grid of
+/// the scores) of anything but scores: checked before any forward.
+void check_heads_output(const HeadsShow& show, const io::OutputSpec& spec);
+
 /// UsageError for an output a table of (layer, head) rows and its grid picture cannot be
 /// (heatmap, html, npy; json, svg or png into a directory), naming `command` (heads, compare):
 /// checked before any forward runs.

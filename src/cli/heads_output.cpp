@@ -229,8 +229,18 @@ void check_head_table_output(const io::OutputSpec& spec, std::string_view comman
     }
 }
 
-void write_heads(const HeadsRun& run, const HeadsShow& show, const io::OutputSpec& spec) {
+void check_heads_output(const HeadsShow& show, const io::OutputSpec& spec) {
+    if ((spec.format == io::Format::svg || spec.format == io::Format::png) &&
+        (show.prompts || !show.scores))
+        throw UsageError(fmt::format(
+            "--show: {} draws the layers x heads grid of the scores; prompts is a table (csv, "
+            "tsv, table, md; json and npz hold it)",
+            io::format_name(spec.format)));
     check_head_table_output(spec, "heads");
+}
+
+void write_heads(const HeadsRun& run, const HeadsShow& show, const io::OutputSpec& spec) {
+    check_heads_output(show, spec);
     const Table t = table_of(run);
     if (spec.format == io::Format::json) return write_json(t, run, spec);
     if (spec.format == io::Format::svg || spec.format == io::Format::png)

@@ -84,10 +84,14 @@ std::optional<std::vector<std::int64_t>> PromptReader::next() {
 
 std::vector<std::vector<std::int64_t>> read_prompts(const std::string& path,
                                                     const text::Tokenizer* tokenizer,
-                                                    std::size_t vocab) {
+                                                    std::size_t vocab,
+                                                    std::vector<std::string>* where) {
     PromptReader reader(path, tokenizer, vocab);
     std::vector<std::vector<std::int64_t>> prompts;
-    while (auto ids = reader.next()) prompts.push_back(std::move(*ids));
+    while (auto ids = reader.next()) {
+        prompts.push_back(std::move(*ids));
+        if (where) where->push_back(reader.where());
+    }
     return prompts;
 }
 

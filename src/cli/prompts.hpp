@@ -47,10 +47,12 @@ class PromptReader {
     bool warned_crlf_ = false;  // one warning a file for lines ending in \r
 };
 
-/// Every prompt of path, in order (PromptReader's, for a run that needs them all at once).
+/// Every prompt of path, in order (PromptReader's, for a run that needs them all at once);
+/// where (when given) gets each prompt's PromptReader::where(), "--prompts: FILE, line K".
 std::vector<std::vector<std::int64_t>> read_prompts(const std::string& path,
                                                     const text::Tokenizer* tokenizer,
-                                                    std::size_t vocab);
+                                                    std::size_t vocab,
+                                                    std::vector<std::string>* where = nullptr);
 
 /// The threads a run over many prompts runs them on, one prompt a thread
 /// (runtime/ordered_pipeline.hpp): thread_limit() for a safetensors checkpoint, whose blocks

@@ -124,12 +124,14 @@ void PromptHeadScorer::add(std::size_t row0, std::size_t rows, const T* w, std::
         }
         const std::size_t keys = causal_ ? i + 1 : n;
         if (keys < 2) continue;
+        // a NaN weight makes the entropy NaN and is the row's argmax (numpy's: the first NaN)
         std::size_t best = 0;
+        bool nan = false;
         double entropy = 0;
         for (std::size_t j = 0; j < n; ++j) {
             const double v = a[j];
-            if (v > 0) entropy -= v * std::log(v);
-            if (a[j] > a[best]) best = j;
+            if (!(v <= 0)) entropy -= v * std::log(v);
+            if (!nan && (std::isnan(v) || a[j] > a[best])) best = j, nan = std::isnan(v);
         }
         prompt_.sink += a[0];
         prompt_.self += a[i];

@@ -16,7 +16,9 @@
 // bidirectional: every query when n >= 2):
 //   sink = A[i,0], self = A[i,i], entropy = -sum_j A[i,j] ln A[i,j] (nats, 0 ln 0 = 0),
 //   offset = the most frequent argmax offset j* - i (j* the smallest index of the row's largest
-//   weight; ties between offsets: the smaller |offset|, then the negative one),
+//   weight, or of its first NaN, as numpy's argmax; ties between offsets: the smaller |offset|,
+//   then the negative one),
+// A NaN weight is never made a number: every score summing it is NaN (entropy too).
 //   positional = the fraction of those queries whose argmax is at offset.
 // type: the largest of previous, duplicate, induction (rows, no exclusion), sink, self, NaN
 // left out, the first in that order on ties, if >= 0.5; else "positional" if positional >= 0.9;

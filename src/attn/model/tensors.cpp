@@ -122,7 +122,8 @@ std::uint64_t forward_bytes(const ModelConfig& c, std::uint64_t n, std::uint64_t
     std::uint64_t values = block;
     for (const auto v : {qkv, layer, attention, mlp, stream, kept, std::uint64_t{c.vocab_size}})
         values = checked_add(values, v, what);
-    return checked_add(checked_mul(values, value_bytes, what),
+    const std::uint64_t counts = checked_product({keep.offsets, 2 * n, 8}, what);
+    return checked_add(checked_add(checked_mul(values, value_bytes, what), counts, what),
                        lens_bytes(c, n, value_bytes, keep.lens), what);
 }
 

@@ -106,6 +106,7 @@ struct ForwardKeep {
     bool square = true;
     std::uint64_t hidden = 0;    // (n, d) matrices recorded (hidden: selected layers + 1)
     std::uint64_t contexts = 0;  // (n, hd) matrices recorded (context: layers x heads)
+    std::uint64_t offsets = 0;   // (2n - 1) uint64 counts kept (heads: argmax offsets a head)
     /// The logit lens (lens.hpp) of `layers` selected layers (0: no lens), its top K, over
     /// every position (else one).
     struct Lens {
@@ -124,7 +125,8 @@ struct ForwardKeep {
 /// plus, with keep.square (or a compute dtype, which runs the direct path) the H x n x n
 /// scores and weights, else the fused kernel's packed K and V (n hd each) and its workspace
 /// per thread; then what is recorded (keep.hidden n d, keep.contexts n hd) and one row of
-/// logits; with keep.lens (lens_bytes) the lens of m = n (or 1) rows besides.
+/// logits; keep.offsets 8 (2n - 1) bytes besides; with keep.lens (lens_bytes) the lens of
+/// m = n (or 1) rows.
 /// runtime::SizeOverflow when a product overflows 64 bits.
 std::uint64_t forward_bytes(const ModelConfig& c, std::uint64_t n, std::uint64_t value_bytes,
                             const ForwardKeep& keep = {});

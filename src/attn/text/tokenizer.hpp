@@ -57,6 +57,8 @@ class Tokenizer {
     const std::vector<AddedToken>& added_tokens() const { return parts_.added.tokens(); }
     /// Ids 0 .. size() - 1: 1 + the largest id of the vocabulary and the added tokens.
     std::size_t size() const;
+    /// The special tokens the post-processor puts before every text (<s>, [CLS], ...).
+    const std::vector<Token>& prefix() const { return parts_.post_processor.before; }
 
   private:
     Parts parts_;

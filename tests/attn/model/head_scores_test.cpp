@@ -136,6 +136,33 @@ TEST_CASE("head scores: the type label and its ties") {
     CHECK(attn::model::head_scores(tie, Measure::rows).offset == 1);
 }
 
+TEST_CASE("head scores: a NaN weight is never made a number") {
+    // previous-token rows, row 3 holding a NaN at key 1 before its 1 at key 2
+    const std::size_t n = 4;
+    auto w = one_hot(n, [](std::size_t i) { return i == 0 ? 0 : i - 1; });
+    w[3 * n + 1] = std::nan("");
+    HeadSums sums;
+    add_prompt(sums, iota_ids(n), w, true, {}, 2);
+    const HeadScores rows = attn::model::head_scores(sums, Measure::rows);
+    CHECK(std::isnan(rows.entropy));               // -sum A ln A over row 3
+    CHECK(rows.pattern[0] == 1.0);                 // the previous entries hold no NaN
+    CHECK(rows.sink == doctest::Approx(1.0 / 3));  // row 1 on key 0
+    // numpy's argmax of row 3 is the NaN's key 1: offsets -1, -1, -2
+    CHECK(rows.offset == -1);
+    CHECK(rows.positional == doctest::Approx(2.0 / 3));
+    CHECK(std::isnan(attn::model::head_scores(sums, Measure::mul).pattern[0]));  // sum A is NaN
+    CHECK(std::isnan(attn::model::head_scores(sums, Measure::abs).pattern[0]));  // so is |A - D|
+    // every weight NaN (a NaN query): every score NaN, argmax key 0, no type
+    HeadSums all;
+    add_prompt(all, iota_ids(3), std::vector<double>(9, std::nan("")), true, {});
+    const HeadScores h = attn::model::head_scores(all, Measure::rows);
+    for (const double v : {h.pattern[0], h.pattern[1], h.pattern[2], h.sink, h.self, h.entropy})
+        CHECK(std::isnan(v));
+    CHECK(h.offset == -1);  // offsets -1 and -2 once each: the smaller |offset|
+    CHECK(h.positional == 0.5);
+    CHECK(h.type.empty());
+}
+
 TEST_CASE("head scores: row blocks, merges and misuse") {
     const std::vector<std::int64_t> t{5, 1, 2, 1, 2, 5, 1};
     const std::size_t n = t.size();
