@@ -9,6 +9,7 @@
 #include "cli/errors.hpp"
 #include "cli/heads.hpp"
 #include "io/category_grid.hpp"
+#include "io/held_array.hpp"
 #include "io/json.hpp"
 #include "io/matrix_stream.hpp"
 #include "io/number_format.hpp"
@@ -161,48 +162,26 @@ io::MatrixStream scores_text(const Table& t, const io::OutputSpec& spec) {
                             false);
 }
 
-/// One 1-D array of n values (npz), int64 or float64.
-io::MatrixStream column_array(std::string name, std::vector<double> values, bool integer) {
-    io::MatrixStream s;
-    s.info.name = std::move(name);
-    s.info.title = s.info.name;
-    s.info.shape = {values.size()};
-    s.info.dtype = integer ? io::Dtype::int64 : io::Dtype::float64;
-    auto shared = std::make_shared<std::vector<double>>(std::move(values));
-    s.produce = [shared](std::size_t, std::size_t, double* out) {
-        std::copy(shared->begin(), shared->end(), out);
-    };
-    return s;
-}
-
 std::vector<io::MatrixStream> npz_arrays(const Table& t, const HeadsRun& run, bool prompts) {
     std::vector<io::MatrixStream> out;
     for (std::size_t c = 0; c + 1 < kColumns.size(); ++c) {
         std::vector<double> v;
         for (std::size_t r = 0; r < t.scores.size(); ++r) v.push_back(t.number(r, c));
-        out.push_back(column_array(kColumns[c], std::move(v), integer_column(c)));
+        const std::size_t rows = v.size();
+        out.push_back(io::held_array(kColumns[c], {rows}, std::move(v),
+                                     integer_column(c) ? io::Dtype::int64 : io::Dtype::float64));
     }
-    io::MatrixStream type = column_array("type", std::vector<double>(t.scores.size()), false);
-    auto names = std::make_shared<std::vector<std::string>>();
-    for (const auto& s : t.scores) names->push_back(s.type);
-    type.info.strings = [names] { return *names; };
-    out.push_back(std::move(type));
-    out.push_back(column_array("sink_rate", {t.sink_rate}, false));
+    std::vector<std::string> names;
+    for (const auto& s : t.scores) names.push_back(s.type);
+    out.push_back(io::held_strings("type", std::move(names)));
+    out.push_back(io::held_array("sink_rate", {1}, {t.sink_rate}));
     bool same = !run.prompts.empty();
     for (const auto& p : run.prompts) same = same && p.size() == run.prompts.front().size();
     if (prompts && same) {  // (prompts, n) int64
         std::vector<double> ids;
         for (const auto& p : run.prompts) ids.insert(ids.end(), p.begin(), p.end());
-        io::MatrixStream s = column_array("prompts", std::move(ids), true);
-        s.info.shape = {run.prompts.size(), run.prompts.front().size()};
-        const std::size_t n = run.prompts.front().size();
-        auto data = std::make_shared<std::vector<std::vector<std::int64_t>>>(run.prompts);
-        s.produce = [data, n](std::size_t first, std::size_t rows, double* o) {
-            for (std::size_t r = 0; r < rows; ++r)
-                for (std::size_t j = 0; j < n; ++j)
-                    o[r * n + j] = static_cast<double>((*data)[first + r][j]);
-        };
-        out.push_back(std::move(s));
+        out.push_back(io::held_array("prompts", {run.prompts.size(), run.prompts.front().size()},
+                                     std::move(ids), io::Dtype::int64));
     }
     return out;
 }

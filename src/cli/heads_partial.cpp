@@ -25,75 +25,14 @@
 #include "cli/exit_code.hpp"
 #include "cli/heads.hpp"
 #include "cli/heads_partial_read.hpp"
-#include "io/matrix_stream.hpp"
+#include "io/held_array.hpp"
 
 namespace attn::cli {
 
 namespace {
 
 constexpr const char* kFormat = kPartialFormat;
-constexpr std::size_t kSums = kPartialSums;
-
-std::array<double, kSums> pack(const model::HeadSums& s) {
-    std::array<double, kSums> v{};
-    for (std::size_t p = 0; p < model::kPatterns; ++p) {
-        v[p] = s.rows[p];
-        v[3 + p] = static_cast<double>(s.rows_queries[p]);
-        v[6 + p] = s.plain[p];
-        v[9 + p] = static_cast<double>(s.plain_queries[p]);
-        v[12 + p] = s.mul[p];
-        v[15 + p] = s.abs[p];
-    }
-    v[18] = static_cast<double>(s.prompts);
-    v[19] = s.sink;
-    v[20] = s.self;
-    v[21] = s.entropy;
-    v[22] = static_cast<double>(s.queries);
-    return v;
-}
-
-model::HeadSums unpack(const double* v, const double* argmax, std::size_t width) {
-    model::HeadSums s;
-    const auto count = [](double x) { return static_cast<std::uint64_t>(x); };
-    for (std::size_t p = 0; p < model::kPatterns; ++p) {
-        s.rows[p] = v[p];
-        s.rows_queries[p] = count(v[3 + p]);
-        s.plain[p] = v[6 + p];
-        s.plain_queries[p] = count(v[9 + p]);
-        s.mul[p] = v[12 + p];
-        s.abs[p] = v[15 + p];
-    }
-    s.prompts = count(v[18]);
-    s.sink = v[19];
-    s.self = v[20];
-    s.entropy = v[21];
-    s.queries = count(v[22]);
-    for (std::size_t k = 0; k < width; ++k) s.argmax.push_back(count(argmax[k]));
-    return s;
-}
-
-io::MatrixStream numbers(std::string name, std::vector<std::size_t> shape,
-                         std::vector<double> values) {
-    io::MatrixStream s;
-    s.info.name = std::move(name);
-    s.info.title = s.info.name;
-    s.info.shape = std::move(shape);
-    s.info.dtype = io::Dtype::float64;
-    const std::size_t cols = s.info.shape.back();
-    auto data = std::make_shared<std::vector<double>>(std::move(values));
-    s.produce = [data, cols](std::size_t first, std::size_t rows, double* out) {
-        std::copy_n(data->begin() + static_cast<std::ptrdiff_t>(first * cols), rows * cols, out);
-    };
-    return s;
-}
-
-io::MatrixStream strings(std::string name, std::vector<std::string> values) {
-    const std::size_t count = values.size();
-    io::MatrixStream s = numbers(std::move(name), {count}, std::vector<double>(count));
-    auto data = std::make_shared<std::vector<std::string>>(std::move(values));
-    s.info.strings = [data] { return *data; };
-    return s;
-}
+constexpr std::size_t kSums = model::kPartialSums;
 
 /// The first difference between two model identities, in words.
 std::string model_difference(const std::vector<std::string>& a, const std::vector<std::string>& b) {
@@ -126,7 +65,7 @@ void write_partial(const HeadsRun& run, const RunIdentity& identity, const io::O
     for (const auto& s : run.sums) reach = std::max(reach, s.reach());
     std::vector<double> sums, argmax, lengths, ids;
     for (model::HeadSums s : run.sums) {
-        const auto v = pack(s);
+        const auto v = model::pack_head_sums(s);
         sums.insert(sums.end(), v.begin(), v.end());
         s.widen(reach);
         for (const auto c : s.argmax) argmax.push_back(static_cast<double>(c));
@@ -136,19 +75,19 @@ void write_partial(const HeadsRun& run, const RunIdentity& identity, const io::O
         for (const auto id : p) ids.push_back(static_cast<double>(id));
     }
     std::vector<io::MatrixStream> streams;
-    streams.push_back(strings("format", {kFormat}));
-    streams.push_back(strings("model", identity.model));
-    streams.push_back(strings("options", identity.options));
-    streams.push_back(numbers("layers", {run.layers.size()},
-                              std::vector<double>(run.layers.begin(), run.layers.end())));
-    streams.push_back(numbers("heads", {run.heads.size()},
-                              std::vector<double>(run.heads.begin(), run.heads.end())));
+    streams.push_back(io::held_strings("format", {kFormat}));
+    streams.push_back(io::held_strings("model", identity.model));
+    streams.push_back(io::held_strings("options", identity.options));
+    streams.push_back(io::held_array("layers", {run.layers.size()},
+                                     std::vector<double>(run.layers.begin(), run.layers.end())));
+    streams.push_back(io::held_array("heads", {run.heads.size()},
+                                     std::vector<double>(run.heads.begin(), run.heads.end())));
     // shapes first: an argument's move may happen before a size() beside it is read
     const std::size_t widths = 2 * reach + 1, prompts = lengths.size(), total = ids.size();
-    streams.push_back(numbers("sums", {heads, kSums}, std::move(sums)));
-    streams.push_back(numbers("argmax", {heads, widths}, std::move(argmax)));
-    streams.push_back(numbers("prompt_lengths", {prompts}, std::move(lengths)));
-    streams.push_back(numbers("prompt_ids", {total}, std::move(ids)));
+    streams.push_back(io::held_array("sums", {heads, kSums}, std::move(sums)));
+    streams.push_back(io::held_array("argmax", {heads, widths}, std::move(argmax)));
+    streams.push_back(io::held_array("prompt_lengths", {prompts}, std::move(lengths)));
+    streams.push_back(io::held_array("prompt_ids", {total}, std::move(ids)));
     io::OutputSpec wide = spec;
     wide.dtype = io::Dtype::float64;  // sums and counts exactly
     io::Output output(wide, streams.size());
@@ -194,7 +133,8 @@ HeadsRun merge_partials(const std::vector<std::string>& paths, RunIdentity* iden
         }
         // read_partial checked the shapes against the options, equal in every part
         for (std::size_t h = 0; h < run.sums.size(); ++h)
-            run.sums[h] += unpack(&part.sums[h * kSums], &part.argmax[h * part.width], part.width);
+            run.sums[h] += model::unpack_head_sums(&part.sums[h * kSums],
+                                                   &part.argmax[h * part.width], part.width);
         run.prompts.insert(run.prompts.end(), part.prompts.begin(), part.prompts.end());
     }
     if (identity) *identity = {model, options};

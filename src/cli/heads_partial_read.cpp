@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "attn/model/config.hpp"
-#include "attn/model/head_scores.hpp"
+#include "attn/model/head_partial.hpp"
 #include "cli/errors.hpp"
 #include "io/input_file.hpp"
 #include "io/npy.hpp"
@@ -22,7 +22,6 @@ namespace attn::cli {
 
 namespace {
 
-constexpr double kExact = 9007199254740992.0;  // 2^53: a float64 count above it is not exact
 constexpr std::array<std::string_view, 3> kTexts{"format", "model", "options"};
 constexpr std::array<std::string_view, 6> kNumbers{"layers", "heads",          "sums",
                                                    "argmax", "prompt_lengths", "prompt_ids"};
@@ -30,58 +29,6 @@ constexpr std::array<std::string_view, 6> kNumbers{"layers", "heads",          "
 [[noreturn]] void refuse(const std::string& path, std::string_view member,
                          const std::string& what) {
     throw UsageError(fmt::format("{}: {}: {}", path, member, what));
-}
-
-/// Whether x is a whole number least <= x < 2^53.
-bool whole(double x, double least) {
-    return std::isfinite(x) && x >= least && x < kExact && x == std::floor(x);
-}
-
-std::string shape_text(const std::vector<std::size_t>& shape) {
-    if (shape.size() == 1) return fmt::format("({},)", shape[0]);
-    return fmt::format("({})", fmt::join(shape, ", "));
-}
-
-/// sums' column c: rows_previous .. abs_induction (6 groups of 3 patterns), then prompts, sink,
-/// self, entropy, queries.
-std::string sums_column(std::size_t c) {
-    static constexpr std::array<const char*, 6> kGroups{"rows",          "rows_queries", "plain",
-                                                        "plain_queries", "mul",          "abs"};
-    static constexpr std::array<const char*, 5> kTail{"prompts", "sink", "self", "entropy",
-                                                      "queries"};
-    if (c < 18) return fmt::format("{}_{}", kGroups[c / 3], model::kPatternNames[c % 3]);
-    return kTail[c - 18];
-}
-
-/// What sums' column c may hold: a count; a sum of weights (>= 0: A >= 0, entropy >= 0); mul's
-/// sum of sum A*D / sum A, NaN once a prompt keeps no weight (one token, an exclusion: 0 / 0);
-/// abs's sum of 1 - sum |A - D| / n (below 0 where D holds more ones than n).
-enum class Column { count, sum, mul, abs };
-Column sums_kind(std::size_t c) {
-    if (c == 18 || c == 22 || (c < 18 && (c / 3 == 1 || c / 3 == 3))) return Column::count;
-    if (c >= 12 && c < 15) return Column::mul;
-    if (c >= 15 && c < 18) return Column::abs;
-    return Column::sum;
-}
-
-/// layers or heads: (K,) whole numbers increasing within 0 .. count - 1.
-std::vector<std::size_t> indices(const std::string& path, std::string_view member,
-                                 const io::NpyArray& a, std::size_t count) {
-    if (a.shape.size() != 1 || a.values.empty())
-        refuse(path, member,
-               fmt::format("shape {}; a list (K,) of one or more {} expected", shape_text(a.shape),
-                           member));
-    std::vector<std::size_t> out;
-    for (std::size_t k = 0; k < a.values.size(); ++k) {
-        const double v = a.values[k];
-        if (!whole(v, 0) || v >= static_cast<double>(count) || (k > 0 && v <= a.values[k - 1]))
-            refuse(path, member,
-                   fmt::format("{} at index {}; whole numbers 0 .. {} increasing expected (the "
-                               "model's {} {})",
-                               v, k, count - 1, count, member));
-        out.push_back(static_cast<std::size_t>(v));
-    }
-    return out;
 }
 
 /// The value of the one options line "NAME=VALUE".
@@ -98,7 +45,7 @@ std::string option_value(const std::string& path, const std::vector<std::string>
 /// The text and number members by name, each number member float64.
 struct Members {
     std::map<std::string, std::vector<std::string>> text;
-    std::map<std::string, io::NpyArray> arrays;
+    std::map<std::string, model::PartialArray> arrays;
 };
 
 Members read_members(const std::string& path) {
@@ -149,7 +96,7 @@ Members read_members(const std::string& path) {
             if (a.dtype != io::Dtype::float64)
                 refuse(path, key,
                        fmt::format("{} numbers; float64 (<f8) expected", io::dtype_name(a.dtype)));
-            m.arrays[key] = std::move(a);
+            m.arrays[key] = {std::move(a.shape), std::move(a.values)};
         } catch (const UsageError&) {
             throw;
         } catch (const std::invalid_argument& error) {
@@ -190,122 +137,29 @@ Partial read_partial(const std::string& path) {
     const std::string measure = option_value(path, p.options, "--measure");
     if (measure != "rows" && measure != "mul" && measure != "abs")
         refuse(path, "options", fmt::format("--measure={}; rows, mul or abs expected", measure));
-    p.layers = indices(path, "layers", m.arrays.at("layers"), config.num_layers);
-    p.heads = indices(path, "heads", m.arrays.at("heads"), config.num_heads);
+    std::vector<std::size_t> lists[2];
+    try {
+        lists[0] = model::partial_indices("layers", m.arrays.at("layers"), config.num_layers);
+        lists[1] = model::partial_indices("heads", m.arrays.at("heads"), config.num_heads);
+    } catch (const model::PartialError& e) {
+        refuse(path, e.member, e.what());
+    }
     for (const auto& [member, option, list] :
-         {std::tuple{"layers", "--layer", &p.layers}, std::tuple{"heads", "--head", &p.heads}}) {
+         {std::tuple{"layers", "--layer", &lists[0]}, std::tuple{"heads", "--head", &lists[1]}}) {
         const std::string given = fmt::format("{}", fmt::join(*list, ","));
         const std::string said = option_value(path, p.options, option);
         if (given != said)
             refuse(path, member,
                    fmt::format("{}; the options' {}={} expected", given, option, said));
     }
-
-    // prompts: (P) lengths adding up to the (N) ids, each id in the vocabulary
-    const io::NpyArray& lengths = m.arrays.at("prompt_lengths");
-    const io::NpyArray& ids = m.arrays.at("prompt_ids");
-    if (lengths.shape.size() != 1)
-        refuse(path, "prompt_lengths",
-               fmt::format("shape {}; a list (P,) expected", shape_text(lengths.shape)));
-    if (ids.shape.size() != 1)
-        refuse(path, "prompt_ids",
-               fmt::format("shape {}; a list (N,) expected", shape_text(ids.shape)));
-    std::size_t total = 0, longest = 0;
-    double queries = 0;  // of each head: the queries seeing >= 2 keys
-    for (std::size_t k = 0; k < lengths.values.size(); ++k) {
-        const double n = lengths.values[k];
-        if (!whole(n, 1))
-            refuse(path, "prompt_lengths",
-                   fmt::format("{} at index {}; a whole number of tokens >= 1 expected", n, k));
-        if (n > static_cast<double>(ids.values.size() - total))
-            refuse(path, "prompt_ids",
-                   fmt::format("{} ids; prompt_lengths adds up to more", ids.values.size()));
-        const auto len = static_cast<std::size_t>(n);
-        total += len;
-        longest = std::max(longest, len);
-        queries += static_cast<double>(config.causal ? len - 1 : (len >= 2 ? len : 0));
+    try {
+        static_cast<model::HeadPartial&>(p) = model::check_head_partial(
+            {m.arrays.at("layers"), m.arrays.at("heads"), m.arrays.at("sums"),
+             m.arrays.at("argmax"), m.arrays.at("prompt_lengths"), m.arrays.at("prompt_ids")},
+            config);
+    } catch (const model::PartialError& e) {
+        refuse(path, e.member, e.what());
     }
-    if (total != ids.values.size())
-        refuse(path, "prompt_ids",
-               fmt::format("{} ids; the {} of prompt_lengths expected", ids.values.size(), total));
-    for (std::size_t k = 0; k < ids.values.size(); ++k)
-        if (!whole(ids.values[k], 0) || ids.values[k] >= static_cast<double>(config.vocab_size))
-            refuse(path, "prompt_ids",
-                   fmt::format("{} at index {}; a token id 0 .. {} expected (config.json's "
-                               "vocab_size {})",
-                               ids.values[k], k, config.vocab_size - 1, config.vocab_size));
-    for (std::size_t at = 0; const double n : lengths.values) {
-        const auto first = ids.values.begin() + static_cast<std::ptrdiff_t>(at);
-        p.prompts.emplace_back(first, first + static_cast<std::ptrdiff_t>(n));
-        at += static_cast<std::size_t>(n);
-    }
-
-    // sums: (L H, 23), each column as its kind, prompts = P and queries as the lengths give
-    const std::size_t heads = p.layers.size() * p.heads.size();
-    const io::NpyArray& sums = m.arrays.at("sums");
-    if (sums.shape != std::vector<std::size_t>{heads, kPartialSums})
-        refuse(path, "sums",
-               fmt::format("shape {}; ({}, {}) expected (layers x heads, the 23 sums)",
-                           shape_text(sums.shape), heads, kPartialSums));
-    for (std::size_t h = 0; h < heads; ++h)
-        for (std::size_t c = 0; c < kPartialSums; ++c) {
-            const double v = sums.values[h * kPartialSums + c];
-            const Column kind = sums_kind(c);
-            const bool sum = std::isfinite(v) && v >= 0;
-            const bool ok = kind == Column::count ? whole(v, 0)
-                            : kind == Column::sum ? sum
-                            : kind == Column::mul ? sum || std::isnan(v)
-                                                  : std::isfinite(v);
-            const char* expected = kind == Column::count ? "a count (whole number >= 0)"
-                                   : kind == Column::sum ? "a finite sum >= 0"
-                                   : kind == Column::mul ? "a finite sum >= 0 or nan"
-                                                         : "a finite sum";
-            if (!ok)
-                refuse(path, "sums",
-                       fmt::format("{} at row {}, column {} ({}); {} expected", v, h, c,
-                                   sums_column(c), expected));
-        }
-    for (std::size_t h = 0; h < heads; ++h) {
-        const double prompts = sums.values[h * kPartialSums + 18];
-        const double counted = sums.values[h * kPartialSums + 22];
-        if (prompts != static_cast<double>(p.prompts.size()))
-            refuse(
-                path, "sums",
-                fmt::format("{} prompts at row {} (column 18); the {} of prompt_lengths expected",
-                            prompts, h, p.prompts.size()));
-        if (counted != queries)
-            refuse(path, "sums",
-                   fmt::format(
-                       "{} queries at row {} (column 22); the {} the prompt lengths give expected",
-                       counted, h, queries));
-    }
-    p.sums = sums.values;
-
-    // argmax: (L H, 2 longest - 1) counts, each row adding up to its head's queries
-    const io::NpyArray& argmax = m.arrays.at("argmax");
-    p.width = longest == 0 ? 1 : 2 * longest - 1;
-    if (argmax.shape != std::vector<std::size_t>{heads, p.width})
-        refuse(path, "argmax",
-               fmt::format("shape {}; ({}, {}) expected (layers x heads, offsets -{} .. {} of "
-                           "the longest prompt)",
-                           shape_text(argmax.shape), heads, p.width, (p.width - 1) / 2,
-                           (p.width - 1) / 2));
-    for (std::size_t h = 0; h < heads; ++h) {
-        double row = 0;  // counts >= 0: once past queries (< 2^53), rounding keeps it past
-        for (std::size_t k = 0; k < p.width; ++k) {
-            const double v = argmax.values[h * p.width + k];
-            if (!whole(v, 0))
-                refuse(path, "argmax",
-                       fmt::format("{} at row {}, column {}; a count (whole number >= 0) expected",
-                                   v, h, k));
-            row += v;
-        }
-        if (row != queries)
-            refuse(path, "argmax",
-                   fmt::format("row {} adds up to {}; the {} queries of sums expected", h, row,
-                               queries));
-    }
-    p.argmax = argmax.values;
     return p;
 }
 
