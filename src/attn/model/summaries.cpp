@@ -32,7 +32,7 @@ HeadStats stats_of(std::size_t layer, std::size_t head, std::span<const T> w, st
         double entropy = 0, distance = 0;
         for (std::size_t j = 0; j < n; ++j) {
             const double v = row[j];
-            if (v > 0) entropy -= v * std::log(v);
+            if (v > 0 || std::isnan(v)) entropy -= v * std::log(v);  // 0 log 0 = 0; NaN stays
             distance += v * static_cast<double>(i > j ? i - j : j - i);
         }
         s.entropy += entropy;

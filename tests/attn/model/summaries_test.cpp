@@ -109,6 +109,17 @@ TEST_CASE("summaries of one-hot heads are exact") {
         if (k != n - 2 && k != n - 1) CHECK(profile[k] == 0.0);
 }
 
+TEST_CASE("head_stats of a head whose rows hold NaN: the entropy is NaN, as numpy's") {
+    // numpy: -(w * log(w)).sum(-1).mean() with 0 log 0 = 0; a NaN row stays NaN
+    const std::vector<float> w{1, 0, std::nanf(""), std::nanf("")};  // (2, 2): row 1 is NaN
+    const auto s = attn::model::head_stats(0, 0, std::span<const float>(w), 2);
+    CHECK(std::isnan(s.entropy));
+    CHECK(std::isnan(s.distance));
+    const std::vector<double> clean{1, 0, 0.5, 0.5};
+    CHECK(attn::model::head_stats(0, 0, std::span<const double>(clean), 2).entropy ==
+          doctest::Approx(std::log(2.0) / 2));
+}
+
 TEST_CASE("summaries with nothing chosen keep nothing; no layer leaves the identity rollout") {
     AttentionSummaries none(3, SummaryChoice{});
     const std::vector<double> uniform(9, 1.0 / 3);
