@@ -231,8 +231,9 @@ std::unordered_map<std::string, std::string> read_index(const fs::path& index) {
     if (!in) throw std::system_error(errno, std::generic_category(), index.string());
     const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
     const auto json = nlohmann::json::parse(text, nullptr, false);
-    if (json.is_discarded() || !json.is_object())
-        fail(Kind::index, index, "", "is not a JSON object");
+    if (json.is_discarded())
+        fail(Kind::index, index, "", "is not valid JSON (cut short, or not an index)");
+    if (!json.is_object()) fail(Kind::index, index, "", "is not a JSON object");
     const auto map = json.find("weight_map");
     if (map == json.end() || !map->is_object())
         fail(Kind::index, index, "", "has no \"weight_map\" object");

@@ -205,6 +205,13 @@ TEST_CASE("safetensors: a folder's shards through model.safetensors.index.json")
     } catch (const CheckpointError& e) {
         CHECK(attn::test::contains(e.what(), "'s3.safetensors', which is not in the folder"));
     }
+    attn::test::write_file(index, R"({"weight_map":{"a":"s1)");  // cut short
+    try {
+        Checkpoint::open_folder(dir);
+        FAIL("a truncated index accepted");
+    } catch (const CheckpointError& e) {
+        CHECK(attn::test::contains(e.what(), "model.safetensors.index.json: is not valid JSON"));
+    }
 }
 
 TEST_CASE("safetensors: pickled .bin weights are refused with the reason, and no weights at all") {
