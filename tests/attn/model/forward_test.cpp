@@ -15,6 +15,7 @@
 
 #include "attn/model/ops.hpp"
 #include "io/safetensors.hpp"
+#include "support/test_models.hpp"
 
 using attn::WeightLayout;
 using attn::model::Activation;
@@ -42,13 +43,6 @@ class Recording final : public attn::runtime::TensorStore {
   private:
     const attn::io::Checkpoint& c_;
 };
-
-attn::model::ModelConfig gpt2_config() {
-    std::ifstream in(std::string(ATTN_TEST_DATA_DIR) + "/models/gpt2/config.json");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return attn::model::parse_config(text.str());
-}
 
 bool reads_layer(const std::set<std::string>& names, int layer) {
     const std::string stem = "h." + std::to_string(layer) + ".";
@@ -139,7 +133,7 @@ TEST_CASE("linear reads Conv1D (in, out) and nn.Linear (out, in) weights alike")
 }
 
 TEST_CASE("ModelRun reads no block after the last selected one and hands finished ones back") {
-    const auto c = gpt2_config();
+    const auto c = attn::test::model_config("gpt2");
     const auto ckpt =
         attn::io::Checkpoint::open_folder(std::string(ATTN_TEST_DATA_DIR) + "/models/gpt2");
     const std::vector<std::int64_t> ids{47, 34, 48, 83, 54};
@@ -162,7 +156,7 @@ TEST_CASE("ModelRun reads no block after the last selected one and hands finishe
 }
 
 TEST_CASE("ModelRun records hidden and context only when asked, the next token the same") {
-    const auto c = gpt2_config();
+    const auto c = attn::test::model_config("gpt2");
     const auto ckpt =
         attn::io::Checkpoint::open_folder(std::string(ATTN_TEST_DATA_DIR) + "/models/gpt2");
     const std::vector<std::int64_t> ids{47, 34, 48, 83, 54};
@@ -180,7 +174,7 @@ TEST_CASE("ModelRun records hidden and context only when asked, the next token t
 }
 
 TEST_CASE("ModelRun: asking for an earlier layer again recomputes the same numbers") {
-    const auto c = gpt2_config();
+    const auto c = attn::test::model_config("gpt2");
     const auto ckpt =
         attn::io::Checkpoint::open_folder(std::string(ATTN_TEST_DATA_DIR) + "/models/gpt2");
     Recording src(ckpt);

@@ -2,6 +2,7 @@
 // valid partial of the tiny GPT-2 (3 layers, 4 heads, 96 ids, causal) and on arrays that are
 // not one, each refusal naming its array.
 #include "attn/model/head_partial.hpp"
+#include "support/test_models.hpp"
 
 #include <doctest/doctest.h>
 
@@ -11,13 +12,6 @@
 #include <string>
 
 namespace {
-
-attn::model::ModelConfig gpt2_config() {
-    std::ifstream in(std::string(ATTN_TEST_DATA_DIR) + "/models/gpt2/config.json");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return attn::model::parse_config(text.str());
-}
 
 // Layers {1}, heads {0, 2}; prompts of 3 and 2 tokens: 2 + 1 queries a head (causal), argmax
 // offsets -2 .. 2 with every query at offset -1.
@@ -50,7 +44,7 @@ attn::model::PartialArrays valid() {
 // The array check_head_partial names for a.
 std::string refused(const attn::model::PartialArrays& a) {
     try {
-        attn::model::check_head_partial(a, gpt2_config());
+        attn::model::check_head_partial(a, attn::test::model_config("gpt2"));
     } catch (const attn::model::PartialError& e) {
         return e.member;
     }
@@ -84,7 +78,7 @@ TEST_CASE("pack_head_sums and unpack_head_sums: a round trip of every field") {
 }
 
 TEST_CASE("check_head_partial: a valid partial's prompts, and each array that is not one") {
-    const auto p = attn::model::check_head_partial(valid(), gpt2_config());
+    const auto p = attn::model::check_head_partial(valid(), attn::test::model_config("gpt2"));
     CHECK(p.layers == std::vector<std::size_t>{1});
     CHECK(p.heads == std::vector<std::size_t>{0, 2});
     CHECK(p.width == 5);

@@ -13,20 +13,10 @@
 
 #include "attn/model/run.hpp"
 #include "io/safetensors.hpp"
-
-namespace {
-
-attn::model::ModelConfig gpt2_config() {
-    std::ifstream in(std::string(ATTN_TEST_DATA_DIR) + "/models/gpt2/config.json");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return attn::model::parse_config(text.str());
-}
-
-}  // namespace
+#include "support/test_models.hpp"
 
 TEST_CASE("add_prompt_divergence: a model against itself, and float against double") {
-    const auto c = gpt2_config();
+    const auto c = attn::test::model_config("gpt2");
     const auto ckpt =
         attn::io::Checkpoint::open_folder(std::string(ATTN_TEST_DATA_DIR) + "/models/gpt2");
     const std::vector<std::int64_t> ids{47, 34, 48, 83, 54, 9};
