@@ -56,7 +56,8 @@ TEST_CASE("held_strings: texts as numpy '<U' through the npz writer") {
     std::ifstream file(path, std::ios::binary);
     std::ostringstream bytes;
     bytes << file.rdbuf();
-    const auto entries = attn::io::read_stored_zip(bytes.str(), path);
+    const std::string archive = bytes.str();  // the entries are views into it
+    const auto entries = attn::io::read_stored_zip(archive, path);
     REQUIRE(entries.size() == 2);
     CHECK(entries[0].name == "names.npy");
     CHECK(attn::io::read_npy_strings(entries[0].data, "names") ==
