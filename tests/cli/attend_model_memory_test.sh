@@ -6,10 +6,7 @@
 # weight is read.
 . "$(dirname "$0")/lib.sh"
 numpy_or_skip
-if [ ! -x /usr/bin/time ] || ! /usr/bin/time -f %M true >/dev/null 2>&1; then
-    echo "skipped: no /usr/bin/time" >&2
-    exit 77
-fi
+gnu_time_or_skip
 
 MODEL=$WORK/llama-bf16-large
 mkdir "$MODEL"

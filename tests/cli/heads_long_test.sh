@@ -8,10 +8,7 @@
 # run in float64 (no limit) within 1e-5.
 . "$(dirname "$0")/lib.sh"
 numpy_or_skip
-if [ ! -x /usr/bin/time ] || ! /usr/bin/time -f %M true >/dev/null 2>&1; then
-    echo "skipped: no /usr/bin/time" >&2
-    exit 77
-fi
+gnu_time_or_skip
 
 LONG=$WORK/llama-long
 mkdir "$LONG"
@@ -36,7 +33,7 @@ checks=$((checks + 1))
 kib=$(tail -1 "$WORK/rss")
 echo "heads, 3072 tokens: peak resident $kib KiB"
 # under AddressSanitizer the peak is its quarantine's, not attn's (the release build asserts it)
-if ! ldd "$ATTN" | grep -q libasan; then
+if [ "${ATTN_SANITIZED:-OFF}" != ON ]; then
     checks=$((checks + 1))
     [ "$kib" -lt $((48 * 1024)) ] || fail "heads over 3072 tokens peaked at $kib KiB, above 48 MiB"
 fi

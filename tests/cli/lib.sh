@@ -71,6 +71,14 @@ numpy_or_skip() {
     fi
 }
 
+# gnu_time_or_skip: the peak-memory tests measure with GNU time's %M.
+gnu_time_or_skip() {
+    if [ ! -x /usr/bin/time ] || ! /usr/bin/time -f %M true >/dev/null 2>&1; then
+        echo "skipped: GNU time (/usr/bin/time, Debian package 'time') is not installed" >&2
+        exit 77
+    fi
+}
+
 finish() {
     echo "$checks checks, $failures failed"
     [ "$failures" -eq 0 ]

@@ -10,10 +10,7 @@
 # (the MLP on the whole (4000, 1536)), a causal model's rows reading no later token.
 . "$(dirname "$0")/lib.sh"
 numpy_or_skip
-if [ ! -x /usr/bin/time ] || ! /usr/bin/time -f %M true >/dev/null 2>&1; then
-    echo "skipped: no /usr/bin/time" >&2
-    exit 77
-fi
+gnu_time_or_skip
 MODEL=$WORK/long-llama
 "$PYTHON" "$ATTN_SOURCE_DIR/tests/data/models/long_llama.py" "$MODEL" || fail "writing the checkpoint"
 ids() { "$PYTHON" -c "import numpy as np; print(','.join(map(str, np.random.default_rng(1).integers(0, 256, $1))))"; }

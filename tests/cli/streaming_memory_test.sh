@@ -3,10 +3,7 @@
 # writing 1e6 rows is that of writing 1e5 rows, for every text format.
 . "$(dirname "$0")/lib.sh"
 
-if [ ! -x /usr/bin/time ] || ! /usr/bin/time -f %M true >/dev/null 2>&1; then
-    echo "skipped: GNU time (/usr/bin/time, Debian package 'time') is not installed" >&2
-    exit 77
-fi
+gnu_time_or_skip
 if [ "${ATTN_SANITIZED:-OFF}" = ON ]; then
     echo "skipped: AddressSanitizer's quarantine grows with the memory freed" >&2
     exit 77
